@@ -1,0 +1,96 @@
+//! Command line: clap definitions and the non-interactive commands.
+//!
+//! Global flags follow kubectl and are accepted before or after any subcommand.
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Exit code for bad input (unreadable file, invalid manifest, validation error).
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sei-console",
+    version,
+    about = "Terminal operations console for fleets of SeiNode resources",
+    long_about = "Terminal operations console for fleets of SeiNode resources (sei.io/v1alpha1).\n\
+                  Without a subcommand it opens the interactive console on the current kubeconfig context."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// kubectl-style connection flags, global to every subcommand.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// Kubeconfig context to use (default: the current context).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Namespace to work in (default: the context's namespace).
+    #[arg(short = 'n', long, global = true, value_name = "NS")]
+    pub namespace: Option<String>,
+    /// Work across all namespaces.
+    #[arg(short = 'A', long, global = true)]
+    pub all_namespaces: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print a shell completion script.
+    Completions {
+        /// Shell to generate completions for.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Error reported at the edge as one line on stderr.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The user's input is wrong: exit code 2.
+    #[error("{0}")]
+    BadInput(String),
+    /// Anything else that stopped the command: exit code 1.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl CliError {
+    fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::BadInput(_) => ExitCode::from(EXIT_BAD_INPUT),
+            CliError::Failed(_) => ExitCode::FAILURE,
+        }
+    }
+}
+
+/// Entry point of the binary.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err}");
+            err.exit_code()
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    match cli.command {
+        Some(Command::Completions { shell }) => {
+            use clap::CommandFactory;
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "sei-console", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        None => Err(CliError::Failed(
+            "the interactive console is not built yet; see `sei-console --help`".into(),
+        )),
+    }
+}

@@ -1,0 +1,7 @@
+//! sei-console: a terminal operations console for fleets of `SeiNode` resources.
+//!
+//! Layers depend downwards only (see ARCHITECTURE.md):
+//! `cli`/`app`/`ui` -> `kube` -> `executor`/`tasks` -> `planner`/`render` -> `api`.
+pub mod api;
+pub mod cli;
+pub mod ports;
