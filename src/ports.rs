@@ -2,11 +2,11 @@
 //!
 //! The core (`api`, `planner`, `render`, `tasks`, `executor`, `fleet`) never talks to a cluster,
 //! a socket or the wall clock directly; it receives one of these.
-use chrono::{DateTime, Utc};
+use jiff::Timestamp;
 
 /// Source of "now". Tests pass a fixed clock so plans, ages and snapshots are reproducible.
 pub trait Clock: Send + Sync {
-    fn now(&self) -> DateTime<Utc>;
+    fn now(&self) -> Timestamp;
 }
 
 /// The wall clock.
@@ -14,17 +14,17 @@ pub trait Clock: Send + Sync {
 pub struct SystemClock;
 
 impl Clock for SystemClock {
-    fn now(&self) -> DateTime<Utc> {
-        Utc::now()
+    fn now(&self) -> Timestamp {
+        Timestamp::now()
     }
 }
 
 /// A clock frozen at one instant.
 #[derive(Debug, Clone, Copy)]
-pub struct FixedClock(pub DateTime<Utc>);
+pub struct FixedClock(pub Timestamp);
 
 impl Clock for FixedClock {
-    fn now(&self) -> DateTime<Utc> {
+    fn now(&self) -> Timestamp {
         self.0
     }
 }
