@@ -1,0 +1,155 @@
+//! Kubernetes Events reduced to what the screens show, and the index from involved object to
+//! its events (so a row finds its latest Warning without scanning every event).
+use std::collections::{BTreeSet, HashMap};
+
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::Event;
+
+use super::store::ObjectKey;
+
+/// Reason of the Event the controller emits when it cannot sync the StatefulSet. It is written
+/// before the status flush, so it is often the only trace of the failure.
+pub const RENDER_FAILED_REASON: &str = "StatefulSetRenderFailed";
+
+/// The latest Warning about an object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarningBrief {
+    pub reason: String,
+    pub message: String,
+    pub count: i32,
+    pub last_seen: Option<Timestamp>,
+}
+
+/// One event line of the node screen and `describe`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventBrief {
+    pub warning: bool,
+    pub reason: String,
+    pub message: String,
+    pub count: i32,
+    pub last_seen: Option<Timestamp>,
+    /// `Kind/name` of the involved object (the node, its StatefulSet or a Pod).
+    pub object: String,
+}
+
+impl EventBrief {
+    pub fn of(event: &Event) -> EventBrief {
+        let involved = &event.involved_object;
+        EventBrief {
+            warning: is_warning(event),
+            reason: event.reason.clone().unwrap_or_default(),
+            message: event.message.clone().unwrap_or_default(),
+            count: event.count.unwrap_or(1).max(1),
+            last_seen: last_seen(event),
+            object: format!(
+                "{}/{}",
+                involved.kind.as_deref().unwrap_or("?"),
+                involved.name.as_deref().unwrap_or("?")
+            ),
+        }
+    }
+
+    pub fn is_render_failure(&self) -> bool {
+        self.reason == RENDER_FAILED_REASON
+    }
+}
+
+/// Events sorted for reading: Warnings first, then newest first.
+pub fn sorted_briefs<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<EventBrief> {
+    let mut briefs: Vec<EventBrief> = events.into_iter().map(EventBrief::of).collect();
+    briefs.sort_by(|a, b| {
+        b.warning
+            .cmp(&a.warning)
+            .then(b.last_seen.cmp(&a.last_seen))
+            .then(a.reason.cmp(&b.reason))
+    });
+    briefs
+}
+
+pub fn is_warning(event: &Event) -> bool {
+    event.type_.as_deref() == Some("Warning")
+}
+
+/// When the event last happened: series/lastTimestamp, else eventTime, else creation.
+pub fn last_seen(event: &Event) -> Option<Timestamp> {
+    event
+        .series
+        .as_ref()
+        .and_then(|s| s.last_observed_time.as_ref())
+        .map(|t| t.0)
+        .or_else(|| event.last_timestamp.as_ref().map(|t| t.0))
+        .or_else(|| event.event_time.as_ref().map(|t| t.0))
+        .or_else(|| event.first_timestamp.as_ref().map(|t| t.0))
+        .or_else(|| event.metadata.creation_timestamp.as_ref().map(|t| t.0))
+}
+
+/// The most recent Warning among `events`.
+pub fn latest_warning<'a>(events: impl IntoIterator<Item = &'a Event>) -> Option<WarningBrief> {
+    events
+        .into_iter()
+        .filter(|e| is_warning(e))
+        .max_by_key(|e| last_seen(e))
+        .map(|e| WarningBrief {
+            reason: e.reason.clone().unwrap_or_default(),
+            message: e.message.clone().unwrap_or_default(),
+            count: e.count.unwrap_or(1).max(1),
+            last_seen: last_seen(e),
+        })
+}
+
+/// Key of the object an event is about (namespace falls back to the event's own).
+pub fn involved_key(event: &Event) -> ObjectKey {
+    let involved = &event.involved_object;
+    let namespace = involved
+        .namespace
+        .clone()
+        .or_else(|| event.metadata.namespace.clone())
+        .unwrap_or_default();
+    ObjectKey::new(namespace, involved.name.clone().unwrap_or_default())
+}
+
+/// Which events are about which object. Kept in step with the event store.
+#[derive(Debug, Default, Clone)]
+pub struct EventIndex {
+    by_object: HashMap<ObjectKey, BTreeSet<ObjectKey>>,
+    object_of: HashMap<ObjectKey, ObjectKey>,
+}
+
+impl EventIndex {
+    /// Records that event `event_key` is about `object`; returns the object it was about before
+    /// if that changed (an event never moves in practice, but stay correct).
+    pub fn insert(&mut self, event_key: ObjectKey, object: ObjectKey) -> Option<ObjectKey> {
+        let previous = self.object_of.insert(event_key.clone(), object.clone());
+        if let Some(old) = previous.as_ref().filter(|old| **old != object) {
+            self.detach(old, &event_key);
+        }
+        self.by_object.entry(object).or_default().insert(event_key);
+        previous
+    }
+
+    /// Forgets an event; returns the object it was about.
+    pub fn remove(&mut self, event_key: &ObjectKey) -> Option<ObjectKey> {
+        let object = self.object_of.remove(event_key)?;
+        self.detach(&object, event_key);
+        Some(object)
+    }
+
+    fn detach(&mut self, object: &ObjectKey, event_key: &ObjectKey) {
+        if let Some(set) = self.by_object.get_mut(object) {
+            set.remove(event_key);
+            if set.is_empty() {
+                self.by_object.remove(object);
+            }
+        }
+    }
+
+    /// Keys of the events about `object`.
+    pub fn events_of(&self, object: &ObjectKey) -> impl Iterator<Item = &ObjectKey> {
+        self.by_object.get(object).into_iter().flatten()
+    }
+
+    pub fn clear(&mut self) {
+        self.by_object.clear();
+        self.object_of.clear();
+    }
+}

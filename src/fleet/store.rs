@@ -1,0 +1,249 @@
+//! A pure, ordered store of one kind of watched object, fed by watch deltas.
+//!
+//! It mirrors what a kube-runtime reflector does, without a cluster: applies and deletes change
+//! one object; a relist (the watcher's initial list, or its resync after a lost watch) is
+//! buffered and swapped in whole when it is done, so objects deleted while the watch was down
+//! disappear and the screen never shows a half-listed fleet.
+use std::collections::BTreeMap;
+use std::fmt;
+
+use kube::ResourceExt;
+
+/// Namespace and name of an object; the store's key and the selection key of the screens.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectKey {
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ObjectKey {
+    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> ObjectKey {
+        ObjectKey {
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+
+    /// Key of any namespaced Kubernetes object.
+    pub fn of<K: kube::Resource>(object: &K) -> ObjectKey {
+        ObjectKey::new(object.namespace().unwrap_or_default(), object.name_any())
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+/// One change reported by a watch, in the order the watch reported it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Delta<K> {
+    /// Created or modified.
+    Applied(K),
+    Deleted(K),
+    /// A (re)list begins; the objects that follow replace the whole store at `RelistDone`.
+    RelistStarted,
+    RelistItem(K),
+    RelistDone,
+}
+
+/// What a delta changed, so derived views can update only what they must.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Nothing,
+    One(ObjectKey),
+    Everything,
+}
+
+/// Objects of one kind, ordered by namespace then name.
+#[derive(Debug, Clone)]
+pub struct Store<K> {
+    objects: BTreeMap<ObjectKey, K>,
+    relist: Option<BTreeMap<ObjectKey, K>>,
+    revision: u64,
+    synced: bool,
+}
+
+impl<K> Default for Store<K> {
+    fn default() -> Self {
+        Store {
+            objects: BTreeMap::new(),
+            relist: None,
+            revision: 0,
+            synced: false,
+        }
+    }
+}
+
+impl<K: kube::Resource> Store<K> {
+    /// Applies one delta and says what changed.
+    pub fn apply(&mut self, delta: Delta<K>) -> Change {
+        match delta {
+            Delta::Applied(object) => {
+                let key = ObjectKey::of(&object);
+                self.objects.insert(key.clone(), object);
+                self.bump();
+                Change::One(key)
+            }
+            Delta::Deleted(object) => {
+                let key = ObjectKey::of(&object);
+                if self.objects.remove(&key).is_some() {
+                    self.bump();
+                    Change::One(key)
+                } else {
+                    Change::Nothing
+                }
+            }
+            Delta::RelistStarted => {
+                self.relist = Some(BTreeMap::new());
+                Change::Nothing
+            }
+            Delta::RelistItem(object) => {
+                let key = ObjectKey::of(&object);
+                self.relist
+                    .get_or_insert_with(BTreeMap::new)
+                    .insert(key, object);
+                Change::Nothing
+            }
+            Delta::RelistDone => {
+                self.objects = self.relist.take().unwrap_or_default();
+                self.synced = true;
+                self.bump();
+                Change::Everything
+            }
+        }
+    }
+
+    /// Removes everything (the scope changed: other namespace or context).
+    pub fn clear(&mut self) {
+        self.objects.clear();
+        self.relist = None;
+        self.synced = false;
+        self.bump();
+    }
+}
+
+impl<K> Store<K> {
+    fn bump(&mut self) {
+        self.revision = self.revision.wrapping_add(1);
+    }
+
+    pub fn get(&self, key: &ObjectKey) -> Option<&K> {
+        self.objects.get(key)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&ObjectKey, &K)> {
+        self.objects.iter()
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &K> {
+        self.objects.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// Increases on every visible change; views cache on it.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Whether a full list has completed at least once.
+    pub fn is_synced(&self) -> bool {
+        self.synced
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::ObjectMeta;
+
+    use super::*;
+
+    fn pod(ns: &str, name: &str, phase: &str) -> Pod {
+        Pod {
+            metadata: ObjectMeta {
+                namespace: Some(ns.into()),
+                name: Some(name.into()),
+                ..ObjectMeta::default()
+            },
+            status: Some(k8s_openapi::api::core::v1::PodStatus {
+                phase: Some(phase.into()),
+                ..Default::default()
+            }),
+            ..Pod::default()
+        }
+    }
+
+    fn phase_of(store: &Store<Pod>, ns: &str, name: &str) -> Option<String> {
+        store
+            .get(&ObjectKey::new(ns, name))
+            .and_then(|p| p.status.as_ref()?.phase.clone())
+    }
+
+    #[test]
+    fn apply_inserts_and_replaces() {
+        let mut store = Store::default();
+        assert_eq!(
+            store.apply(Delta::Applied(pod("a", "x", "Pending"))),
+            Change::One(ObjectKey::new("a", "x"))
+        );
+        store.apply(Delta::Applied(pod("a", "x", "Running")));
+        assert_eq!(store.len(), 1);
+        assert_eq!(phase_of(&store, "a", "x").as_deref(), Some("Running"));
+        assert_eq!(store.revision(), 2);
+    }
+
+    #[test]
+    fn delete_removes_and_unknown_delete_changes_nothing() {
+        let mut store = Store::default();
+        store.apply(Delta::Applied(pod("a", "x", "Running")));
+        let before = store.revision();
+        assert_eq!(
+            store.apply(Delta::Deleted(pod("a", "missing", "Running"))),
+            Change::Nothing
+        );
+        assert_eq!(store.revision(), before);
+        assert_eq!(
+            store.apply(Delta::Deleted(pod("a", "x", "Running"))),
+            Change::One(ObjectKey::new("a", "x"))
+        );
+        assert!(store.is_empty());
+    }
+
+    #[test]
+    fn relist_replaces_everything_only_when_done() {
+        let mut store = Store::default();
+        store.apply(Delta::Applied(pod("a", "gone", "Running")));
+        store.apply(Delta::Applied(pod("a", "kept", "Pending")));
+        store.apply(Delta::RelistStarted);
+        store.apply(Delta::RelistItem(pod("a", "kept", "Running")));
+        store.apply(Delta::RelistItem(pod("b", "new", "Running")));
+        // Until the relist is done the old view stays whole.
+        assert_eq!(store.len(), 2);
+        assert!(!store.is_synced());
+        assert_eq!(store.apply(Delta::RelistDone), Change::Everything);
+        assert!(store.is_synced());
+        let keys: Vec<String> = store.iter().map(|(k, _)| k.to_string()).collect();
+        assert_eq!(keys, ["a/kept", "b/new"]);
+        assert_eq!(phase_of(&store, "a", "kept").as_deref(), Some("Running"));
+    }
+
+    #[test]
+    fn clear_forgets_objects_and_sync() {
+        let mut store = Store::default();
+        store.apply(Delta::RelistStarted);
+        store.apply(Delta::RelistItem(pod("a", "x", "Running")));
+        store.apply(Delta::RelistDone);
+        store.clear();
+        assert!(store.is_empty());
+        assert!(!store.is_synced());
+    }
+}

@@ -1,0 +1,315 @@
+//! Keys, the default bindings per screen context, and the help text generated from the same table.
+//!
+//! `Key` is our own type so the update loop never sees a terminal library's event types; the
+//! terminal adapter converts crossterm events into it.
+use std::fmt;
+
+/// A key without modifiers other than control (shift is folded into the character).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyCode {
+    Char(char),
+    Enter,
+    Esc,
+    Backspace,
+    Tab,
+    BackTab,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Delete,
+}
+
+/// One keystroke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub ctrl: bool,
+}
+
+impl Key {
+    pub const fn plain(code: KeyCode) -> Key {
+        Key { code, ctrl: false }
+    }
+
+    pub const fn char(c: char) -> Key {
+        Key::plain(KeyCode::Char(c))
+    }
+
+    pub const fn ctrl(c: char) -> Key {
+        Key {
+            code: KeyCode::Char(c),
+            ctrl: true,
+        }
+    }
+
+    /// Parses the notation used in the binding table and the help text: `q`, `?`, `enter`,
+    /// `esc`, `ctrl-c`, `pgdn`, `shift-tab`, `space`.
+    pub fn parse(text: &str) -> Result<Key, KeyParseError> {
+        let (ctrl, rest) = match text.strip_prefix("ctrl-") {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let code = match rest {
+            "enter" => KeyCode::Enter,
+            "esc" => KeyCode::Esc,
+            "backspace" => KeyCode::Backspace,
+            "tab" => KeyCode::Tab,
+            "shift-tab" => KeyCode::BackTab,
+            "up" => KeyCode::Up,
+            "down" => KeyCode::Down,
+            "left" => KeyCode::Left,
+            "right" => KeyCode::Right,
+            "pgup" => KeyCode::PageUp,
+            "pgdn" => KeyCode::PageDown,
+            "home" => KeyCode::Home,
+            "end" => KeyCode::End,
+            "del" => KeyCode::Delete,
+            "space" => KeyCode::Char(' '),
+            single => {
+                let mut chars = single.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => KeyCode::Char(c),
+                    _ => return Err(KeyParseError(text.to_owned())),
+                }
+            }
+        };
+        Ok(Key { code, ctrl })
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.ctrl {
+            f.write_str("ctrl-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("space"),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Enter => f.write_str("enter"),
+            KeyCode::Esc => f.write_str("esc"),
+            KeyCode::Backspace => f.write_str("backspace"),
+            KeyCode::Tab => f.write_str("tab"),
+            KeyCode::BackTab => f.write_str("shift-tab"),
+            KeyCode::Up => f.write_str("up"),
+            KeyCode::Down => f.write_str("down"),
+            KeyCode::Left => f.write_str("left"),
+            KeyCode::Right => f.write_str("right"),
+            KeyCode::PageUp => f.write_str("pgup"),
+            KeyCode::PageDown => f.write_str("pgdn"),
+            KeyCode::Home => f.write_str("home"),
+            KeyCode::End => f.write_str("end"),
+            KeyCode::Delete => f.write_str("del"),
+        }
+    }
+}
+
+/// A key name the parser does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown key {0:?} (examples: q, ?, enter, esc, ctrl-c, pgdn, shift-tab)")]
+pub struct KeyParseError(pub String);
+
+/// Where the key was pressed; each context has its own bindings plus the global ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Context {
+    /// Available everywhere except while typing in an input line.
+    Global,
+    Fleet,
+    Node,
+    Help,
+}
+
+impl Context {
+    pub fn title(self) -> &'static str {
+        match self {
+            Context::Global => "Everywhere",
+            Context::Fleet => "Fleet",
+            Context::Node => "Node",
+            Context::Help => "Help",
+        }
+    }
+}
+
+/// What a key asks for, independent of which key it was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    Quit,
+    ToggleHelp,
+    Back,
+    Open,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    StartFilter,
+    StartCommand,
+    ClearFilter,
+    SortNextColumn,
+    SortPreviousColumn,
+    SortReverse,
+    NextPane,
+}
+
+/// One row of the binding table.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    pub context: Context,
+    pub keys: &'static [&'static str],
+    pub action: Action,
+    pub help: &'static str,
+}
+
+/// The default bindings. The help overlay is generated from this table, so it cannot drift.
+#[rustfmt::skip]
+pub const DEFAULT_BINDINGS: &[Binding] = &[
+    Binding { context: Context::Global, keys: &["q", "ctrl-c"], action: Action::Quit, help: "quit" },
+    Binding { context: Context::Global, keys: &["?"], action: Action::ToggleHelp, help: "toggle this help" },
+    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command: ns NAME | ns all | ctx NAME | q" },
+    Binding { context: Context::Fleet, keys: &["j", "down"], action: Action::Down, help: "next node" },
+    Binding { context: Context::Fleet, keys: &["k", "up"], action: Action::Up, help: "previous node" },
+    Binding { context: Context::Fleet, keys: &["pgdn", "ctrl-f"], action: Action::PageDown, help: "next page" },
+    Binding { context: Context::Fleet, keys: &["pgup", "ctrl-b"], action: Action::PageUp, help: "previous page" },
+    Binding { context: Context::Fleet, keys: &["g", "home"], action: Action::Top, help: "first node" },
+    Binding { context: Context::Fleet, keys: &["G", "end"], action: Action::Bottom, help: "last node" },
+    Binding { context: Context::Fleet, keys: &["enter"], action: Action::Open, help: "open node detail" },
+    Binding { context: Context::Fleet, keys: &["/"], action: Action::StartFilter, help: "filter: text, mode:seed, phase:Failed, chain:ID, drift" },
+    Binding { context: Context::Fleet, keys: &["esc"], action: Action::ClearFilter, help: "clear filter" },
+    Binding { context: Context::Fleet, keys: &[">", "s"], action: Action::SortNextColumn, help: "sort by next column" },
+    Binding { context: Context::Fleet, keys: &["<"], action: Action::SortPreviousColumn, help: "sort by previous column" },
+    Binding { context: Context::Fleet, keys: &["S"], action: Action::SortReverse, help: "reverse sort order" },
+    Binding { context: Context::Node, keys: &["esc", "backspace"], action: Action::Back, help: "back to fleet" },
+    Binding { context: Context::Node, keys: &["tab"], action: Action::NextPane, help: "next pane" },
+    Binding { context: Context::Node, keys: &["j", "down"], action: Action::Down, help: "scroll pane down" },
+    Binding { context: Context::Node, keys: &["k", "up"], action: Action::Up, help: "scroll pane up" },
+    Binding { context: Context::Help, keys: &["esc", "?"], action: Action::ToggleHelp, help: "close help" },
+];
+
+/// Resolved bindings, ready for lookup.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    entries: Vec<(Context, Key, Action)>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        Keymap::from_table(DEFAULT_BINDINGS).expect("default bindings parse")
+    }
+}
+
+impl Keymap {
+    /// Parses a binding table; fails on the first key name it does not know.
+    pub fn from_table(table: &[Binding]) -> Result<Keymap, KeyParseError> {
+        let mut entries = Vec::new();
+        for binding in table {
+            for key in binding.keys {
+                entries.push((binding.context, Key::parse(key)?, binding.action));
+            }
+        }
+        Ok(Keymap { entries })
+    }
+
+    /// The action bound to `key` in `context`; the context's own bindings win over global ones.
+    /// The help overlay only sees its own bindings and quit.
+    pub fn action(&self, context: Context, key: Key) -> Option<Action> {
+        let find = |ctx: Context| {
+            self.entries
+                .iter()
+                .find(|(c, k, _)| *c == ctx && *k == key)
+                .map(|(_, _, action)| *action)
+        };
+        find(context).or_else(|| match context {
+            Context::Help => find(Context::Global).filter(|a| *a == Action::Quit),
+            _ => find(Context::Global),
+        })
+    }
+}
+
+/// A section of the help overlay: a context title and its (keys, description) lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpSection {
+    pub title: &'static str,
+    pub lines: Vec<(String, &'static str)>,
+}
+
+/// Help text generated from a binding table, one section per context, in table order.
+pub fn help_sections(table: &[Binding]) -> Vec<HelpSection> {
+    let mut sections: Vec<HelpSection> = Vec::new();
+    for binding in table {
+        let title = binding.context.title();
+        let line = (binding.keys.join(", "), binding.help);
+        match sections.iter_mut().find(|s| s.title == title) {
+            Some(section) => section.lines.push(line),
+            None => sections.push(HelpSection {
+                title,
+                lines: vec![line],
+            }),
+        }
+    }
+    sections
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints_every_default_key() {
+        for binding in DEFAULT_BINDINGS {
+            for text in binding.keys {
+                let key = Key::parse(text).expect("parses");
+                assert_eq!(key.to_string(), *text);
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_unknown_key_names() {
+        assert_eq!(
+            Key::parse("hyper-x"),
+            Err(KeyParseError("hyper-x".to_owned()))
+        );
+    }
+
+    #[test]
+    fn context_bindings_win_over_global_and_help_only_quits() {
+        let keymap = Keymap::default();
+        assert_eq!(
+            keymap.action(Context::Fleet, Key::char('q')),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            keymap.action(Context::Node, Key::plain(KeyCode::Esc)),
+            Some(Action::Back)
+        );
+        assert_eq!(
+            keymap.action(Context::Fleet, Key::plain(KeyCode::Esc)),
+            Some(Action::ClearFilter)
+        );
+        assert_eq!(keymap.action(Context::Help, Key::char(':')), None);
+        assert_eq!(
+            keymap.action(Context::Help, Key::ctrl('c')),
+            Some(Action::Quit)
+        );
+        assert_eq!(keymap.action(Context::Fleet, Key::char('x')), None);
+    }
+
+    #[test]
+    fn help_lists_every_binding_once_grouped_by_context() {
+        let sections = help_sections(DEFAULT_BINDINGS);
+        let titles: Vec<_> = sections.iter().map(|s| s.title).collect();
+        assert_eq!(titles, ["Everywhere", "Fleet", "Node", "Help"]);
+        let lines: usize = sections.iter().map(|s| s.lines.len()).sum();
+        assert_eq!(lines, DEFAULT_BINDINGS.len());
+        assert!(
+            sections[1]
+                .lines
+                .contains(&("enter".to_owned(), "open node detail"))
+        );
+    }
+}
