@@ -6,5 +6,6 @@ pub mod api;
 pub mod cli;
 pub mod fleet;
 pub mod keymap;
+pub mod platform;
 pub mod ports;
 pub mod ui;
