@@ -6,6 +6,7 @@ pub mod api;
 pub mod cli;
 pub mod fleet;
 pub mod keymap;
+pub mod kube;
 pub mod platform;
 pub mod ports;
 pub mod ui;

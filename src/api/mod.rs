@@ -17,6 +17,7 @@ mod modes;
 mod plan;
 pub mod schema;
 mod seinode;
+pub mod sidecar;
 mod status;
 mod task_kind;
 

@@ -1,0 +1,4 @@
+//! Adapters to the outside world: the Kubernetes API and the nodes' sidecars.
+
+pub mod sidecar_env;
+pub mod sidecar_http;

@@ -1,0 +1,761 @@
+//! [`SidecarApi`] over HTTP, with three ways to reach a node's sidecar (DESIGN.md section 6):
+//!
+//! - [`SidecarTransport::PodProxy`]: through the API server's pod proxy subresource
+//!   (`/api/v1/namespaces/{ns}/pods/{node}-0:{port}/proxy/v0/...`), the default outside a cluster;
+//! - [`SidecarTransport::InCluster`]: `http://{node}-0.{node}.{ns}.svc.cluster.local:8443` with the
+//!   pod's service-account token, as the controller calls it;
+//! - [`SidecarTransport::Override`]: explicit addresses (a per-node map and/or a URL template) for
+//!   tests and the local demo.
+//!
+//! Status codes are mapped per spec/sidecar.md sections 2 and 11; every failure becomes a
+//! [`SidecarError`] whose class tells the executor whether a retry can help.
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use uuid::Uuid;
+
+use crate::api::sidecar::{
+    ErrorResponse, NodeIdResponse, SIDECAR_PROXY_PORT, SidecarStatus, StatusResponse, TaskRequest,
+    TaskResult, TaskSubmitResponse, is_valid_node_id,
+};
+use crate::ports::{DeleteOutcome, SidecarApi, SidecarError, SidecarFuture, SidecarTarget};
+
+pub use super::sidecar_env::{SidecarEnvError, transport_from_env};
+
+/// Where the projected service-account token lives inside a pod.
+pub const SERVICE_ACCOUNT_TOKEN_FILE: &str = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+/// Longest error body quoted in a message.
+const MAX_QUOTED_BODY: usize = 512;
+
+/// Per-call deadlines. Defaults follow the controller: 2 s health probe, 30 s submit, 15 s else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SidecarTimeouts {
+    pub health: Duration,
+    pub submit: Duration,
+    pub call: Duration,
+}
+
+impl Default for SidecarTimeouts {
+    fn default() -> Self {
+        Self {
+            health: Duration::from_secs(2),
+            submit: Duration::from_secs(30),
+            call: Duration::from_secs(15),
+        }
+    }
+}
+
+/// Explicit sidecar addresses, for tests and the demo.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SidecarOverride {
+    /// Base URL per node, e.g. `http://127.0.0.1:17001`.
+    pub addresses: BTreeMap<SidecarTarget, String>,
+    /// Base URL for nodes missing from `addresses`; `{namespace}`, `{node}` and `{pod}` are
+    /// replaced, e.g. `http://{node}-0.{node}.{namespace}.svc.cluster.local:8443`.
+    pub template: Option<String>,
+    /// Token file whose content is sent as `Authorization: Bearer …`, when set.
+    pub token_file: Option<PathBuf>,
+    /// Value of one `X-Remote-User` header, for a sidecar in trusted-header mode reached directly
+    /// on loopback. Never set it when a kube-rbac-proxy is in front.
+    pub remote_user: Option<String>,
+}
+
+impl SidecarOverride {
+    fn base_url(&self, target: &SidecarTarget) -> Option<String> {
+        if let Some(address) = self.addresses.get(target) {
+            return Some(address.clone());
+        }
+        self.template.as_ref().map(|template| {
+            template
+                .replace("{namespace}", &target.namespace)
+                .replace("{node}", &target.node)
+                .replace("{pod}", &target.pod_name())
+        })
+    }
+}
+
+/// How requests reach a node's sidecar.
+#[derive(Clone)]
+pub enum SidecarTransport {
+    /// Through the API server's pod proxy, authenticated as the kubeconfig user.
+    PodProxy { client: ::kube::Client, port: u16 },
+    /// Pod DNS through the headless Service, with a bearer token read from `token_file`.
+    InCluster {
+        port: u16,
+        cluster_domain: String,
+        token_file: PathBuf,
+    },
+    /// Explicit addresses.
+    Override(SidecarOverride),
+}
+
+impl std::fmt::Debug for SidecarTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::PodProxy { port, .. } => write!(f, "PodProxy {{ port: {port} }}"),
+            Self::InCluster {
+                port,
+                cluster_domain,
+                token_file,
+            } => write!(
+                f,
+                "InCluster {{ port: {port}, cluster_domain: {cluster_domain}, token_file: {} }}",
+                token_file.display()
+            ),
+            Self::Override(choice) => write!(f, "Override({choice:?})"),
+        }
+    }
+}
+
+impl SidecarTransport {
+    /// The controller's own transport: proxy port 8443, `cluster.local`, the pod's token.
+    pub fn in_cluster() -> Self {
+        Self::InCluster {
+            port: SIDECAR_PROXY_PORT,
+            cluster_domain: "cluster.local".to_owned(),
+            token_file: PathBuf::from(SERVICE_ACCOUNT_TOKEN_FILE),
+        }
+    }
+
+    /// The pod proxy to kube-rbac-proxy's port 8443.
+    ///
+    /// The API server authenticates the caller and does not forward its credentials to the pod,
+    /// so kube-rbac-proxy answers 401 on every path but its unauthenticated ones (`/v0/healthz`);
+    /// that surfaces as [`SidecarError::Unauthorized`].
+    pub fn pod_proxy(client: ::kube::Client) -> Self {
+        Self::PodProxy {
+            client,
+            port: SIDECAR_PROXY_PORT,
+        }
+    }
+
+    /// A short name for status lines: `pod-proxy`, `in-cluster` or `override`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::PodProxy { .. } => "pod-proxy",
+            Self::InCluster { .. } => "in-cluster",
+            Self::Override(_) => "override",
+        }
+    }
+}
+
+/// A status, headers and body, whoever produced them.
+struct RawResponse {
+    status: StatusCode,
+    retry_after: Option<Duration>,
+    body: Bytes,
+}
+
+/// The sidecar HTTP client. Cheap to clone; share one for the whole process.
+#[derive(Clone)]
+pub struct HttpSidecar {
+    transport: SidecarTransport,
+    timeouts: SidecarTimeouts,
+    http: HyperClient<HttpConnector, Full<Bytes>>,
+}
+
+impl std::fmt::Debug for HttpSidecar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpSidecar")
+            .field("transport", &self.transport)
+            .field("timeouts", &self.timeouts)
+            .finish()
+    }
+}
+
+impl HttpSidecar {
+    pub fn new(transport: SidecarTransport) -> Self {
+        let mut connector = HttpConnector::new();
+        connector.set_connect_timeout(Some(Duration::from_secs(5)));
+        connector.set_nodelay(true);
+        Self {
+            transport,
+            timeouts: SidecarTimeouts::default(),
+            http: HyperClient::builder(TokioExecutor::new()).build(connector),
+        }
+    }
+
+    pub fn with_timeouts(mut self, timeouts: SidecarTimeouts) -> Self {
+        self.timeouts = timeouts;
+        self
+    }
+
+    pub fn transport(&self) -> &SidecarTransport {
+        &self.transport
+    }
+
+    /// One request with a deadline covering connect, send and the whole body.
+    async fn call(
+        &self,
+        target: &SidecarTarget,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        deadline: Duration,
+    ) -> Result<RawResponse, SidecarError> {
+        let exchange = async {
+            match &self.transport {
+                SidecarTransport::PodProxy { client, port } => {
+                    self.via_pod_proxy(client, *port, target, method, path, body)
+                        .await
+                }
+                SidecarTransport::InCluster {
+                    port,
+                    cluster_domain,
+                    token_file,
+                } => {
+                    let base = format!(
+                        "http://{pod}.{node}.{ns}.svc.{cluster_domain}:{port}",
+                        pod = target.pod_name(),
+                        node = target.node,
+                        ns = target.namespace,
+                    );
+                    let token = read_token(target, token_file)?;
+                    self.direct(target, &base, Some(token), None, method, path, body)
+                        .await
+                }
+                SidecarTransport::Override(choice) => {
+                    let base = choice
+                        .base_url(target)
+                        .ok_or_else(|| SidecarError::Config {
+                            target: target.clone(),
+                            detail: "no address for this node in the sidecar override \
+                                 (SEI_CONSOLE_SIDECAR_MAP / SEI_CONSOLE_SIDECAR_URL)"
+                                .to_owned(),
+                        })?;
+                    let token = match &choice.token_file {
+                        Some(file) => Some(read_token(target, file)?),
+                        None => None,
+                    };
+                    let user = choice.remote_user.as_deref();
+                    self.direct(target, &base, token, user, method, path, body)
+                        .await
+                }
+            }
+        };
+        tokio::time::timeout(deadline, exchange)
+            .await
+            .map_err(|_| SidecarError::Timeout {
+                target: target.clone(),
+                after: deadline,
+            })?
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn direct(
+        &self,
+        target: &SidecarTarget,
+        base: &str,
+        token: Option<String>,
+        remote_user: Option<&str>,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<RawResponse, SidecarError> {
+        let url = format!("{}{path}", base.trim_end_matches('/'));
+        let mut builder = Request::builder().method(method).uri(&url);
+        if let Some(token) = token {
+            builder = builder.header(http::header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        if let Some(user) = remote_user {
+            builder = builder.header("X-Remote-User", user);
+        }
+        if body.is_some() {
+            builder = builder.header(http::header::CONTENT_TYPE, "application/json");
+        }
+        let request = builder
+            .body(Full::new(Bytes::from(body.unwrap_or_default())))
+            .map_err(|err| SidecarError::Config {
+                target: target.clone(),
+                detail: format!("bad sidecar URL {url:?}: {err}"),
+            })?;
+        let response = self.http.request(request).await.map_err(|err| {
+            let detail = if err.is_connect() {
+                format!("cannot connect to {base}: {}", error_chain(&err))
+            } else {
+                format!("request to {url} failed: {}", error_chain(&err))
+            };
+            SidecarError::Unreachable {
+                target: target.clone(),
+                detail,
+            }
+        })?;
+        let (parts, body) = response.into_parts();
+        let body = body
+            .collect()
+            .await
+            .map_err(|err| SidecarError::Unreachable {
+                target: target.clone(),
+                detail: format!("answer from {url} cut short: {err}"),
+            })?
+            .to_bytes();
+        Ok(RawResponse {
+            status: parts.status,
+            retry_after: retry_after(&parts.headers),
+            body,
+        })
+    }
+
+    async fn via_pod_proxy(
+        &self,
+        client: &::kube::Client,
+        port: u16,
+        target: &SidecarTarget,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<RawResponse, SidecarError> {
+        let url = format!(
+            "/api/v1/namespaces/{ns}/pods/{pod}:{port}/proxy{path}",
+            ns = target.namespace,
+            pod = target.pod_name(),
+        );
+        let mut builder = Request::builder().method(method).uri(&url);
+        if body.is_some() {
+            builder = builder.header(http::header::CONTENT_TYPE, "application/json");
+        }
+        let request = builder
+            .body(::kube::client::Body::from(body.unwrap_or_default()))
+            .map_err(|err| SidecarError::Config {
+                target: target.clone(),
+                detail: format!("bad pod proxy path {url:?}: {err}"),
+            })?;
+        let response = client
+            .send(request)
+            .await
+            .map_err(|err| SidecarError::Unreachable {
+                target: target.clone(),
+                detail: format!("API server pod proxy: {err}"),
+            })?;
+        let (parts, body) = response.into_parts();
+        let body = body
+            .collect_bytes()
+            .await
+            .map_err(|err| SidecarError::Unreachable {
+                target: target.clone(),
+                detail: format!("answer through the pod proxy cut short: {err}"),
+            })?;
+        let raw = RawResponse {
+            status: parts.status,
+            retry_after: retry_after(&parts.headers),
+            body,
+        };
+        // The API server answers for itself (pod missing, cannot dial, not allowed) with a
+        // Kubernetes Status body; never mistake that for the sidecar's own 404 or 503.
+        match api_server_status_message(&raw.body) {
+            Some(message) => Err(api_server_error(target, raw.status, message)),
+            None => Ok(raw),
+        }
+    }
+}
+
+/// Classify an answer the API server gave on the pod proxy path itself.
+fn api_server_error(target: &SidecarTarget, status: StatusCode, message: String) -> SidecarError {
+    let target = target.clone();
+    match status.as_u16() {
+        401 | 403 => SidecarError::Unauthorized {
+            target,
+            status: status.as_u16(),
+            body: message,
+        },
+        404 => SidecarError::Unreachable {
+            target,
+            detail: format!("pod not found by the API server: {message}"),
+        },
+        code if status.is_server_error() => SidecarError::ServerError {
+            target,
+            status: code,
+            body: message,
+            retry_after: None,
+        },
+        code => SidecarError::UnexpectedStatus {
+            target,
+            call: "pod proxy",
+            status: code,
+            body: message,
+        },
+    }
+}
+
+/// The `message` of a Kubernetes `Status` object, if the body is one.
+fn api_server_status_message(body: &[u8]) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    if value.get("kind")?.as_str()? != "Status" {
+        return None;
+    }
+    Some(
+        value
+            .get("message")
+            .and_then(|m| m.as_str())
+            .unwrap_or("(no message)")
+            .to_owned(),
+    )
+}
+
+fn read_token(target: &SidecarTarget, file: &std::path::Path) -> Result<String, SidecarError> {
+    // Read on every call: projected tokens rotate, and this never serves a stale one.
+    let token = std::fs::read_to_string(file).map_err(|err| SidecarError::Config {
+        target: target.clone(),
+        detail: format!("failed to read token file {}: {err}", file.display()),
+    })?;
+    Ok(token.trim().to_owned())
+}
+
+fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
+    let seconds: u64 = headers
+        .get(http::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(Duration::from_secs(seconds))
+}
+
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// The human part of an error body: `{"error": …}`, else the raw text (router 404/405 and proxy
+/// 401/403 are plain text), cut to a readable length.
+fn error_text(body: &[u8]) -> String {
+    if let Ok(ErrorResponse { error }) = serde_json::from_slice(body) {
+        return error;
+    }
+    let text = String::from_utf8_lossy(body).trim().to_owned();
+    if text.is_empty() {
+        return "(empty body)".to_owned();
+    }
+    match text.char_indices().nth(MAX_QUOTED_BODY) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// Errors every call shares: authorization, server errors, anything unexpected.
+fn status_error(target: &SidecarTarget, call: &'static str, raw: &RawResponse) -> SidecarError {
+    let target = target.clone();
+    let status = raw.status.as_u16();
+    let body = error_text(&raw.body);
+    match status {
+        401 | 403 => SidecarError::Unauthorized {
+            target,
+            status,
+            body,
+        },
+        _ if raw.status.is_server_error() => SidecarError::ServerError {
+            target,
+            status,
+            body,
+            retry_after: raw.retry_after,
+        },
+        _ => SidecarError::UnexpectedStatus {
+            target,
+            call,
+            status,
+            body,
+        },
+    }
+}
+
+fn decode<T: serde::de::DeserializeOwned>(
+    target: &SidecarTarget,
+    call: &'static str,
+    body: &[u8],
+) -> Result<T, SidecarError> {
+    serde_json::from_slice(body).map_err(|err| SidecarError::Protocol {
+        target: target.clone(),
+        call,
+        detail: format!("undecodable body ({err}): {}", error_text(body)),
+    })
+}
+
+impl HttpSidecar {
+    async fn submit(
+        &self,
+        target: &SidecarTarget,
+        request: &TaskRequest,
+    ) -> Result<TaskSubmitResponse, SidecarError> {
+        const CALL: &str = "submit task";
+        let body = serde_json::to_vec(request).map_err(|err| SidecarError::Config {
+            target: target.clone(),
+            detail: format!("cannot encode the task request: {err}"),
+        })?;
+        let raw = self
+            .call(
+                target,
+                Method::POST,
+                "/v0/tasks",
+                Some(body),
+                self.timeouts.submit,
+            )
+            .await?;
+        match raw.status {
+            StatusCode::CREATED | StatusCode::ACCEPTED => {
+                let answer: TaskSubmitResponse = decode(target, CALL, &raw.body)?;
+                let expected = request.id.map(|id| id.to_string());
+                let echoed_ok = match &expected {
+                    Some(expected) => &answer.id == expected,
+                    None => Uuid::parse_str(&answer.id).is_ok_and(|id| !id.is_nil()),
+                };
+                if !echoed_ok {
+                    return Err(SidecarError::Protocol {
+                        target: target.clone(),
+                        call: CALL,
+                        detail: format!(
+                            "answered task ID {:?}, expected {}",
+                            answer.id,
+                            expected.as_deref().unwrap_or("a non-nil UUID")
+                        ),
+                    });
+                }
+                Ok(answer)
+            }
+            StatusCode::BAD_REQUEST => Err(SidecarError::Rejected {
+                target: target.clone(),
+                task_type: request.task_type.clone(),
+                message: error_text(&raw.body),
+            }),
+            _ => Err(status_error(target, CALL, &raw)),
+        }
+    }
+
+    async fn get(
+        &self,
+        target: &SidecarTarget,
+        id: Uuid,
+    ) -> Result<Option<TaskResult>, SidecarError> {
+        const CALL: &str = "get task";
+        let path = format!("/v0/tasks/{id}");
+        let raw = self
+            .call(target, Method::GET, &path, None, self.timeouts.call)
+            .await?;
+        match raw.status {
+            StatusCode::OK => decode(target, CALL, &raw.body).map(Some),
+            StatusCode::NOT_FOUND => Ok(None),
+            _ => Err(status_error(target, CALL, &raw)),
+        }
+    }
+
+    async fn list(&self, target: &SidecarTarget) -> Result<Vec<TaskResult>, SidecarError> {
+        const CALL: &str = "list tasks";
+        let raw = self
+            .call(target, Method::GET, "/v0/tasks", None, self.timeouts.call)
+            .await?;
+        match raw.status {
+            StatusCode::OK => decode(target, CALL, &raw.body),
+            _ => Err(status_error(target, CALL, &raw)),
+        }
+    }
+
+    async fn delete(
+        &self,
+        target: &SidecarTarget,
+        id: Uuid,
+    ) -> Result<DeleteOutcome, SidecarError> {
+        const CALL: &str = "delete task";
+        let path = format!("/v0/tasks/{id}");
+        let raw = self
+            .call(target, Method::DELETE, &path, None, self.timeouts.call)
+            .await?;
+        match raw.status {
+            StatusCode::NO_CONTENT => Ok(DeleteOutcome::Deleted),
+            StatusCode::NOT_FOUND => Ok(DeleteOutcome::NotFound),
+            _ => Err(status_error(target, CALL, &raw)),
+        }
+    }
+
+    async fn health(&self, target: &SidecarTarget) -> Result<bool, SidecarError> {
+        const CALL: &str = "healthz";
+        let raw = self
+            .call(
+                target,
+                Method::GET,
+                "/v0/healthz",
+                None,
+                self.timeouts.health,
+            )
+            .await?;
+        match raw.status {
+            StatusCode::OK => Ok(true),
+            StatusCode::SERVICE_UNAVAILABLE => Ok(false),
+            _ => Err(status_error(target, CALL, &raw)),
+        }
+    }
+
+    async fn readiness_status(
+        &self,
+        target: &SidecarTarget,
+    ) -> Result<SidecarStatus, SidecarError> {
+        const CALL: &str = "status";
+        let raw = self
+            .call(target, Method::GET, "/v0/status", None, self.timeouts.call)
+            .await?;
+        match raw.status {
+            StatusCode::OK => decode::<StatusResponse>(target, CALL, &raw.body).map(|s| s.status),
+            _ => Err(status_error(target, CALL, &raw)),
+        }
+    }
+
+    async fn fetch_node_id(&self, target: &SidecarTarget) -> Result<String, SidecarError> {
+        const CALL: &str = "node-id";
+        let raw = self
+            .call(target, Method::GET, "/v0/node-id", None, self.timeouts.call)
+            .await?;
+        match raw.status {
+            StatusCode::OK => {
+                let answer: NodeIdResponse = decode(target, CALL, &raw.body)?;
+                if answer.node_id.is_empty() {
+                    return Err(SidecarError::Protocol {
+                        target: target.clone(),
+                        call: CALL,
+                        detail: "node-id response missing nodeId field".to_owned(),
+                    });
+                }
+                if !is_valid_node_id(&answer.node_id) {
+                    return Err(SidecarError::Protocol {
+                        target: target.clone(),
+                        call: CALL,
+                        detail: format!("{:?} is not 40 lowercase hex characters", answer.node_id),
+                    });
+                }
+                Ok(answer.node_id)
+            }
+            StatusCode::INTERNAL_SERVER_ERROR => Err(SidecarError::NodeIdUnavailable {
+                target: target.clone(),
+                message: error_text(&raw.body),
+            }),
+            _ => Err(status_error(target, CALL, &raw)),
+        }
+    }
+}
+
+impl SidecarApi for HttpSidecar {
+    fn submit_task<'a>(
+        &'a self,
+        target: &'a SidecarTarget,
+        request: &'a TaskRequest,
+    ) -> SidecarFuture<'a, TaskSubmitResponse> {
+        Box::pin(self.submit(target, request))
+    }
+
+    fn get_task<'a>(
+        &'a self,
+        target: &'a SidecarTarget,
+        id: Uuid,
+    ) -> SidecarFuture<'a, Option<TaskResult>> {
+        Box::pin(self.get(target, id))
+    }
+
+    fn list_tasks<'a>(&'a self, target: &'a SidecarTarget) -> SidecarFuture<'a, Vec<TaskResult>> {
+        Box::pin(self.list(target))
+    }
+
+    fn delete_task<'a>(
+        &'a self,
+        target: &'a SidecarTarget,
+        id: Uuid,
+    ) -> SidecarFuture<'a, DeleteOutcome> {
+        Box::pin(self.delete(target, id))
+    }
+
+    fn healthz<'a>(&'a self, target: &'a SidecarTarget) -> SidecarFuture<'a, bool> {
+        Box::pin(self.health(target))
+    }
+
+    fn status<'a>(&'a self, target: &'a SidecarTarget) -> SidecarFuture<'a, SidecarStatus> {
+        Box::pin(self.readiness_status(target))
+    }
+
+    fn node_id<'a>(&'a self, target: &'a SidecarTarget) -> SidecarFuture<'a, String> {
+        Box::pin(self.fetch_node_id(target))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target() -> SidecarTarget {
+        SidecarTarget::new("ns", "seed-a")
+    }
+
+    #[test]
+    fn override_prefers_the_map_then_the_template() {
+        let mut choice = SidecarOverride {
+            template: Some("http://{pod}.{node}.{namespace}.example:8443".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            choice.base_url(&target()).as_deref(),
+            Some("http://seed-a-0.seed-a.ns.example:8443")
+        );
+        choice
+            .addresses
+            .insert(target(), "http://127.0.0.1:17001".into());
+        assert_eq!(
+            choice.base_url(&target()).as_deref(),
+            Some("http://127.0.0.1:17001")
+        );
+        assert_eq!(
+            choice
+                .base_url(&SidecarTarget::new("ns", "other"))
+                .as_deref(),
+            Some("http://other-0.other.ns.example:8443")
+        );
+    }
+
+    #[test]
+    fn error_text_prefers_the_json_error_field_then_raw_text() {
+        assert_eq!(
+            error_text(br#"{"error":"task not found"}"#),
+            "task not found"
+        );
+        assert_eq!(error_text(b"404 page not found\n"), "404 page not found");
+        assert_eq!(error_text(b""), "(empty body)");
+        assert_eq!(error_text("é".repeat(600).as_bytes()).chars().count(), 513);
+    }
+
+    #[test]
+    fn api_server_status_bodies_are_recognised() {
+        let body = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"pods \"x-0\" not found","code":404}"#;
+        assert_eq!(
+            api_server_status_message(body).as_deref(),
+            Some("pods \"x-0\" not found")
+        );
+        assert_eq!(
+            api_server_status_message(br#"{"error":"task not found"}"#),
+            None
+        );
+        assert_eq!(api_server_status_message(b""), None);
+        let err = api_server_error(&target(), StatusCode::NOT_FOUND, "gone".into());
+        assert!(err.is_transient());
+        let err = api_server_error(&target(), StatusCode::FORBIDDEN, "no".into());
+        assert!(!err.is_transient());
+    }
+
+    #[test]
+    fn missing_token_file_is_a_config_error() {
+        let err = read_token(&target(), std::path::Path::new("/nonexistent/token"))
+            .expect_err("no such file");
+        assert!(
+            err.to_string().contains("failed to read token file"),
+            "{err}"
+        );
+        assert!(!err.is_transient());
+    }
+}
