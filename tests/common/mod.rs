@@ -1,0 +1,185 @@
+//! Shared handle on the real local control plane for the integration tests.
+//!
+//! One control plane serves the whole test binary; every test gets its own namespace.
+//! - Under `bash tests/run` (the README's test command, also what CI runs) the control plane is
+//!   started once for the run and described by `SEI_TEST_KUBECONFIG` and `SEI_TEST_CP_DIR`.
+//! - Without those variables (a plain `cargo test`), the harness starts its own control plane
+//!   under `target/sei-console-cp/<pid>` from the cached binaries, with a watchdog that stops it
+//!   as soon as the test process exits (normally, by panic or by a signal). If the binaries are
+//!   not built yet it fails with a message that says to run `bash tests/run`.
+#![allow(dead_code)] // each test module uses a different subset
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+
+/// Where the control plane of this run lives.
+#[derive(Debug)]
+pub struct ControlPlane {
+    pub kubeconfig: PathBuf,
+    pub dir: PathBuf,
+}
+
+static CONTROL_PLANE: OnceLock<ControlPlane> = OnceLock::new();
+
+fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The control plane for this test run (started on first use when the run did not provide one).
+pub fn control_plane() -> &'static ControlPlane {
+    CONTROL_PLANE.get_or_init(|| {
+        if let Ok(kubeconfig) = std::env::var("SEI_TEST_KUBECONFIG") {
+            let kubeconfig = PathBuf::from(kubeconfig);
+            let dir = std::env::var("SEI_TEST_CP_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|_| kubeconfig.parent().expect("kubeconfig has a parent").into());
+            return ControlPlane { kubeconfig, dir };
+        }
+        start_own_control_plane()
+    })
+}
+
+fn start_own_control_plane() -> ControlPlane {
+    let dir = repo_root()
+        .join("target/sei-console-cp")
+        .join(std::process::id().to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create control-plane dir");
+    let start = repo_root().join("tests/control-plane/start");
+    let output = Command::new("bash")
+        .arg(&start)
+        .arg(&dir)
+        .arg("--owner")
+        .arg(std::process::id().to_string())
+        .output()
+        .expect("run tests/control-plane/start");
+    eprint!("{}", String::from_utf8_lossy(&output.stdout));
+    if !output.status.success() {
+        panic!(
+            "integration tests need the local control plane and could not start one:\n{}\n\
+             Run the whole suite with `bash tests/run` (it builds the control-plane binaries from \
+             the Go module proxy on first use, then starts and stops the control plane).",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    ControlPlane {
+        kubeconfig: dir.join("kubeconfig"),
+        dir,
+    }
+}
+
+/// A kube client for the run's control plane. Create one per test: a client belongs to the
+/// tokio runtime it was made on, and every `#[tokio::test]` has its own.
+pub async fn client() -> Client {
+    let kubeconfig =
+        Kubeconfig::read_from(&control_plane().kubeconfig).expect("read test kubeconfig");
+    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .expect("test kubeconfig is valid");
+    Client::try_from(config).expect("build kube client")
+}
+
+/// A fresh namespace for one test.
+pub struct TestNamespace {
+    pub client: Client,
+    pub name: String,
+}
+
+impl TestNamespace {
+    /// Creates `<prefix>-<random>` and waits until its `default` ServiceAccount exists (pods are
+    /// rejected by ServiceAccount admission before that).
+    pub async fn new(prefix: &str) -> Self {
+        let client = client().await;
+        let suffix = uuid::Uuid::new_v4().simple().to_string();
+        let name = format!("{prefix}-{}", &suffix[..8]);
+        let namespace: Namespace = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name, "labels": {"sei-console.test/namespace": "true"}}
+        }))
+        .expect("namespace json");
+        Api::<Namespace>::all(client.clone())
+            .create(&PostParams::default(), &namespace)
+            .await
+            .expect("create test namespace");
+        let service_accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), &name);
+        wait_for(
+            "ServiceAccount default",
+            Duration::from_secs(30),
+            || async { service_accounts.get_opt("default").await },
+        )
+        .await;
+        Self { client, name }
+    }
+
+    pub fn api<K>(&self) -> Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        <K as kube::Resource>::DynamicType: Default,
+    {
+        Api::namespaced(self.client.clone(), &self.name)
+    }
+
+    /// SeiNodes in this namespace, untyped (the harness does not depend on the crate's types).
+    pub fn seinodes(&self) -> Api<DynamicObject> {
+        Api::namespaced_with(self.client.clone(), &self.name, &seinode_resource())
+    }
+}
+
+/// `sei.io/v1alpha1` `SeiNode` as a dynamic resource.
+pub fn seinode_resource() -> ApiResource {
+    ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("sei.io", "v1alpha1", "SeiNode"),
+        "seinodes",
+    )
+}
+
+/// Polls `probe` until it yields `Some`, at most `timeout`; panics naming `what` on timeout.
+/// Transient API errors are retried until the deadline.
+pub async fn wait_for<T, F, Fut>(what: &str, timeout: Duration, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<Option<T>, kube::Error>>,
+{
+    let deadline = Instant::now() + timeout;
+    let mut last_error = None;
+    loop {
+        match probe().await {
+            Ok(Some(value)) => return value,
+            Ok(None) => {}
+            Err(error) => last_error = Some(error),
+        }
+        if Instant::now() >= deadline {
+            panic!("timed out after {timeout:?} waiting for {what} (last error: {last_error:?})");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The platform config the control plane's Nodes and StorageClasses were made from.
+pub fn platform_config() -> serde_yaml_ng::Value {
+    let path = std::env::var("SEI_CP_PLATFORM_CONFIG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo_root().join("assets/demo/platform-config.yaml"));
+    let text = std::fs::read_to_string(&path).expect("read platform config");
+    serde_yaml_ng::from_str(&text).expect("platform config is YAML")
+}
+
+/// A string value at a dotted path of the platform config (for example `scheduling.tolerationKey`).
+pub fn platform_value(path: &str) -> String {
+    let config = platform_config();
+    let mut value = &config;
+    for key in path.split('.') {
+        value = &value[key];
+    }
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("{path} missing in the platform config"))
+        .to_string()
+}

@@ -1,0 +1,11 @@
+//! Integration tests against the real local control plane (etcd, kube-apiserver,
+//! kube-controller-manager, kube-scheduler, kwok). One test binary, so all tests share one
+//! control plane; see `tests/common/mod.rs` for how it is found or started.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod crd_validation;
+mod events;
+mod seinode_workload;
+mod statefulset_rollout;
