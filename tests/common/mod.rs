@@ -33,6 +33,11 @@ fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A path inside the repository (for fixtures under `assets/`).
+pub fn repo_path(relative: &str) -> PathBuf {
+    repo_root().join(relative)
+}
+
 /// The control plane for this test run (started on first use when the run did not provide one).
 pub fn control_plane() -> &'static ControlPlane {
     CONTROL_PLANE.get_or_init(|| {

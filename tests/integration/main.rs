@@ -6,6 +6,7 @@
 mod common;
 
 mod crd_validation;
+mod demo_fleet;
 mod events;
 mod seinode_workload;
 mod statefulset_rollout;
