@@ -9,4 +9,5 @@ pub mod keymap;
 pub mod kube;
 pub mod platform;
 pub mod ports;
+pub mod render;
 pub mod ui;
