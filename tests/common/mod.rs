@@ -53,9 +53,9 @@ pub fn control_plane() -> &'static ControlPlane {
 }
 
 fn start_own_control_plane() -> ControlPlane {
-    let dir = repo_root()
-        .join("target/sei-console-cp")
-        .join(std::process::id().to_string());
+    let parent = repo_root().join("target/sei-console-cp");
+    remove_stopped_control_planes(&parent);
+    let dir = parent.join(std::process::id().to_string());
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create control-plane dir");
     let start = repo_root().join("tests/control-plane/start");
@@ -78,6 +78,21 @@ fn start_own_control_plane() -> ControlPlane {
     ControlPlane {
         kubeconfig: dir.join("kubeconfig"),
         dir,
+    }
+}
+
+/// Removes what earlier self-started runs left (logs, etcd data): directories whose control plane
+/// was stopped (`stop` removes `pids`) and whose test process is gone.
+fn remove_stopped_control_planes(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let owner_alive = Path::new("/proc").join(entry.file_name()).exists();
+        if !owner_alive && !path.join("pids").exists() {
+            let _ = std::fs::remove_dir_all(&path);
+        }
     }
 }
 
