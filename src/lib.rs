@@ -7,6 +7,7 @@ pub mod cli;
 pub mod fleet;
 pub mod keymap;
 pub mod kube;
+pub mod planner;
 pub mod platform;
 pub mod ports;
 pub mod render;
