@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 pub mod logging;
+pub mod render;
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -49,6 +50,8 @@ pub enum Command {
         /// Shell to generate completions for.
         shell: clap_complete::Shell,
     },
+    /// Print the StatefulSet, Service and PVC the controller would apply for a SeiNode now.
+    Render(render::RenderArgs),
 }
 
 /// Error reported at the edge as one line on stderr.
@@ -89,6 +92,10 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "sei-console", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Render(args)) => {
+            render::run(&cli.global, &args)?;
             Ok(ExitCode::SUCCESS)
         }
         None => Err(CliError::Failed(

@@ -1,4 +1,5 @@
 //! Adapters to the outside world: the Kubernetes API and the nodes' sidecars.
 
+pub mod platform_config;
 pub mod sidecar_env;
 pub mod sidecar_http;

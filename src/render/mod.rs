@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use crate::api::SeiNode;
 use crate::platform::{PlatformConfig, SeiConfigMode, go_quote};
 
+mod apply;
 mod bootstrap;
 mod keys;
 mod pod;
@@ -18,6 +19,7 @@ mod probes;
 mod resources;
 mod workload;
 
+pub use apply::{AppliedWorkload, applied_workload, owner_reference, statefulset_for_apply};
 pub use bootstrap::{bootstrap_job, bootstrap_job_name, bootstrap_labels, bootstrap_service};
 pub use pod::pod_anti_affinity;
 pub use probes::{validate_gated_seid_probes, validate_seed_probes};

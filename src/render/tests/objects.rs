@@ -526,3 +526,65 @@ fn operator_keyring_env_test_backend_without_secret_none_for_non_validators() {
         }
     }
 }
+
+#[test]
+fn applied_workload_sets_owner_reference_when_node_has_uid() {
+    let n = node_with_meta("  uid: 1234-abcd\n", FULL);
+    let applied = applied_workload(&n, &fixture()).expect("renders");
+    for owners in [
+        applied.statefulset.metadata.owner_references.clone(),
+        applied.service.metadata.owner_references.clone(),
+        applied
+            .data_pvc
+            .clone()
+            .expect("pvc")
+            .metadata
+            .owner_references,
+    ] {
+        let owner = &owners.expect("owner")[0];
+        assert_eq!(
+            (
+                owner.api_version.as_str(),
+                owner.kind.as_str(),
+                owner.name.as_str(),
+                owner.uid.as_str()
+            ),
+            ("sei.io/v1alpha1", "SeiNode", "n1", "1234-abcd")
+        );
+        assert_eq!(
+            (owner.controller, owner.block_owner_deletion),
+            (Some(true), Some(true))
+        );
+    }
+    let without_uid = applied_workload(&node(FULL), &fixture()).expect("renders");
+    assert!(without_uid.statefulset.metadata.owner_references.is_none());
+}
+
+#[test]
+fn paused_node_statefulset_applies_with_zero_replicas() {
+    let n = node(&format!("{FULL}\n  paused: true"));
+    assert_eq!(
+        statefulset_for_apply(&n, &fixture())
+            .expect("renders")
+            .spec
+            .replicas,
+        Some(0)
+    );
+    assert_eq!(
+        statefulset(&n, &fixture()).expect("renders").spec.replicas,
+        Some(1)
+    );
+}
+
+#[test]
+fn imported_pvc_is_never_rendered() {
+    let n = node(&format!(
+        "{FULL}\n  dataVolume: {{import: {{pvcName: existing}}}}"
+    ));
+    assert!(
+        applied_workload(&n, &fixture())
+            .expect("renders")
+            .data_pvc
+            .is_none()
+    );
+}
