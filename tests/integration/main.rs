@@ -8,5 +8,6 @@ mod common;
 mod crd_validation;
 mod demo_fleet;
 mod events;
+mod render_dry_run;
 mod seinode_workload;
 mod statefulset_rollout;
