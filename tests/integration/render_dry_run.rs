@@ -133,3 +133,77 @@ async fn rendered_objects_of_every_mode_pass_server_side_dry_run() {
             .is_empty()
     );
 }
+
+/// `sei-console render` without `--platform-config` reads the controller's ConfigMap through the
+/// kubeconfig: a clear error while it is missing or lacks `config.yaml`, the rendered List once
+/// it exists.
+#[tokio::test]
+async fn render_command_reads_platform_config_from_the_controller_config_map() {
+    let ns = TestNamespace::new("render-cm").await;
+    let kubeconfig = crate::common::control_plane().kubeconfig.clone();
+    let node_file = std::env::temp_dir().join(format!("sei-console-render-cm-{}.yaml", ns.name));
+    std::fs::write(
+        &node_file,
+        format!("apiVersion: sei.io/v1alpha1\nkind: SeiNode\nmetadata: {{name: rpc-1, namespace: sei}}\nspec: {{chainId: pacific-1, image: {IMAGE}, fullNode: {{}}}}\n"),
+    )
+    .expect("write node manifest");
+    let run = || {
+        let mut cmd = assert_cmd::Command::cargo_bin("sei-console").expect("binary");
+        cmd.env_remove("SEI_CONSOLE_PLATFORM_CONFIG")
+            .env_remove("SEI_CONSOLE_CONTROLLER_NAMESPACE")
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args([
+                "render",
+                "-o",
+                "json",
+                "--controller-namespace",
+                &ns.name,
+                "-f",
+            ])
+            .arg(&node_file);
+        cmd
+    };
+    let missing = run().assert().code(1).get_output().stderr.clone();
+    let missing = String::from_utf8_lossy(&missing);
+    assert!(
+        missing.contains(&format!(
+            "ConfigMap {}/sei-controller-config not found",
+            ns.name
+        )),
+        "{missing}"
+    );
+
+    let config_maps: Api<ConfigMap> = ns.api();
+    let mut cm: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "sei-controller-config"},
+        "data": {"other.yaml": "x: 1"}
+    }))
+    .expect("configmap json");
+    config_maps
+        .create(&PostParams::default(), &cm)
+        .await
+        .expect("create ConfigMap");
+    let no_key = run().assert().code(1).get_output().stderr.clone();
+    assert!(String::from_utf8_lossy(&no_key).contains("has no key config.yaml"));
+
+    let text =
+        std::fs::read_to_string(repo_path("assets/demo/platform-config.yaml")).expect("config");
+    cm.data = Some([("config.yaml".to_string(), text)].into());
+    config_maps
+        .replace("sei-controller-config", &PostParams::default(), &{
+            let mut live = config_maps.get("sei-controller-config").await.expect("get");
+            live.data = cm.data.clone();
+            live
+        })
+        .await
+        .expect("update ConfigMap");
+    let out = run().assert().success().get_output().stdout.clone();
+    let list: serde_json::Value = serde_json::from_slice(&out).expect("json List");
+    assert_eq!(list["kind"], "List");
+    assert_eq!(
+        list["items"][0]["spec"]["template"]["spec"]["tolerations"][0]["value"],
+        "sei-node"
+    );
+    std::fs::remove_file(&node_file).expect("cleanup");
+}
