@@ -4,6 +4,7 @@
 //! `cli`/`app`/`ui` -> `kube` -> `executor`/`tasks` -> `planner`/`render` -> `api`.
 pub mod api;
 pub mod cli;
+pub mod executor;
 pub mod fleet;
 pub mod keymap;
 pub mod kube;

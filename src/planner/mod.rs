@@ -95,4 +95,4 @@ mod oracle_tests;
 #[cfg(test)]
 mod pinned_tests;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
