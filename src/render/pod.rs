@@ -238,7 +238,11 @@ pub(super) fn sidecar_base_env(
 }
 
 pub(super) fn sidecar_resources(node: &SeiNode) -> Option<ResourceRequirements> {
-    node.spec.sidecar.as_ref().and_then(|s| s.resources.clone())
+    node.spec
+        .sidecar
+        .as_ref()
+        .and_then(|s| s.resources.clone())
+        .map(super::resources::canonical_requirements)
 }
 
 fn sidecar_container(node: &SeiNode, platform: &PlatformConfig) -> Container {

@@ -62,16 +62,17 @@ pub fn resources_for_node(
     let (key, o) = override_for_role(role, platform);
     let cpu = first_non_blank(&o.cpu_request, default_cpu);
     let memory = first_non_blank(&o.memory, default_memory);
-    parse_quantity(&format!("{key}.cpuRequest"), cpu)?;
-    parse_quantity(&format!("{key}.memory"), memory)?;
+    // Written in apimachinery's canonical form, as the controller's Go types serialize them.
+    let cpu = parse_quantity(&format!("{key}.cpuRequest"), cpu)?.canonical();
+    let memory = parse_quantity(&format!("{key}.memory"), memory)?.canonical();
     Ok(ResourceRequirements {
         requests: Some(BTreeMap::from([
-            ("cpu".to_string(), K8sQuantity(cpu.to_string())),
-            ("memory".to_string(), K8sQuantity(memory.to_string())),
+            ("cpu".to_string(), K8sQuantity(cpu)),
+            ("memory".to_string(), K8sQuantity(memory.clone())),
         ])),
         limits: Some(BTreeMap::from([(
             "memory".to_string(),
-            K8sQuantity(memory.to_string()),
+            K8sQuantity(memory),
         )])),
         ..Default::default()
     })
@@ -100,6 +101,24 @@ pub(super) fn go_mem_limit_env(
         value: Some(format!("{soft}B")),
         ..Default::default()
     }))
+}
+
+/// Requirements from a node's spec as the controller's Go types serialize them: every parsable
+/// quantity in canonical form (unparsable ones, which admission would have rejected, unchanged).
+pub(super) fn canonical_requirements(
+    mut requirements: ResourceRequirements,
+) -> ResourceRequirements {
+    for list in [requirements.requests.as_mut(), requirements.limits.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        for value in list.values_mut() {
+            if let Ok(q) = Quantity::parse(&value.0) {
+                value.0 = q.canonical();
+            }
+        }
+    }
+    requirements
 }
 
 /// Upstream `DefaultStorageForMode`: `(storage class, size)` of the data PVC.

@@ -127,17 +127,14 @@ pub fn data_pvc(
         SeiConfigMode::Seed => "seed default size",
         SeiConfigMode::Full | SeiConfigMode::Validator => "storage.sizeDefault",
     };
-    parse_quantity(key, size)?;
+    let size = parse_quantity(key, size)?.canonical();
     Ok(PersistentVolumeClaim {
         metadata: meta(node, data_pvc_name(node)),
         spec: Some(PersistentVolumeClaimSpec {
             access_modes: Some(vec!["ReadWriteOnce".into()]),
             storage_class_name: Some(class.to_string()),
             resources: Some(VolumeResourceRequirements {
-                requests: Some(BTreeMap::from([(
-                    "storage".to_string(),
-                    K8sQuantity(size.to_string()),
-                )])),
+                requests: Some(BTreeMap::from([("storage".to_string(), K8sQuantity(size))])),
                 limits: None,
             }),
             ..Default::default()

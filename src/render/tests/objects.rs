@@ -53,6 +53,44 @@ fn resources_for_node_override_per_role_and_partial_override() {
 }
 
 #[test]
+fn quantities_are_written_in_apimachinery_canonical_form() {
+    let mut cfg = fixture();
+    cfg.resources.seed.memory = "1.5Gi".into();
+    cfg.resources.seed.cpu_request = "0.5".into();
+    cfg.storage.size_seed = "20480Mi".into();
+    let req = resources_for_node(&node(SEED), &cfg)
+        .expect("ok")
+        .requests
+        .expect("req");
+    assert_eq!(
+        (req["cpu"].0.as_str(), req["memory"].0.as_str()),
+        ("500m", "1536Mi")
+    );
+    let pvc = data_pvc(&node(SEED), &cfg)
+        .expect("pvc")
+        .spec
+        .expect("spec");
+    assert_eq!(
+        pvc.resources.expect("res").requests.expect("req")["storage"].0,
+        "20Gi"
+    );
+    let n = node(&format!(
+        "{SEED}\n  sidecar: {{resources: {{requests: {{cpu: \"1000m\"}}}}}}"
+    ));
+    let spec = statefulset(&n, &cfg)
+        .expect("renders")
+        .spec
+        .template
+        .spec
+        .expect("pod");
+    let sidecar = container(&spec, "sei-sidecar")
+        .resources
+        .clone()
+        .expect("res");
+    assert_eq!(sidecar.requests.expect("req")["cpu"].0, "1");
+}
+
+#[test]
 fn resources_invalid_override_is_an_error_not_a_panic() {
     let mut cfg = fixture();
     cfg.resources.validator.memory = "lots".into();
