@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 pub mod logging;
+pub mod manifest;
+pub mod plan;
 pub mod render;
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
@@ -52,6 +54,8 @@ pub enum Command {
     },
     /// Print the StatefulSet, Service and PVC the controller would apply for a SeiNode now.
     Render(render::RenderArgs),
+    /// Print the TaskPlan the controller would build for a SeiNode manifest.
+    Plan(plan::PlanArgs),
 }
 
 /// Error reported at the edge as one line on stderr.
@@ -92,6 +96,10 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "sei-console", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Plan(args)) => {
+            plan::run(&cli.global, &args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Render(args)) => {

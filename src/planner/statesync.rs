@@ -4,6 +4,7 @@
 use super::PlanContext;
 use super::planner::set_node_condition;
 use crate::api::{ConditionStatus, ConditionType, Reason, SeiNode};
+use crate::platform::go_quote;
 
 /// A state-sync node needs at least this many witnesses.
 pub const MIN_CANONICAL_SYNCERS: usize = 2;
@@ -23,7 +24,7 @@ pub fn reconcile_state_sync_gate(
     canonical_syncers: Result<&[String], String>,
     ctx: &PlanContext,
 ) -> bool {
-    let chain = node.spec.chain_id.clone();
+    let chain = go_quote(&node.spec.chain_id);
     let Some(snap) = node.spec.snapshot_source() else {
         node.status_mut().resolved_state_syncers = None;
         let message = "node does not bootstrap from a snapshot".to_owned();
@@ -39,7 +40,7 @@ pub fn reconcile_state_sync_gate(
     let spec_syncers = sorted_unique(snap.rpc_servers.as_deref().unwrap_or(&[]));
     if spec_syncers.len() >= MIN_CANONICAL_SYNCERS {
         let message = format!(
-            "{} rpc-servers declared on spec for chain {chain:?}",
+            "{} rpc-servers declared on spec for chain {chain}",
             spec_syncers.len()
         );
         node.status_mut().resolved_state_syncers = Some(spec_syncers);
@@ -50,7 +51,7 @@ pub fn reconcile_state_sync_gate(
         Ok(syncers) => syncers.to_vec(),
         Err(err) => {
             node.status_mut().resolved_state_syncers = None;
-            let message = format!("reading canonical-syncer source for chain {chain:?}: {err}");
+            let message = format!("reading canonical-syncer source for chain {chain}: {err}");
             set_gate(
                 node,
                 ConditionStatus::Unknown,
@@ -64,7 +65,7 @@ pub fn reconcile_state_sync_gate(
     if syncers.len() < MIN_CANONICAL_SYNCERS {
         node.status_mut().resolved_state_syncers = None;
         let message = format!(
-            "state sync requires >={MIN_CANONICAL_SYNCERS} canonical syncers configured for chain {chain:?}; found {} \u{2014} register syncers for the chain in the controller config, or declare >={MIN_CANONICAL_SYNCERS} spec.fullNode.snapshot.rpcServers on the SeiNode",
+            "state sync requires >={MIN_CANONICAL_SYNCERS} canonical syncers configured for chain {chain}; found {} \u{2014} register syncers for the chain in the controller config, or declare >={MIN_CANONICAL_SYNCERS} spec.fullNode.snapshot.rpcServers on the SeiNode",
             syncers.len()
         );
         set_gate(
@@ -77,7 +78,7 @@ pub fn reconcile_state_sync_gate(
         return true;
     }
     let message = format!(
-        "{} canonical syncers configured for chain {chain:?}",
+        "{} canonical syncers configured for chain {chain}",
         syncers.len()
     );
     node.status_mut().resolved_state_syncers = Some(syncers);

@@ -5,6 +5,7 @@ use super::node_update::{UpdateGates, build_running_plan};
 use super::planner::{bootstrap_image_needs_s3, build_base_plan, init_intent, is_running};
 use super::{PlanContext, PlanError, needs_bootstrap};
 use crate::api::{SeiNode, TaskPlan, ValidatorSpec};
+use crate::platform::go_quote;
 
 fn invalid(message: impl Into<String>) -> PlanError {
     PlanError::Invalid(message.into())
@@ -81,7 +82,8 @@ fn validate_operator_keyring_distinctness(validator: &ValidatorSpec) -> Result<(
     let pass = keyring.passphrase_secret_ref.secret_name.as_str();
     if !data.is_empty() && data == pass {
         return Err(invalid(format!(
-            "validator: operatorKeyring data Secret {data:?} must differ from its passphrase Secret"
+            "validator: operatorKeyring data Secret {} must differ from its passphrase Secret",
+            go_quote(data)
         )));
     }
     for (other, label) in [
@@ -93,12 +95,14 @@ fn validate_operator_keyring_distinctness(validator: &ValidatorSpec) -> Result<(
         }
         if data == other {
             return Err(invalid(format!(
-                "validator: operatorKeyring Secret {data:?} must differ from {label} Secret"
+                "validator: operatorKeyring Secret {} must differ from {label} Secret",
+                go_quote(data)
             )));
         }
         if !pass.is_empty() && pass == other {
             return Err(invalid(format!(
-                "validator: operatorKeyring passphrase Secret {pass:?} must differ from {label} Secret"
+                "validator: operatorKeyring passphrase Secret {} must differ from {label} Secret",
+                go_quote(pass)
             )));
         }
     }

@@ -1,0 +1,59 @@
+//! Reading one SeiNode manifest (YAML or JSON) from a file or standard input, with errors fit
+//! for one line on stderr.
+use std::io::Read;
+use std::path::Path;
+
+use super::CliError;
+use crate::api::{API_VERSION, KIND, SeiNode, schema};
+
+/// Reads and decodes `path` (`-` = standard input). Errors are bad input: unreadable file, YAML
+/// or JSON syntax (with line and column), a document that is not a SeiNode, or a SeiNode whose
+/// fields do not decode.
+pub fn read_seinode(path: &Path) -> Result<SeiNode, CliError> {
+    let shown = if path == Path::new("-") {
+        "standard input".to_owned()
+    } else {
+        path.display().to_string()
+    };
+    let text = if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| CliError::BadInput(format!("reading standard input: {e}")))?;
+        text
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| CliError::BadInput(format!("reading {shown}: {e}")))?
+    };
+    // Syntax first, so a YAML error reports its own line and column.
+    let value: serde_json::Value = serde_yaml_ng::from_str(&text)
+        .map_err(|e| CliError::BadInput(format!("{shown}: invalid YAML: {e}")))?;
+    let kind = value
+        .get("kind")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    let api_version = value
+        .get("apiVersion")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    if kind != KIND || api_version != API_VERSION {
+        let found = if kind.is_empty() {
+            "no kind".to_owned()
+        } else {
+            format!("{api_version} {kind}")
+        };
+        return Err(CliError::BadInput(format!(
+            "{shown} is not a SeiNode (expected apiVersion {API_VERSION}, kind {KIND}; found {found})"
+        )));
+    }
+    serde_json::from_value(value)
+        .map_err(|e| CliError::BadInput(format!("{shown}: not a valid SeiNode: {e}")))
+}
+
+/// The manifest's fields the CRD does not declare (the API server would drop them).
+pub fn unknown_fields(node: &SeiNode) -> Vec<String> {
+    serde_json::to_value(node)
+        .ok()
+        .and_then(|value| schema::unknown_field_paths(&value).ok())
+        .unwrap_or_default()
+}
