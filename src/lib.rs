@@ -12,4 +12,5 @@ pub mod planner;
 pub mod platform;
 pub mod ports;
 pub mod render;
+pub mod tasks;
 pub mod ui;

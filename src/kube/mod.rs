@@ -1,5 +1,6 @@
 //! Adapters to the outside world: the Kubernetes API and the nodes' sidecars.
 
+pub mod cluster;
 pub mod platform_config;
 pub mod sidecar_env;
 pub mod sidecar_http;

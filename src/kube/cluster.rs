@@ -1,0 +1,392 @@
+//! [`ClusterApi`] over kube-rs: typed `Api<K>` calls, server-side apply as `seinode-controller`
+//! with force, JSON merge patches of the SeiNode status with the resourceVersion precondition,
+//! and API errors mapped to [`ClusterErrorKind`] by HTTP code and reason, never by text.
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{
+    ConfigMap, Event, EventSource, ObjectReference, PersistentVolume, PersistentVolumeClaim, Pod,
+    Secret, Service,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta, Time};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, PropagationPolicy};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::api::SeiNode;
+use crate::ports::{
+    ClusterApi, ClusterError, ClusterErrorKind, ClusterFuture, ClusterObject, FIELD_MANAGER,
+    NodeEvent, ObjectKind, Propagation, StatusPatch,
+};
+
+/// The controller's event source component.
+pub const EVENT_COMPONENT: &str = "seinode-controller";
+
+/// [`ClusterApi`] backed by a kube-rs client.
+#[derive(Clone)]
+pub struct KubeCluster {
+    client: kube::Client,
+}
+
+impl KubeCluster {
+    pub fn new(client: kube::Client) -> Self {
+        Self { client }
+    }
+
+    fn api<K>(&self, namespace: &str) -> Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        <K as kube::Resource>::DynamicType: Default,
+    {
+        Api::namespaced(self.client.clone(), namespace)
+    }
+}
+
+/// Maps a kube-rs error onto the port's error kinds.
+pub fn map_error(err: kube::Error) -> ClusterError {
+    match err {
+        kube::Error::Api(status) => {
+            let kind = match (status.code, status.reason.as_str()) {
+                (404, _) => ClusterErrorKind::NotFound,
+                (409, "AlreadyExists") => ClusterErrorKind::AlreadyExists,
+                (409, _) => ClusterErrorKind::Conflict,
+                (403, _) => ClusterErrorKind::Forbidden,
+                _ => ClusterErrorKind::Other,
+            };
+            let message = if status.message.is_empty() {
+                format!("API server answered HTTP {}", status.code)
+            } else {
+                status.message.clone()
+            };
+            ClusterError::new(kind, message)
+        }
+        other => ClusterError::new(ClusterErrorKind::Other, other.to_string()),
+    }
+}
+
+async fn get_opt<K>(api: Api<K>, name: &str) -> Result<Option<K>, ClusterError>
+where
+    K: Clone + DeserializeOwned + std::fmt::Debug,
+{
+    api.get_opt(name).await.map_err(map_error)
+}
+
+async fn apply_typed<K>(api: Api<K>, object: &K, name: &str) -> Result<K, ClusterError>
+where
+    K: Clone + DeserializeOwned + Serialize + std::fmt::Debug,
+{
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    api.patch(name, &params, &Patch::Apply(object))
+        .await
+        .map_err(map_error)
+}
+
+async fn create_typed<K>(api: Api<K>, object: &K) -> Result<K, ClusterError>
+where
+    K: Clone + DeserializeOwned + Serialize + std::fmt::Debug,
+{
+    api.create(&PostParams::default(), object)
+        .await
+        .map_err(map_error)
+}
+
+impl ClusterApi for KubeCluster {
+    fn get_seinode<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Option<SeiNode>> {
+        Box::pin(async move { get_opt(self.api::<SeiNode>(namespace), name).await })
+    }
+
+    fn patch_seinode_status<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+        patch: &'a StatusPatch,
+    ) -> ClusterFuture<'a, SeiNode> {
+        Box::pin(async move {
+            self.api::<SeiNode>(namespace)
+                .patch_status(name, &PatchParams::default(), &Patch::Merge(patch.body()))
+                .await
+                .map_err(map_error)
+        })
+    }
+
+    fn apply<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
+        Box::pin(async move {
+            let ns = object.namespace();
+            let name = object.name();
+            Ok(match object {
+                ClusterObject::StatefulSet(o) => {
+                    ClusterObject::StatefulSet(apply_typed(self.api(ns), o, name).await?)
+                }
+                ClusterObject::Service(o) => {
+                    ClusterObject::Service(apply_typed(self.api(ns), o, name).await?)
+                }
+                ClusterObject::PersistentVolumeClaim(o) => {
+                    ClusterObject::PersistentVolumeClaim(apply_typed(self.api(ns), o, name).await?)
+                }
+                ClusterObject::ConfigMap(o) => {
+                    ClusterObject::ConfigMap(apply_typed(self.api(ns), o, name).await?)
+                }
+                ClusterObject::Job(o) => {
+                    ClusterObject::Job(apply_typed(self.api(ns), o, name).await?)
+                }
+                ClusterObject::Secret(o) => {
+                    ClusterObject::Secret(apply_typed(self.api(ns), o, name).await?)
+                }
+                ClusterObject::Pod(o) => {
+                    ClusterObject::Pod(apply_typed(self.api(ns), o, name).await?)
+                }
+            })
+        })
+    }
+
+    fn create<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
+        Box::pin(async move {
+            let ns = object.namespace();
+            Ok(match object {
+                ClusterObject::StatefulSet(o) => {
+                    ClusterObject::StatefulSet(create_typed(self.api(ns), o).await?)
+                }
+                ClusterObject::Service(o) => {
+                    ClusterObject::Service(create_typed(self.api(ns), o).await?)
+                }
+                ClusterObject::PersistentVolumeClaim(o) => {
+                    ClusterObject::PersistentVolumeClaim(create_typed(self.api(ns), o).await?)
+                }
+                ClusterObject::ConfigMap(o) => {
+                    ClusterObject::ConfigMap(create_typed(self.api(ns), o).await?)
+                }
+                ClusterObject::Job(o) => ClusterObject::Job(create_typed(self.api(ns), o).await?),
+                ClusterObject::Secret(o) => {
+                    ClusterObject::Secret(create_typed(self.api(ns), o).await?)
+                }
+                ClusterObject::Pod(o) => ClusterObject::Pod(create_typed(self.api(ns), o).await?),
+            })
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        kind: ObjectKind,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Option<ClusterObject>> {
+        Box::pin(async move {
+            let ns = namespace;
+            Ok(match kind {
+                ObjectKind::StatefulSet => get_opt::<StatefulSet>(self.api(ns), name)
+                    .await?
+                    .map(ClusterObject::StatefulSet),
+                ObjectKind::Service => get_opt::<Service>(self.api(ns), name)
+                    .await?
+                    .map(ClusterObject::Service),
+                ObjectKind::PersistentVolumeClaim => {
+                    get_opt::<PersistentVolumeClaim>(self.api(ns), name)
+                        .await?
+                        .map(ClusterObject::PersistentVolumeClaim)
+                }
+                ObjectKind::ConfigMap => get_opt::<ConfigMap>(self.api(ns), name)
+                    .await?
+                    .map(ClusterObject::ConfigMap),
+                ObjectKind::Job => get_opt::<Job>(self.api(ns), name)
+                    .await?
+                    .map(ClusterObject::Job),
+                ObjectKind::Secret => get_opt::<Secret>(self.api(ns), name)
+                    .await?
+                    .map(ClusterObject::Secret),
+                ObjectKind::Pod => get_opt::<Pod>(self.api(ns), name)
+                    .await?
+                    .map(ClusterObject::Pod),
+            })
+        })
+    }
+
+    fn get_persistent_volume<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Option<PersistentVolume>> {
+        Box::pin(
+            async move { get_opt(Api::<PersistentVolume>::all(self.client.clone()), name).await },
+        )
+    }
+
+    fn list_pods<'a>(
+        &'a self,
+        namespace: &'a str,
+        selector: &'a BTreeMap<String, String>,
+    ) -> ClusterFuture<'a, Vec<Pod>> {
+        Box::pin(async move {
+            let labels = selector
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(",");
+            let list = self
+                .api::<Pod>(namespace)
+                .list(&ListParams::default().labels(&labels))
+                .await
+                .map_err(map_error)?;
+            Ok(list.items)
+        })
+    }
+
+    fn delete<'a>(
+        &'a self,
+        kind: ObjectKind,
+        namespace: &'a str,
+        name: &'a str,
+        propagation: Propagation,
+    ) -> ClusterFuture<'a, bool> {
+        Box::pin(async move {
+            let params = match propagation {
+                Propagation::Default => DeleteParams::default(),
+                Propagation::Foreground => DeleteParams {
+                    propagation_policy: Some(PropagationPolicy::Foreground),
+                    ..DeleteParams::default()
+                },
+            };
+            let ns = namespace;
+            let result = match kind {
+                ObjectKind::StatefulSet => self
+                    .api::<StatefulSet>(ns)
+                    .delete(name, &params)
+                    .await
+                    .map(|_| ()),
+                ObjectKind::Service => self
+                    .api::<Service>(ns)
+                    .delete(name, &params)
+                    .await
+                    .map(|_| ()),
+                ObjectKind::PersistentVolumeClaim => self
+                    .api::<PersistentVolumeClaim>(ns)
+                    .delete(name, &params)
+                    .await
+                    .map(|_| ()),
+                ObjectKind::ConfigMap => self
+                    .api::<ConfigMap>(ns)
+                    .delete(name, &params)
+                    .await
+                    .map(|_| ()),
+                ObjectKind::Job => self.api::<Job>(ns).delete(name, &params).await.map(|_| ()),
+                ObjectKind::Secret => self
+                    .api::<Secret>(ns)
+                    .delete(name, &params)
+                    .await
+                    .map(|_| ()),
+                ObjectKind::Pod => self.api::<Pod>(ns).delete(name, &params).await.map(|_| ()),
+            };
+            match result.map_err(map_error) {
+                Ok(()) => Ok(true),
+                Err(err) if err.is_not_found() => Ok(false),
+                Err(err) => Err(err),
+            }
+        })
+    }
+
+    fn create_event<'a>(&'a self, event: &'a NodeEvent) -> ClusterFuture<'a, ()> {
+        Box::pin(async move {
+            let now = jiff::Timestamp::now();
+            let body = Event {
+                metadata: ObjectMeta {
+                    // The recorder's naming: `<object>.<unique suffix>`.
+                    name: Some(format!("{}.{:x}", event.node, now.as_nanosecond())),
+                    namespace: Some(event.namespace.clone()),
+                    ..ObjectMeta::default()
+                },
+                involved_object: ObjectReference {
+                    api_version: Some(crate::api::API_VERSION.into()),
+                    kind: Some(crate::api::KIND.into()),
+                    name: Some(event.node.clone()),
+                    namespace: Some(event.namespace.clone()),
+                    uid: Some(event.node_uid.clone()).filter(|u| !u.is_empty()),
+                    ..ObjectReference::default()
+                },
+                reason: Some(event.reason.clone()),
+                message: Some(event.message.clone()),
+                type_: Some(event.event_type.as_str().into()),
+                source: Some(EventSource {
+                    component: Some(EVENT_COMPONENT.into()),
+                    host: None,
+                }),
+                reporting_component: Some(EVENT_COMPONENT.into()),
+                first_timestamp: Some(Time(now)),
+                last_timestamp: Some(Time(now)),
+                event_time: None::<MicroTime>,
+                count: Some(1),
+                ..Event::default()
+            };
+            create_typed(self.api::<Event>(&event.namespace), &body)
+                .await
+                .map(|_| ())
+        })
+    }
+
+    fn get_lease<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Option<Lease>> {
+        Box::pin(async move { get_opt(self.api::<Lease>(namespace), name).await })
+    }
+
+    fn create_lease<'a>(&'a self, lease: &'a Lease) -> ClusterFuture<'a, Lease> {
+        Box::pin(async move {
+            let ns = lease.metadata.namespace.as_deref().unwrap_or("default");
+            create_typed(self.api::<Lease>(ns), lease).await
+        })
+    }
+
+    fn replace_lease<'a>(&'a self, lease: &'a Lease) -> ClusterFuture<'a, Lease> {
+        Box::pin(async move {
+            let ns = lease.metadata.namespace.as_deref().unwrap_or("default");
+            let name = lease.metadata.name.as_deref().unwrap_or("");
+            self.api::<Lease>(ns)
+                .replace(name, &PostParams::default(), lease)
+                .await
+                .map_err(map_error)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api_error(code: u16, reason: &str, message: &str) -> kube::Error {
+        let status: kube::core::Status = serde_json::from_value(serde_json::json!({
+            "code": code, "reason": reason, "message": message
+        }))
+        .expect("status");
+        kube::Error::Api(Box::new(status))
+    }
+
+    #[test]
+    fn api_errors_map_by_code_and_reason() {
+        let e = map_error(api_error(404, "NotFound", "pods \"a\" not found"));
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            (ClusterErrorKind::NotFound, "pods \"a\" not found")
+        );
+        assert_eq!(
+            map_error(api_error(409, "AlreadyExists", "x")).kind,
+            ClusterErrorKind::AlreadyExists
+        );
+        assert_eq!(
+            map_error(api_error(409, "Conflict", "x")).kind,
+            ClusterErrorKind::Conflict
+        );
+        assert_eq!(
+            map_error(api_error(403, "Forbidden", "x")).kind,
+            ClusterErrorKind::Forbidden
+        );
+        assert_eq!(
+            map_error(api_error(500, "", "")).message,
+            "API server answered HTTP 500"
+        );
+    }
+}
