@@ -30,6 +30,7 @@ pub mod bootstrap_deploy;
 pub mod bootstrap_teardown;
 pub mod ensure_pvc;
 pub mod observe_image;
+pub mod platform_renderer;
 pub mod replace_pod;
 mod secret_checks;
 pub mod sidecar;
