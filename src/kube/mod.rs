@@ -2,5 +2,6 @@
 
 pub mod cluster;
 pub mod platform_config;
+mod sidecar_calls;
 pub mod sidecar_env;
 pub mod sidecar_http;
