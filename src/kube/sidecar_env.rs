@@ -37,13 +37,16 @@ pub enum SidecarEnvError {
     OverrideWithoutAddresses,
     #[error("the pod-proxy sidecar transport needs a Kubernetes client (kubeconfig)")]
     PodProxyWithoutClient,
+    #[error("cannot build the Kubernetes client for the pod proxy: {0}")]
+    KubeClient(String),
 }
 
 /// Build the transport the environment asks for. `get` reads one variable (`std::env::var` in
-/// production, a map in tests); `kube` is needed only for the pod proxy.
+/// production, a map in tests); `kube` (the kubeconfig's client config) is needed only for the
+/// pod proxy.
 pub fn transport_from_env(
     get: impl Fn(&str) -> Option<String>,
-    kube: Option<::kube::Client>,
+    kube: Option<::kube::Config>,
 ) -> Result<SidecarTransport, SidecarEnvError> {
     let get = |name: &str| {
         get(name)
@@ -72,8 +75,14 @@ pub fn transport_from_env(
             .clone()
             .unwrap_or_else(|| PathBuf::from(SERVICE_ACCOUNT_TOKEN_FILE)),
     };
-    let pod_proxy = |kube: Option<::kube::Client>| match kube {
-        Some(client) => Ok(SidecarTransport::PodProxy { client, port }),
+    let pod_proxy = |kube: Option<::kube::Config>| match kube {
+        Some(config) => match SidecarTransport::pod_proxy(config) {
+            Ok(SidecarTransport::PodProxy { client, .. }) => {
+                Ok(SidecarTransport::PodProxy { client, port })
+            }
+            Ok(other) => Ok(other),
+            Err(err) => Err(SidecarEnvError::KubeClient(err.to_string())),
+        },
         None => Err(SidecarEnvError::PodProxyWithoutClient),
     };
     match get(ENV_TRANSPORT).as_deref().unwrap_or("auto") {

@@ -80,7 +80,8 @@ impl SidecarOverride {
 /// How requests reach a node's sidecar.
 #[derive(Clone)]
 pub enum SidecarTransport {
-    /// Through the API server's pod proxy, authenticated as the kubeconfig user.
+    /// Through the API server's pod proxy, authenticated as the kubeconfig user. Build it with
+    /// [`SidecarTransport::pod_proxy`]: the client must not retry 503s.
     PodProxy { client: ::kube::Client, port: u16 },
     /// Pod DNS through the headless Service, with a bearer token read from `token_file`.
     InCluster {
@@ -120,16 +121,21 @@ impl SidecarTransport {
         }
     }
 
-    /// The pod proxy to kube-rbac-proxy's port 8443.
+    /// The pod proxy to kube-rbac-proxy's port 8443, through a client built from `config`.
+    ///
+    /// kube's default retry layer is switched off: it retries 503 up to 15 times, and 503 is how
+    /// the sidecar says "not ready" on `/v0/healthz`.
     ///
     /// The API server authenticates the caller and does not forward its credentials to the pod,
     /// so kube-rbac-proxy answers 401 on every path but its unauthenticated ones (`/v0/healthz`);
     /// that surfaces as [`SidecarError::Unauthorized`].
-    pub fn pod_proxy(client: ::kube::Client) -> Self {
-        Self::PodProxy {
-            client,
+    pub fn pod_proxy(config: ::kube::Config) -> Result<Self, ::kube::Error> {
+        let mut config = config;
+        config.default_retry = false;
+        Ok(Self::PodProxy {
+            client: ::kube::Client::try_from(config)?,
             port: SIDECAR_PROXY_PORT,
-        }
+        })
     }
 
     /// A short name for status lines: `pod-proxy`, `in-cluster` or `override`.
