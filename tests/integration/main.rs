@@ -11,4 +11,5 @@ mod demo_fleet;
 mod events;
 mod render_dry_run;
 mod seinode_workload;
+mod sidecar_standins;
 mod statefulset_rollout;

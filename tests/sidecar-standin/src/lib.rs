@@ -75,7 +75,7 @@ impl Standin {
         let (shutdown, stopped) = watch::channel(false);
         let task = tokio::spawn(accept_loop(
             listener,
-            Arc::clone(&engine),
+            Dispatch::Single(Arc::clone(&engine)),
             options.trusted_header,
             stopped,
         ));
@@ -98,9 +98,16 @@ impl Standin {
     }
 }
 
+/// Where a connection's requests go: one engine, or one engine per `/{namespace}/{node}` prefix.
+#[derive(Clone)]
+enum Dispatch {
+    Single(Arc<Engine>),
+    Router(Arc<Router>),
+}
+
 async fn accept_loop(
     listener: TcpListener,
-    engine: Arc<Engine>,
+    dispatch: Dispatch,
     trusted_header: bool,
     mut stopped: watch::Receiver<bool>,
 ) {
@@ -112,15 +119,162 @@ async fn accept_loop(
         let Ok((stream, _)) = accepted else {
             continue;
         };
-        let engine = Arc::clone(&engine);
+        let dispatch = dispatch.clone();
         tokio::spawn(async move {
             let service = service_fn(move |request| {
-                server::handle(Arc::clone(&engine), trusted_header, request)
+                let dispatch = dispatch.clone();
+                async move {
+                    match dispatch {
+                        Dispatch::Single(engine) => {
+                            server::handle(engine, trusted_header, request).await
+                        }
+                        Dispatch::Router(router) => router.handle(trusted_header, request).await,
+                    }
+                }
             });
             let _ = http1::Builder::new()
                 .max_buf_size(64 * 1024)
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });
+    }
+}
+
+/// Many nodes behind one port: `/{namespace}/{node}/v0/...` reaches the engine whose home is
+/// `<root>/<namespace>/<node>`, opened on first use. Each node keeps its own tasks, readiness
+/// flag and files, exactly as separate sidecars would; only the port is shared, so the console
+/// can reach every node through one URL template that never changes.
+pub struct Router {
+    root: PathBuf,
+    template: Options,
+    engines: std::sync::Mutex<std::collections::HashMap<(String, String), Arc<Engine>>>,
+}
+
+/// A Kubernetes object name as it may appear in a path segment (no `/`, no `..`).
+fn is_object_name(segment: &str) -> bool {
+    !segment.is_empty()
+        && segment.len() <= 253
+        && segment
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        && !segment.starts_with('.')
+}
+
+impl Router {
+    /// The engine of `namespace/node`, opened (home created, config seeded) on first use.
+    pub fn engine(&self, namespace: &str, node: &str) -> Result<Arc<Engine>, String> {
+        if !is_object_name(namespace) || !is_object_name(node) {
+            return Err(format!("not a namespace/node pair: {namespace}/{node}"));
+        }
+        let mut engines = self
+            .engines
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let key = (namespace.to_owned(), node.to_owned());
+        if let Some(engine) = engines.get(&key) {
+            return Ok(Arc::clone(engine));
+        }
+        let home = self.root.join(namespace).join(node);
+        let engine = Engine::open(EngineConfig {
+            home: home.clone(),
+            chain_id: self.template.chain_id.clone(),
+            hold_types: self.template.hold_types.clone(),
+        })
+        .map_err(|err| format!("opening {}: {err}", home.display()))?;
+        engines.insert(key, Arc::clone(&engine));
+        Ok(engine)
+    }
+
+    async fn handle(
+        &self,
+        trusted_header: bool,
+        mut request: http::Request<hyper::body::Incoming>,
+    ) -> Result<http::Response<server::Body>, std::convert::Infallible> {
+        let path = request.uri().path().to_owned();
+        let mut parts = path.splitn(4, '/').skip(1);
+        let (Some(namespace), Some(node), Some(rest)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Ok(server::not_found());
+        };
+        // Only API paths open (and so create) a node's home.
+        if rest != "v0" && !rest.starts_with("v0/") {
+            return Ok(server::not_found());
+        }
+        let engine = match self.engine(namespace, node) {
+            Ok(engine) => engine,
+            Err(_) => return Ok(server::not_found()),
+        };
+        let query = request
+            .uri()
+            .query()
+            .map(|q| format!("?{q}"))
+            .unwrap_or_default();
+        let inner = format!("/{rest}{query}");
+        match inner.parse() {
+            Ok(uri) => *request.uri_mut() = uri,
+            Err(_) => return Ok(server::not_found()),
+        }
+        server::handle(engine, trusted_header, request).await
+    }
+}
+
+/// A running multi-node stand-in (see [`Router`]).
+pub struct StandinRouter {
+    pub addr: SocketAddr,
+    pub router: Arc<Router>,
+    shutdown: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl StandinRouter {
+    /// Serve every node under `root` on `listen` (loopback only). `template` gives the options
+    /// each node's engine is opened with (its `home` is ignored).
+    pub async fn start(
+        listen: SocketAddr,
+        root: PathBuf,
+        template: Options,
+    ) -> Result<Self, String> {
+        if !listen.ip().is_loopback() {
+            return Err(format!(
+                "refusing to listen on {listen}: loopback addresses only"
+            ));
+        }
+        std::fs::create_dir_all(&root)
+            .map_err(|err| format!("creating {}: {err}", root.display()))?;
+        let listener = TcpListener::bind(listen)
+            .await
+            .map_err(|err| format!("binding {listen}: {err}"))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|err| format!("local address: {err}"))?;
+        let trusted_header = template.trusted_header;
+        let router = Arc::new(Router {
+            root,
+            template,
+            engines: Default::default(),
+        });
+        let (shutdown, stopped) = watch::channel(false);
+        let task = tokio::spawn(accept_loop(
+            listener,
+            Dispatch::Router(Arc::clone(&router)),
+            trusted_header,
+            stopped,
+        ));
+        Ok(Self {
+            addr,
+            router,
+            shutdown,
+            task,
+        })
+    }
+
+    /// `http://127.0.0.1:<port>/{namespace}/{node}`, the console's `SEI_CONSOLE_SIDECAR_URL`.
+    pub fn url_template(&self) -> String {
+        format!("http://{}/{{namespace}}/{{node}}", self.addr)
+    }
+
+    pub async fn stop(self) {
+        let _ = self.shutdown.send(true);
+        let _ = self.task.await;
     }
 }

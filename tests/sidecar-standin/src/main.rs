@@ -4,15 +4,24 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use sidecar_standin::{Options, Standin};
+use sidecar_standin::{Options, Standin, StandinRouter};
 
 /// Stand-in for `seictl serve` (tests and the local demo only).
 #[derive(Debug, Parser)]
 #[command(name = "sidecar-standin", version)]
 struct Args {
     /// Node home (like SEI_HOME); `config/config.toml` is created there if absent.
+    #[arg(
+        long,
+        value_name = "DIR",
+        required_unless_present = "homes_root",
+        conflicts_with = "homes_root"
+    )]
+    home: Option<PathBuf>,
+    /// Serve many nodes on one port: `/{namespace}/{node}/v0/...` uses the home
+    /// `DIR/<namespace>/<node>`, created on first use.
     #[arg(long, value_name = "DIR")]
-    home: PathBuf,
+    homes_root: Option<PathBuf>,
     /// Loopback address to listen on; port 0 picks a free port.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7777")]
     listen: SocketAddr,
@@ -34,31 +43,58 @@ struct Args {
 async fn main() -> ExitCode {
     let args = Args::parse();
     let options = Options {
-        home: args.home,
+        home: args.home.clone().unwrap_or_default(),
         trusted_header: args.trusted_header,
         chain_id: args.chain_id,
         hold_types: args.hold_types,
     };
-    let standin = match Standin::start(args.listen, options).await {
-        Ok(standin) => standin,
+    let running = match (args.home, args.homes_root) {
+        (Some(_), _) => Standin::start(args.listen, options)
+            .await
+            .map(Running::Single),
+        (None, Some(root)) => StandinRouter::start(args.listen, root, options)
+            .await
+            .map(Running::Router),
+        (None, None) => Err("--home or --homes-root is required".to_owned()),
+    };
+    let running = match running {
+        Ok(running) => running,
         Err(err) => {
             eprintln!("sidecar-standin: {err}");
             return ExitCode::FAILURE;
         }
     };
+    let addr = running.addr();
     if let Some(file) = args.port_file {
         let temporary = file.with_extension("tmp");
-        let written = std::fs::write(&temporary, format!("{}\n", standin.addr.port()))
+        let written = std::fs::write(&temporary, format!("{}\n", addr.port()))
             .and_then(|()| std::fs::rename(&temporary, &file));
         if let Err(err) = written {
             eprintln!("sidecar-standin: writing {}: {err}", file.display());
             return ExitCode::FAILURE;
         }
     }
-    eprintln!("sidecar-standin: listening on {}", standin.addr);
+    eprintln!("sidecar-standin: listening on {addr}");
     wait_for_signal().await;
-    standin.stop().await;
+    match running {
+        Running::Single(standin) => standin.stop().await,
+        Running::Router(router) => router.stop().await,
+    }
     ExitCode::SUCCESS
+}
+
+enum Running {
+    Single(Standin),
+    Router(StandinRouter),
+}
+
+impl Running {
+    fn addr(&self) -> std::net::SocketAddr {
+        match self {
+            Self::Single(standin) => standin.addr,
+            Self::Router(router) => router.addr,
+        }
+    }
 }
 
 async fn wait_for_signal() {

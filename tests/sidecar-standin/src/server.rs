@@ -236,6 +236,11 @@ fn metrics(engine: &Engine) -> Response<Body> {
     response
 }
 
+/// Go's router 404 (`404 page not found`, text/plain).
+pub fn not_found() -> Response<Body> {
+    text_response(StatusCode::NOT_FOUND, "404 page not found\n")
+}
+
 fn empty(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::new()));
     *response.status_mut() = status;

@@ -1,0 +1,95 @@
+//! The control plane's sidecar add-on: every SeiNode gets a stand-in sidecar whose home is
+//! `DIR/sidecars/<namespace>/<node>/`, reachable through `DIR/console.env`, and the platform
+//! ConfigMap exists.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Api;
+use kube::api::{DynamicObject, PostParams};
+use sei_console::api::sidecar::{SidecarTaskType, TaskRequest, TaskStatus};
+use sei_console::kube::sidecar_env::transport_from_env;
+use sei_console::kube::sidecar_http::HttpSidecar;
+use sei_console::ports::{SidecarApi, SidecarTarget};
+use serde_json::json;
+
+use crate::common::{TestNamespace, client, control_plane, seinode_resource, wait_for};
+
+fn console_env() -> HashMap<String, String> {
+    let text = std::fs::read_to_string(control_plane().dir.join("console.env"))
+        .expect("start writes DIR/console.env");
+    text.lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_new_seinode_gets_a_sidecar_with_its_own_config_file() {
+    let ns = TestNamespace::new("sidecar").await;
+    let mut node = DynamicObject::new("full-0", &seinode_resource());
+    node.data = json!({"spec": {"chainId": "pacific-1", "image": "ghcr.io/sei-protocol/sei:v6.3.0",
+        "fullNode": {}}});
+    ns.seinodes()
+        .create(&PostParams::default(), &node)
+        .await
+        .expect("create SeiNode");
+
+    let config = control_plane()
+        .dir
+        .join("sidecars")
+        .join(&ns.name)
+        .join("full-0/config/config.toml");
+    let config_path = config.clone();
+    wait_for("the node's sidecar home", Duration::from_secs(20), || {
+        let exists = config_path.exists();
+        async move { Ok(exists.then_some(())) }
+    })
+    .await;
+
+    let env = console_env();
+    let transport = transport_from_env(|name| env.get(name).cloned(), None).expect("transport");
+    let sidecar = HttpSidecar::new(transport);
+    let target = SidecarTarget::new(&ns.name, "full-0");
+    assert!(
+        !sidecar.healthz(&target).await.expect("healthz"),
+        "not ready before mark-ready"
+    );
+
+    let id = uuid::Uuid::new_v4();
+    let patch = json!({"files": {"config.toml": {"p2p": {"persistent-peers": "abc@peer:26656"}}}});
+    let request = TaskRequest::new(id, SidecarTaskType::ConfigPatch, Some(patch));
+    sidecar
+        .submit_task(&target, &request)
+        .await
+        .expect("submit");
+    let task = wait_for("config-patch to finish", Duration::from_secs(20), || {
+        let sidecar = &sidecar;
+        let target = &target;
+        async move {
+            let task = sidecar.get_task(target, id).await.expect("get task");
+            Ok(task.filter(|t| t.status.is_terminal()))
+        }
+    })
+    .await;
+    assert_eq!(task.status, TaskStatus::Completed, "{task:?}");
+    let text = std::fs::read_to_string(&config).expect("config.toml");
+    assert!(
+        text.contains("persistent-peers = 'abc@peer:26656'"),
+        "{text}"
+    );
+
+    // The platform ConfigMap is where console.env says.
+    let namespace = &env["SEI_CONSOLE_CONTROLLER_NAMESPACE"];
+    let config_maps: Api<ConfigMap> = Api::namespaced(client().await, namespace);
+    let platform = config_maps
+        .get("sei-controller-config")
+        .await
+        .expect("ConfigMap");
+    assert!(
+        platform
+            .data
+            .is_some_and(|data| data.contains_key("config.yaml"))
+    );
+}
