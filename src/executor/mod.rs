@@ -24,6 +24,8 @@
 //!
 //! [`execute_pass`] is that loop for synchronous callers; an async driver writes the same loop
 //! around `next_step` and `record_outcome`.
+pub mod driver;
+pub mod lease;
 mod step;
 
 pub use step::*;

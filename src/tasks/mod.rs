@@ -18,8 +18,9 @@ use serde_json::Value;
 
 use crate::api::{
     ConditionStatus, ConditionType, ConditionUpdate, PlannedTask, Reason, SeiNode, TaskKind,
-    TaskStatus, set_condition,
+    set_condition,
 };
+use crate::executor::{ExecutionStatus, TaskOutcome};
 use crate::ports::{ClusterApi, SidecarApi};
 
 pub mod apply_rbac_proxy_config;
@@ -59,28 +60,6 @@ pub enum Poll {
     Complete,
     /// `Failed`, with `Err()` text.
     Failed(String),
-}
-
-/// Result of advancing the current planned task once (spec/planner.md 3.3).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TaskOutcome {
-    /// The planned task could not be rebuilt from type and params: fail task and plan.
-    DeserializeFailed(String),
-    /// `Execute` returned a terminal error: fail task and plan.
-    Terminal(String),
-    /// `Execute` returned a transient error: requeue after 5 s, nothing recorded.
-    Transient(String),
-    /// `Execute` succeeded (or was not called) and `Status` said `Running`.
-    Running {
-        submitted: bool,
-    },
-    Complete {
-        submitted: bool,
-    },
-    Failed {
-        submitted: bool,
-        error: String,
-    },
 }
 
 /// Renders the node's workload objects (implemented over `render::` by [`PlatformRenderer`]-style
@@ -239,26 +218,30 @@ impl Task {
 }
 
 /// One `advanceTask` (spec/planner.md 3.3) minus the plan bookkeeping, which the executor's step
-/// function does with the returned outcome: rebuild the task, `Execute` it if the planned task is
-/// `Pending`, then poll `Status`.
-pub async fn advance(planned: &PlannedTask, env: &TaskEnv<'_>, node: &mut SeiNode) -> TaskOutcome {
+/// function ([`crate::executor::record_outcome`]) does with the returned outcome: rebuild the
+/// task, `Execute` it when `submit` (the planned task is `Pending`), then poll `Status`.
+pub async fn advance(
+    planned: &PlannedTask,
+    submit: bool,
+    env: &TaskEnv<'_>,
+    node: &mut SeiNode,
+) -> TaskOutcome {
     let mut task = match Task::deserialize(&planned.kind, &planned.id, planned.params.as_ref()) {
         Ok(task) => task,
-        Err(err) => return TaskOutcome::DeserializeFailed(err),
+        Err(err) => return TaskOutcome::Undeserializable(err),
     };
-    let submitted = planned.status == TaskStatus::Pending;
-    if submitted {
+    if submit {
         match task.execute(env, node).await {
             Ok(()) => {}
-            Err(ExecuteError::Terminal(err)) => return TaskOutcome::Terminal(err),
-            Err(ExecuteError::Transient(err)) => return TaskOutcome::Transient(err),
+            Err(ExecuteError::Terminal(err)) => return TaskOutcome::TerminalError(err),
+            Err(ExecuteError::Transient(err)) => return TaskOutcome::TransientError(err),
         }
     }
-    match task.status(env, node).await {
-        Poll::Running => TaskOutcome::Running { submitted },
-        Poll::Complete => TaskOutcome::Complete { submitted },
-        Poll::Failed(error) => TaskOutcome::Failed { submitted, error },
-    }
+    TaskOutcome::Status(match task.status(env, node).await {
+        Poll::Running => ExecutionStatus::Running,
+        Poll::Complete => ExecutionStatus::Complete,
+        Poll::Failed(error) => ExecutionStatus::Failed(Some(error)),
+    })
 }
 
 /// Upstream params decoding: absent/empty/null params → zero value; otherwise JSON with keys

@@ -43,6 +43,8 @@ pub struct FakeState {
     pub failures: Vec<(String, ClusterError)>,
     pub next_uid: u64,
     pub next_version: u64,
+    /// Status patches still to be preceded by another writer's change (a conflict each).
+    pub interfering_writes: u32,
 }
 
 /// In-memory [`ClusterApi`].
@@ -179,6 +181,11 @@ impl FakeCluster {
     }
 
     /// Another writer changes the stored node (bumps its resourceVersion).
+    /// The next `count` status patches each lose a race with another writer.
+    pub fn interfere_with_next_patches(&self, count: u32) {
+        lock(&self.state).interfering_writes = count;
+    }
+
     pub fn mutate_node(&self, ns: &str, name: &str, change: impl FnOnce(&mut SeiNode)) {
         let mut s = lock(&self.state);
         s.next_version += 1;
@@ -188,6 +195,24 @@ impl FakeCluster {
             node.metadata.resource_version = Some(version);
         }
     }
+}
+
+/// Plays the StatefulSet controller instantly: observed, rolled out, at the update revision.
+fn converge_statefulset(sts: &mut StatefulSet) {
+    let generation = sts.metadata.generation.unwrap_or(1);
+    let replicas = sts.spec.replicas.unwrap_or(1);
+    let revision = format!(
+        "{}-rev{generation}",
+        sts.metadata.name.as_deref().unwrap_or("")
+    );
+    sts.status = Some(k8s_openapi::api::apps::v1::StatefulSetStatus {
+        observed_generation: Some(generation),
+        replicas,
+        updated_replicas: Some(replicas),
+        current_revision: Some(revision.clone()),
+        update_revision: Some(revision),
+        ..Default::default()
+    });
 }
 
 fn not_found(kind: &str, name: &str) -> ClusterError {
@@ -239,6 +264,18 @@ impl ClusterApi for FakeCluster {
         Box::pin(async move {
             self.record(format!("patch seinodes/status {name}"))?;
             let mut s = lock(&self.state);
+            if s.interfering_writes > 0 {
+                // Another writer lands first: it appends a peer and bumps the resourceVersion.
+                s.interfering_writes -= 1;
+                s.next_version += 1;
+                let version = s.next_version.to_string();
+                if let Some(node) = s.nodes.get_mut(&(namespace.to_owned(), name.to_owned())) {
+                    let status = node.status.get_or_insert_with(Default::default);
+                    let peers = status.resolved_peers.get_or_insert_with(Vec::new);
+                    peers.push(format!("writer-{}", peers.len()));
+                    node.metadata.resource_version = Some(version);
+                }
+            }
             s.next_version += 1;
             let version = s.next_version.to_string();
             let node = s
@@ -284,11 +321,13 @@ impl ClusterApi for FakeCluster {
                 if let (ClusterObject::StatefulSet(new), ClusterObject::StatefulSet(old)) =
                     (&mut stored, existing)
                 {
-                    new.status = old.status.clone();
                     new.metadata.generation = old.metadata.generation.map(|g| g + 1);
                 }
             } else if let ClusterObject::StatefulSet(new) = &mut stored {
                 new.metadata.generation = Some(1);
+            }
+            if let ClusterObject::StatefulSet(sts) = &mut stored {
+                converge_statefulset(sts);
             }
             Self::stamp(&mut s, stored.metadata_mut());
             s.objects.insert(key, stored.clone());

@@ -1,0 +1,525 @@
+//! The async executor driver: persists a plan built by the embedded planner (only when no Active
+//! plan exists, under the node's resourceVersion), then drives it with the pure step function,
+//! **one status patch per step** under a resourceVersion precondition. On a conflict the step's
+//! in-memory result is dropped, the node re-read and the step redone (tasks are idempotent), so
+//! another writer's change is never overwritten. Because every step starts from what status says,
+//! a driver killed between steps resumes where the last patch left off, never re-running a
+//! Complete task. Each pass first syncs the StatefulSet as the controller loop does, emitting
+//! `StatefulSetRenderFailed` when that fails.
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::lease::{LeaseError, NodeLease};
+use super::{NextStep, Requeue, apply_phase_change, next_step, record_outcome};
+use crate::api::{Phase, PlanPhase, SeiNode, SeiNodeStatus, StatefulSetRef, TaskPlan, TaskStatus};
+use crate::planner::{self, PlanContext, Resolution, SidecarProbe};
+use crate::ports::{
+    Clock, ClusterApi, ClusterError, EventType, NodeEvent, SidecarApi, SidecarTarget, StatusPatch,
+};
+use crate::tasks::apply_statefulset::sync_statefulset;
+use crate::tasks::{TaskEnv, WorkloadRenderer, advance};
+
+/// Reason of the Warning event when the controller-loop StatefulSet sync fails.
+pub const RENDER_FAILED_REASON: &str = "StatefulSetRenderFailed";
+
+/// Why the driver stopped before the plan ended.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DriverError {
+    #[error("SeiNode {namespace}/{name} not found")]
+    NodeNotFound { namespace: String, name: String },
+    #[error("{0}")]
+    Cluster(#[from] ClusterError),
+    #[error("{0}")]
+    Lease(#[from] LeaseError),
+    #[error("cannot build a plan: {0}")]
+    Plan(String),
+    #[error("status of {namespace}/{name} kept changing: {attempts} conflicting writes in a row")]
+    TooManyConflicts {
+        namespace: String,
+        name: String,
+        attempts: u32,
+    },
+    #[error("plan did not finish within {0:?}")]
+    Deadline(Duration),
+    #[error("cannot encode status: {0}")]
+    Encode(String),
+}
+
+/// One line of progress, printed as text or as a JSON line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Progress {
+    /// A new plan was written to `status.plan`.
+    PlanPersisted {
+        plan_id: String,
+        tasks: Vec<String>,
+        phase: Option<String>,
+    },
+    /// An Active plan already existed; it is followed instead of replaced.
+    PlanResumed {
+        plan_id: String,
+        complete: usize,
+        total: usize,
+    },
+    /// Nothing to do for the node now.
+    NoPlan { reason: String },
+    /// A task was submitted for the first time (`submittedAt` stamped).
+    TaskStarted {
+        index: usize,
+        task: String,
+        id: String,
+    },
+    /// A task changed status (Complete, Failed) or was retried.
+    TaskTransition {
+        index: usize,
+        task: String,
+        id: String,
+        from: String,
+        to: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        retry_count: i64,
+    },
+    /// A `StatefulSetRenderFailed` event was recorded (printed once per distinct message).
+    RenderFailed { message: String },
+    /// The plan ended.
+    PlanFinished {
+        plan_id: String,
+        phase: String,
+        node_phase: Option<String>,
+    },
+}
+
+/// How a driven plan ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriveReport {
+    pub plan_id: String,
+    pub plan_phase: PlanPhase,
+    pub node_phase: Option<Phase>,
+    /// Status patches that were rejected by the resourceVersion precondition and redone.
+    pub conflicts: u32,
+    /// Status patches written.
+    pub patches: u32,
+    /// Steps (task advances) performed.
+    pub steps: u32,
+}
+
+/// Knobs; the defaults are the controller's cadence.
+#[derive(Debug, Clone)]
+pub struct DriverConfig {
+    /// Lease holder identity.
+    pub holder: String,
+    /// Upper bound on any wait between passes (tests use a few ms).
+    pub max_wait: Duration,
+    /// Give up following the plan after this long.
+    pub deadline: Duration,
+    /// Consecutive conflicting patches tolerated in one step.
+    pub max_conflicts_per_step: u32,
+}
+
+impl Default for DriverConfig {
+    fn default() -> Self {
+        Self {
+            holder: default_holder(),
+            max_wait: Duration::from_secs(30),
+            deadline: Duration::from_secs(3600),
+            max_conflicts_per_step: 50,
+        }
+    }
+}
+
+/// `sei-console-<host>-<pid>`.
+pub fn default_holder() -> String {
+    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into());
+    format!("sei-console-{host}-{}", std::process::id())
+}
+
+/// The driver and the ports it talks through.
+pub struct Driver<'a> {
+    pub cluster: &'a dyn ClusterApi,
+    pub sidecar: &'a dyn SidecarApi,
+    pub renderer: &'a dyn WorkloadRenderer,
+    pub clock: &'a dyn Clock,
+    pub config: DriverConfig,
+}
+
+/// What [`Driver::persist`] found or did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Persisted {
+    Built(TaskPlan),
+    Resumed(TaskPlan),
+    /// No plan: steady state, state-sync gate, paused or Failed node.
+    None(String),
+}
+
+/// A JSON merge patch turning `before` into `after` (keys removed become `null`).
+pub fn merge_diff(before: &Value, after: &Value) -> Option<Value> {
+    match (before, after) {
+        (Value::Object(old), Value::Object(new)) => {
+            let mut patch = serde_json::Map::new();
+            for (key, old_value) in old {
+                match new.get(key) {
+                    None => {
+                        patch.insert(key.clone(), Value::Null);
+                    }
+                    Some(new_value) => {
+                        if let Some(inner) = merge_diff(old_value, new_value) {
+                            patch.insert(key.clone(), inner);
+                        }
+                    }
+                }
+            }
+            for (key, new_value) in new {
+                if !old.contains_key(key) {
+                    patch.insert(key.clone(), new_value.clone());
+                }
+            }
+            (!patch.is_empty()).then_some(Value::Object(patch))
+        }
+        (old, new) if old == new => None,
+        (_, new) => Some(new.clone()),
+    }
+}
+
+fn status_value(status: Option<&SeiNodeStatus>) -> Result<Value, DriverError> {
+    serde_json::to_value(status.cloned().unwrap_or_default())
+        .map_err(|err| DriverError::Encode(err.to_string()))
+}
+
+impl<'a> Driver<'a> {
+    fn env(&self) -> TaskEnv<'_> {
+        TaskEnv {
+            cluster: self.cluster,
+            sidecar: self.sidecar,
+            renderer: self.renderer,
+            now: self.clock.now(),
+        }
+    }
+
+    async fn read(&self, namespace: &str, name: &str) -> Result<SeiNode, DriverError> {
+        self.cluster
+            .get_seinode(namespace, name)
+            .await?
+            .ok_or_else(|| DriverError::NodeNotFound {
+                namespace: namespace.to_owned(),
+                name: name.to_owned(),
+            })
+    }
+
+    /// Writes `node.status` as a merge patch against `before` under `node`'s resourceVersion.
+    /// `Ok(false)` when nothing changed; a conflict is returned as the error.
+    async fn flush(&self, before: &Value, node: &SeiNode) -> Result<bool, ClusterError> {
+        let after = serde_json::to_value(node.status.clone().unwrap_or_default())
+            .map_err(|e| ClusterError::new(crate::ports::ClusterErrorKind::Other, e.to_string()))?;
+        let Some(status) = merge_diff(before, &after) else {
+            return Ok(false);
+        };
+        let patch = StatusPatch {
+            resource_version: node.metadata.resource_version.clone().unwrap_or_default(),
+            status,
+        };
+        self.cluster
+            .patch_seinode_status(node.namespace(), node.name(), &patch)
+            .await?;
+        Ok(true)
+    }
+
+    fn conflict_limit(
+        &self,
+        namespace: &str,
+        name: &str,
+        attempts: u32,
+    ) -> Result<(), DriverError> {
+        if attempts >= self.config.max_conflicts_per_step {
+            return Err(DriverError::TooManyConflicts {
+                namespace: namespace.to_owned(),
+                name: name.to_owned(),
+                attempts,
+            });
+        }
+        Ok(())
+    }
+
+    /// Builds the plan the planner would build for the node now and persists it, unless an
+    /// Active plan exists (then that one is returned). Retries on conflict from a fresh read.
+    pub async fn persist(
+        &self,
+        namespace: &str,
+        name: &str,
+        platform_sidecar_image: &str,
+    ) -> Result<Persisted, DriverError> {
+        let mut conflicts = 0;
+        loop {
+            let mut node = self.read(namespace, name).await?;
+            let before = status_value(node.status.as_ref())?;
+            let phase = node.status.as_ref().and_then(|s| s.phase);
+            if phase == Some(Phase::Failed) {
+                return Ok(Persisted::None(
+                    "SeiNode is in Failed state. Delete and recreate the resource to retry.".into(),
+                ));
+            }
+            if node.spec.is_paused() {
+                return Ok(Persisted::None(
+                    "spec.paused is true; reconciliation is frozen".into(),
+                ));
+            }
+            let ctx = PlanContext::new(platform_sidecar_image, self.clock.now());
+            if phase == Some(Phase::Running) {
+                // The controller probes a Running node's sidecar before resolving (2 s budget).
+                let target = SidecarTarget::new(namespace, name);
+                let probe = match self.sidecar.healthz(&target).await {
+                    Ok(true) => SidecarProbe::Ready,
+                    Ok(false) => SidecarProbe::NotReady,
+                    Err(err) => SidecarProbe::Error(err.to_string()),
+                };
+                planner::apply_sidecar_probe(&mut node, &probe, &ctx);
+            }
+            let resolution = planner::resolve_plan(&mut node, &ctx)
+                .map_err(|err| DriverError::Plan(err.to_string()))?;
+            let outcome = match resolution {
+                Resolution::Resumed { .. } => {
+                    let plan = node.status.as_ref().and_then(|s| s.plan.clone());
+                    return Ok(plan.map_or(Persisted::None("no plan".into()), Persisted::Resumed));
+                }
+                Resolution::StateSyncBlocked => {
+                    Persisted::None("state sync enabled but not ready; not building plan".into())
+                }
+                Resolution::SteadyState => Persisted::None("no drift: nothing to do".into()),
+                Resolution::Built => match node.status.as_ref().and_then(|s| s.plan.clone()) {
+                    Some(plan) => Persisted::Built(plan),
+                    None => Persisted::None("no plan".into()),
+                },
+            };
+            match self.flush(&before, &node).await {
+                Ok(_) => return Ok(outcome),
+                Err(err) if err.is_conflict() => {
+                    conflicts += 1;
+                    self.conflict_limit(namespace, name, conflicts)?;
+                }
+                Err(err) => return Err(err.into()),
+            }
+        }
+    }
+
+    /// Drives the node's Active plan to its end while holding the node Lease.
+    pub async fn drive(
+        &self,
+        namespace: &str,
+        name: &str,
+        progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> Result<DriveReport, DriverError> {
+        let mut lease = NodeLease::acquire(
+            self.cluster,
+            namespace,
+            name,
+            &self.config.holder,
+            self.clock.now(),
+        )
+        .await?;
+        let result = self.drive_held(namespace, name, &mut lease, progress).await;
+        // Releasing is best effort: an unreleased Lease simply expires.
+        let _ = lease.release(self.cluster).await;
+        result
+    }
+
+    async fn drive_held(
+        &self,
+        namespace: &str,
+        name: &str,
+        lease: &mut NodeLease,
+        progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> Result<DriveReport, DriverError> {
+        let started = Instant::now();
+        let mut report = DriveReport {
+            plan_id: String::new(),
+            plan_phase: PlanPhase::Active,
+            node_phase: None,
+            conflicts: 0,
+            patches: 0,
+            steps: 0,
+        };
+        let mut conflicts_in_step = 0;
+        let mut last_render_error: Option<String> = None;
+        loop {
+            if started.elapsed() > self.config.deadline {
+                return Err(DriverError::Deadline(self.config.deadline));
+            }
+            lease.renew(self.cluster, self.clock.now()).await?;
+            let mut node = self.read(namespace, name).await?;
+            let before = status_value(node.status.as_ref())?;
+            let Some(mut plan) = node.status.as_mut().and_then(|s| s.plan.take()) else {
+                return Ok(report);
+            };
+            report.plan_id.clone_from(&plan.id);
+            if !plan.is_active() {
+                report.plan_phase = plan.phase;
+                report.node_phase = node.status.as_ref().and_then(|s| s.phase);
+                return Ok(report);
+            }
+            if node.status.as_ref().and_then(|s| s.phase) == Some(Phase::Failed) {
+                report.node_phase = Some(Phase::Failed);
+                return Ok(report);
+            }
+            // Controller loop step 7: the StatefulSet is synced on every pass.
+            if let Err(message) = self.sync_statefulset_pass(&mut node).await {
+                if last_render_error.as_deref() != Some(message.as_str()) {
+                    progress(&Progress::RenderFailed {
+                        message: message.clone(),
+                    });
+                    last_render_error = Some(message);
+                }
+                self.wait(Requeue::After(super::TASK_POLL_INTERVAL)).await;
+                continue;
+            }
+            node.status_mut().plan = Some(plan.clone());
+            let (requeue, transitions, finished) = self.step(&mut node, &mut plan).await;
+            node.status_mut().plan = Some(plan.clone());
+            report.steps += 1;
+            match self.flush(&before, &node).await {
+                Ok(wrote) => {
+                    conflicts_in_step = 0;
+                    report.patches += u32::from(wrote);
+                    for line in &transitions {
+                        progress(line);
+                    }
+                    if finished {
+                        report.plan_phase = plan.phase;
+                        report.node_phase = node.status.as_ref().and_then(|s| s.phase);
+                        progress(&Progress::PlanFinished {
+                            plan_id: plan.id.clone(),
+                            phase: plan.phase.to_string(),
+                            node_phase: report.node_phase.map(|p| p.to_string()),
+                        });
+                        return Ok(report);
+                    }
+                    self.wait(requeue).await;
+                }
+                Err(err) if err.is_conflict() => {
+                    report.conflicts += 1;
+                    conflicts_in_step += 1;
+                    self.conflict_limit(namespace, name, conflicts_in_step)?;
+                }
+                Err(err) => return Err(err.into()),
+            }
+        }
+    }
+
+    /// Runs `SyncStatefulSet` as the controller loop does (skipped while the state-sync gate
+    /// holds the initial StatefulSet); records `status.statefulSet`; on error emits the event.
+    async fn sync_statefulset_pass(&self, node: &mut SeiNode) -> Result<(), String> {
+        if planner::state_sync_blocks_plan(node)
+            && node
+                .status
+                .as_ref()
+                .and_then(|s| s.stateful_set.as_ref())
+                .is_none()
+        {
+            return Ok(());
+        }
+        let env = self.env();
+        match sync_statefulset(&env, node).await {
+            Ok(Some(live)) => {
+                let tracked = StatefulSetRef {
+                    name: live.metadata.name.clone().unwrap_or_default(),
+                    uid: live.metadata.uid.clone().unwrap_or_default(),
+                    ..StatefulSetRef::default()
+                };
+                let status = node.status_mut();
+                let same = status
+                    .stateful_set
+                    .as_ref()
+                    .is_some_and(|s| s.name == tracked.name && s.uid == tracked.uid);
+                if !same {
+                    status.stateful_set = Some(tracked);
+                }
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(err) => {
+                let message = format!("Cannot render the StatefulSet: syncing statefulset: {err}");
+                let event = NodeEvent {
+                    namespace: node.namespace().to_owned(),
+                    node: node.name().to_owned(),
+                    node_uid: node.metadata.uid.clone().unwrap_or_default(),
+                    event_type: EventType::Warning,
+                    reason: RENDER_FAILED_REASON.to_owned(),
+                    message: message.clone(),
+                };
+                // An event that cannot be recorded must not stop the executor.
+                let _ = self.cluster.create_event(&event).await;
+                Err(message)
+            }
+        }
+    }
+
+    /// One step: advance the current task once (or complete the plan) and record the outcome.
+    /// Returns the requeue, the progress lines to print once the step is persisted, and whether
+    /// the plan ended.
+    async fn step(
+        &self,
+        node: &mut SeiNode,
+        plan: &mut TaskPlan,
+    ) -> (Requeue, Vec<Progress>, bool) {
+        let now = self.clock.now();
+        let mut lines = Vec::new();
+        match next_step(plan) {
+            NextStep::Idle => (Requeue::Never, lines, true),
+            NextStep::PlanComplete { target_phase } => {
+                apply_phase_change(node.status_mut(), target_phase, now);
+                (Requeue::Never, lines, true)
+            }
+            NextStep::RunTask { index, submit } => {
+                let planned = plan.tasks[index].clone();
+                let env = self.env();
+                let outcome = advance(&planned, submit, &env, node).await;
+                let result = record_outcome(plan, index, outcome, now);
+                apply_phase_change(node.status_mut(), result.phase_change, now);
+                let after = &plan.tasks[index];
+                if planned.submitted_at.is_none() && after.submitted_at.is_some() {
+                    lines.push(Progress::TaskStarted {
+                        index,
+                        task: after.kind.to_string(),
+                        id: after.id.clone(),
+                    });
+                }
+                if after.status != planned.status || after.retry_count != planned.retry_count {
+                    lines.push(Progress::TaskTransition {
+                        index,
+                        task: after.kind.to_string(),
+                        id: after.id.clone(),
+                        from: planned.status.to_string(),
+                        to: after.status.to_string(),
+                        error: (after.status == TaskStatus::Failed)
+                            .then(|| after.error.clone())
+                            .or_else(|| plan.failed_task_detail.as_ref().map(|d| d.error.clone()))
+                            .filter(|e| !e.is_empty()),
+                        retry_count: after.retry_count,
+                    });
+                }
+                let finished = plan.phase != PlanPhase::Active;
+                let requeue = if result.continue_plan {
+                    Requeue::After(Duration::ZERO)
+                } else {
+                    result.requeue
+                };
+                (requeue, lines, finished)
+            }
+        }
+    }
+
+    async fn wait(&self, requeue: Requeue) {
+        let wait = match requeue {
+            Requeue::Never => Duration::ZERO,
+            Requeue::After(d) => d.min(self.config.max_wait),
+        };
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "driver_tests.rs"]
+mod tests;
