@@ -93,3 +93,56 @@ async fn a_new_seinode_gets_a_sidecar_with_its_own_config_file() {
             .is_some_and(|data| data.contains_key("config.yaml"))
     );
 }
+
+/// The pod-proxy transport against the real API server: a missing pod is a transient error, and
+/// a pod whose address cannot be reached (kwok pods have no network) is an error, never a
+/// readiness answer. What answers for the unreachable pod depends on the machine's network (the
+/// API server's own 503, or a 403 from an egress filter on the dial), so only that is pinned.
+#[tokio::test]
+async fn pod_proxy_failures_are_transient_and_never_read_as_not_ready() {
+    let ns = TestNamespace::new("podproxy").await;
+    let kubeconfig =
+        kube::config::Kubeconfig::read_from(&control_plane().kubeconfig).expect("read kubeconfig");
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .expect("kubeconfig");
+    let transport = sei_console::kube::sidecar_http::SidecarTransport::pod_proxy(config)
+        .expect("pod proxy transport");
+    let timeouts = sei_console::kube::sidecar_http::SidecarTimeouts {
+        health: Duration::from_secs(5),
+        ..Default::default()
+    };
+    let sidecar = HttpSidecar::new(transport).with_timeouts(timeouts);
+
+    let missing = SidecarTarget::new(&ns.name, "missing");
+    let err = sidecar.healthz(&missing).await.expect_err("no pod");
+    assert!(
+        matches!(&err, sei_console::ports::SidecarError::Unreachable { detail, .. } if detail.contains("not found")),
+        "{err}"
+    );
+    assert!(err.is_transient());
+
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
+        "metadata": {"name": "kwok-0"},
+        "spec": {
+            "tolerations": [{"operator": "Exists"}],
+            "containers": [{"name": "sidecar", "image": "ghcr.io/sei-protocol/seictl:test"}]
+        }
+    }))
+    .expect("pod json");
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = ns.api();
+    pods.create(&PostParams::default(), &pod)
+        .await
+        .expect("create pod");
+    wait_for("the kwok pod to run", Duration::from_secs(30), || {
+        let pods = pods.clone();
+        async move {
+            let pod = pods.get("kwok-0").await?;
+            let ip = pod.status.and_then(|s| s.pod_ip);
+            Ok(ip.map(|_| ()))
+        }
+    })
+    .await;
+    let answer = sidecar.healthz(&SidecarTarget::new(&ns.name, "kwok")).await;
+    assert!(answer.is_err(), "a kwok pod cannot answer: {answer:?}");
+}
