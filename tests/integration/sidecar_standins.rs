@@ -48,6 +48,10 @@ async fn a_new_seinode_gets_a_sidecar_with_its_own_config_file() {
     })
     .await;
 
+    let home = config.parent().and_then(|dir| dir.parent()).expect("home");
+    let chain = std::fs::read_to_string(home.join(".standin-chain-id")).expect("chain id file");
+    assert_eq!(chain.trim(), "pacific-1");
+
     let env = console_env();
     let transport = transport_from_env(|name| env.get(name).cloned(), None).expect("transport");
     let sidecar = HttpSidecar::new(transport);

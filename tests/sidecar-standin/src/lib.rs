@@ -185,6 +185,15 @@ impl Router {
         Ok(engine)
     }
 
+    /// Drop the engine of `namespace/node`; the next request reopens it from its home as a
+    /// restarted sidecar would start (readiness false, stale running tasks re-run).
+    pub fn forget(&self, namespace: &str, node: &str) {
+        self.engines
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(&(namespace.to_owned(), node.to_owned()));
+    }
+
     async fn handle(
         &self,
         trusted_header: bool,
@@ -196,6 +205,12 @@ impl Router {
         else {
             return Ok(server::not_found());
         };
+        // Stand-in only: simulate a restart of this node's sidecar (readiness lost, running
+        // tasks rehydrated on the next request), as a container restart would.
+        if rest == "standin/restart" && request.method() == http::Method::POST {
+            self.forget(namespace, node);
+            return Ok(server::no_content());
+        }
         // Only API paths open (and so create) a node's home.
         if rest != "v0" && !rest.starts_with("v0/") {
             return Ok(server::not_found());

@@ -241,6 +241,10 @@ pub fn not_found() -> Response<Body> {
     text_response(StatusCode::NOT_FOUND, "404 page not found\n")
 }
 
+pub fn no_content() -> Response<Body> {
+    empty(StatusCode::NO_CONTENT)
+}
+
 fn empty(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::new()));
     *response.status_mut() = status;

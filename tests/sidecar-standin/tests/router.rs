@@ -100,5 +100,38 @@ async fn each_prefix_is_an_independent_sidecar_with_its_own_home() {
         StatusCode::NOT_FOUND
     );
     assert!(!root.join("v0").exists(), "no home for a non-API path");
+    // A simulated restart loses readiness but keeps the node's tasks and files.
+    assert_eq!(
+        send(&a, Method::POST, "/standin/restart", "").await.0,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        send(&a, Method::GET, "/v0/healthz", "").await.0,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    assert_eq!(
+        send(&a, Method::GET, &format!("/v0/tasks/{id}"), "")
+            .await
+            .0,
+        StatusCode::OK
+    );
+    // Per-node chain ID: configure-genesis writes the chain named in the node's home.
+    std::fs::write(root.join("sei/seed-a/.standin-chain-id"), "pacific-1\n").expect("chain id");
+    let genesis = new_id();
+    let body = json!({"id": genesis, "type": "configure-genesis"}).to_string();
+    send(&a, Method::POST, "/v0/tasks", &body).await;
+    let task_path = format!("/v0/tasks/{genesis}");
+    while !String::from_utf8_lossy(&send(&a, Method::GET, &task_path, "").await.1)
+        .contains("completed")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "configure-genesis not completed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let path = root.join("sei/seed-a/config/genesis.json");
+    let text = std::fs::read_to_string(&path).expect("genesis");
+    assert!(text.contains("\"chain_id\": \"pacific-1\""), "{text}");
     router.stop().await;
 }

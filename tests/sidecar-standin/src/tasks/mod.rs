@@ -121,7 +121,7 @@ pub async fn run(
             }
             Err(err) => Outcome::failed(format!("mark-not-ready: purging mark-ready: {err}")),
         }),
-        "configure-genesis" => configure_genesis(home, &engine.config.chain_id, params),
+        "configure-genesis" => configure_genesis(home, &chain_id(engine), params),
         "configure-state-sync" => configure_state_sync(home, params),
         "snapshot-restore" => snapshot_restore(home, params),
         "reset-data" => reset_data(home),
@@ -144,6 +144,18 @@ pub async fn run(
         ))),
     };
     outcome.unwrap_or_else(|failure| failure)
+}
+
+/// File in a node's home naming its chain (written by the control-plane add-on from
+/// `spec.chainId`); else the process-wide `--chain-id`.
+pub const CHAIN_ID_FILE: &str = ".standin-chain-id";
+
+fn chain_id(engine: &Engine) -> String {
+    std::fs::read_to_string(engine.home().join(CHAIN_ID_FILE))
+        .ok()
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty())
+        .unwrap_or_else(|| engine.config.chain_id.clone())
 }
 
 /// `mark-not-ready` while the store lock is already held (restart rehydration).
