@@ -9,6 +9,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::omit_empty;
 use super::pod::{
     data_volume, env, mount, rbac_proxy_config_volume, scheduling, seid_init_script,
     sidecar_base_env, sidecar_resources, sidecar_wait_loop, tcp_port,
@@ -129,7 +130,7 @@ fn bootstrap_pod_spec(
     };
     let seid_init = Container {
         name: "seid-init".into(),
-        image: Some(image.clone()),
+        image: omit_empty(&image),
         // Never the validator client.toml suffix, even for validators.
         command: Some(vec![
             "/bin/sh".into(),
@@ -142,7 +143,7 @@ fn bootstrap_pod_spec(
     };
     let sidecar = Container {
         name: "sei-sidecar".into(),
-        image: Some(sidecar_image(node, platform).to_string()),
+        image: omit_empty(sidecar_image(node, platform)),
         command: Some(vec!["seictl".into(), "serve".into()]),
         restart_policy: Some("Always".into()),
         env: Some(sidecar_base_env(node, platform, false)),
@@ -153,7 +154,7 @@ fn bootstrap_pod_spec(
     // No --ignore-paths and no probes on the bootstrap proxy (upstream quirk).
     let proxy = Container {
         name: "kube-rbac-proxy".into(),
-        image: Some(platform.images.kube_rbac_proxy.clone()),
+        image: omit_empty(&platform.images.kube_rbac_proxy),
         restart_policy: Some("Always".into()),
         args: Some(vec![
             format!("--insecure-listen-address=0.0.0.0:{RBAC_PROXY_PORT}"),
@@ -175,7 +176,7 @@ fn bootstrap_pod_spec(
     );
     let seid = Container {
         name: "seid".into(),
-        image: Some(image),
+        image: omit_empty(&image),
         command: Some(vec!["/bin/bash".into(), "-c".into()]),
         args: Some(vec![script]),
         env: Some(vec![
@@ -191,7 +192,7 @@ fn bootstrap_pod_spec(
     Ok(PodSpec {
         hostname: Some(format!("{}-0", node.name())),
         subdomain: Some(node.name().to_string()),
-        service_account_name: Some(platform.scheduling.service_account.clone()),
+        service_account_name: omit_empty(&platform.scheduling.service_account),
         share_process_namespace: Some(true),
         restart_policy: Some("Never".into()),
         termination_grace_period_seconds: Some(120),

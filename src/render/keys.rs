@@ -6,6 +6,7 @@ use k8s_openapi::api::core::v1::{
 };
 
 use super::RenderError;
+use super::omit_empty;
 use crate::api::{SecretOperatorKeyringSource, SeiNode};
 use crate::platform::{DATA_DIR, go_quote};
 
@@ -135,7 +136,7 @@ pub(super) fn operator_keyring_mounts(node: &SeiNode) -> Vec<VolumeMount> {
 fn plain_env(name: &str, value: &str) -> EnvVar {
     EnvVar {
         name: name.into(),
-        value: Some(value.into()),
+        value: omit_empty(value),
         ..Default::default()
     }
 }

@@ -235,6 +235,11 @@ pub fn sidecar_url_for_node(node: &SeiNode) -> String {
     )
 }
 
+/// Go's `omitempty` for string fields: an empty value is left out of the object.
+pub(crate) fn omit_empty(value: &str) -> Option<String> {
+    (!value.is_empty()).then(|| value.to_string())
+}
+
 /// The sidecar image this node runs (`spec.sidecar.image` or `images.sidecar`).
 pub fn sidecar_image<'a>(node: &'a SeiNode, platform: &'a PlatformConfig) -> &'a str {
     platform.effective_sidecar_image(node.spec.sidecar_image())

@@ -12,6 +12,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 
 use super::keys::{self, operator_keyring_env, operator_keyring_mounts};
+use super::omit_empty;
 use super::probes::{self, seid_readiness_probe, seid_startup_probe, tcp_probe, timing};
 use super::resources::{go_mem_limit_env, resources_for_node};
 use super::{
@@ -31,7 +32,7 @@ const PROXY_IGNORE_PATHS: &str = "/v0/healthz,/v0/startupz,/v0/livez,/v0/metrics
 pub(super) fn env(name: &str, value: &str) -> EnvVar {
     EnvVar {
         name: name.into(),
-        value: Some(value.into()),
+        value: omit_empty(value),
         ..Default::default()
     }
 }
@@ -117,8 +118,8 @@ pub(super) fn scheduling(
     dedicated: bool,
 ) -> (Vec<Toleration>, Affinity) {
     let tolerations = vec![Toleration {
-        key: Some(platform.scheduling.toleration_key.clone()),
-        value: Some(pool.into()),
+        key: omit_empty(&platform.scheduling.toleration_key),
+        value: omit_empty(pool),
         effect: Some("NoSchedule".into()),
         ..Default::default()
     }];
@@ -204,7 +205,7 @@ fn seid_init_container(node: &SeiNode) -> Container {
     }
     Container {
         name: "seid-init".into(),
-        image: Some(node.spec.image.clone()),
+        image: omit_empty(&node.spec.image),
         command: Some(vec!["/bin/sh".into(), "-c".into(), script]),
         env: Some(vec![env("HOME", HOME_DIR)]),
         volume_mounts: Some(vec![mount("data", DATA_DIR), mount("home", HOME_DIR)]),
@@ -256,7 +257,7 @@ fn sidecar_container(node: &SeiNode, platform: &PlatformConfig) -> Container {
     mounts.extend(operator_keyring_mounts(node));
     Container {
         name: "sei-sidecar".into(),
-        image: Some(sidecar_image(node, platform).to_string()),
+        image: omit_empty(sidecar_image(node, platform)),
         command: Some(vec!["seictl".into(), "serve".into()]),
         restart_policy: Some("Always".into()),
         env: Some(env_vars),
@@ -271,7 +272,7 @@ fn sidecar_container(node: &SeiNode, platform: &PlatformConfig) -> Container {
 fn rbac_proxy_container(node: &SeiNode, platform: &PlatformConfig) -> Container {
     Container {
         name: "kube-rbac-proxy".into(),
-        image: Some(platform.images.kube_rbac_proxy.clone()),
+        image: omit_empty(&platform.images.kube_rbac_proxy),
         restart_policy: Some("Always".into()),
         args: Some(vec![
             format!("--insecure-listen-address=0.0.0.0:{RBAC_PROXY_PORT}"),
@@ -333,7 +334,7 @@ fn seid_container(node: &SeiNode, platform: &PlatformConfig) -> Result<Container
     );
     Ok(Container {
         name: "seid".into(),
-        image: Some(node.spec.image.clone()),
+        image: omit_empty(&node.spec.image),
         command: Some(vec!["/bin/bash".into(), "-c".into()]),
         args: Some(vec![script]),
         env: Some(env_vars),
@@ -362,7 +363,7 @@ fn cosmos_exporter_container(platform: &PlatformConfig) -> Result<Container, Ren
     let quantity = |s: &str| K8sQuantity(s.to_string());
     Ok(Container {
         name: "cosmos-exporter".into(),
-        image: Some(platform.images.cosmos_exporter.clone()),
+        image: omit_empty(&platform.images.cosmos_exporter),
         command: Some(vec!["/bin/bash".into(), "-c".into()]),
         args: Some(vec![script]),
         ports: Some(vec![tcp_port("cosmos-metrics", COSMOS_EXPORTER_PORT)]),
@@ -406,7 +407,7 @@ pub(super) fn node_pod_spec(
     }
     Ok(PodSpec {
         automount_service_account_token: Some(true),
-        service_account_name: Some(platform.scheduling.service_account.clone()),
+        service_account_name: omit_empty(&platform.scheduling.service_account),
         tolerations: Some(tolerations),
         affinity: Some(affinity),
         volumes: Some(volumes),

@@ -499,3 +499,27 @@ fn imported_pvc_is_never_rendered() {
             .is_none()
     );
 }
+
+#[test]
+fn empty_strings_are_omitted_like_go_omitempty() {
+    let mut cfg = fixture();
+    cfg.scheduling.toleration_key.clear();
+    cfg.scheduling.service_account.clear();
+    cfg.genesis.bucket.clear();
+    let sts = statefulset(&node(FULL), &cfg).expect("renders");
+    let spec = sts.spec.template.spec.expect("pod");
+    assert!(spec.service_account_name.is_none());
+    assert!(
+        spec.tolerations.as_ref().expect("tolerations")[0]
+            .key
+            .is_none()
+    );
+    let sidecar = container(&spec, "sei-sidecar");
+    let bucket = sidecar
+        .env
+        .iter()
+        .flatten()
+        .find(|e| e.name == "SEI_GENESIS_BUCKET")
+        .expect("env");
+    assert!(bucket.value.is_none(), "name kept, empty value left out");
+}
