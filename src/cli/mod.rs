@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod exec;
 pub mod logging;
 pub mod manifest;
 pub mod plan;
@@ -56,6 +57,8 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Print the TaskPlan the controller would build for a SeiNode manifest.
     Plan(plan::PlanArgs),
+    /// Persist the plan the planner would build for a SeiNode now and follow it to the end.
+    Exec(exec::ExecArgs),
 }
 
 /// Error reported at the edge as one line on stderr.
@@ -102,6 +105,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             plan::run(&cli.global, &args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Exec(args)) => exec::run(&cli.global, &args),
         Some(Command::Render(args)) => {
             render::run(&cli.global, &args)?;
             Ok(ExitCode::SUCCESS)

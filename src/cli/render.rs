@@ -112,7 +112,7 @@ fn read_node(path: &Path) -> Result<SeiNode, CliError> {
     Ok(node)
 }
 
-fn read_platform_file(path: &Path) -> Result<PlatformConfig, CliError> {
+pub(crate) fn read_platform_file(path: &Path) -> Result<PlatformConfig, CliError> {
     // Upstream treats a missing file as an empty config; on the command line that is a typo.
     if !path.exists() {
         let shown = path.display().to_string();
@@ -138,12 +138,18 @@ fn platform_from_cluster(global: &GlobalArgs, namespace: &str) -> Result<Platfor
 }
 
 async fn connect(global: &GlobalArgs) -> Result<::kube::Client, CliError> {
+    ::kube::Client::try_from(kube_config(global).await?)
+        .map_err(|e| CliError::Failed(format!("cannot create Kubernetes client: {e}")))
+}
+
+/// The client config from `--kubeconfig`/`--context` (or the default kubeconfig).
+pub(crate) async fn kube_config(global: &GlobalArgs) -> Result<::kube::Config, CliError> {
     use ::kube::config::{Config, KubeConfigOptions, Kubeconfig};
     let options = KubeConfigOptions {
         context: global.context.clone(),
         ..Default::default()
     };
-    let config = match &global.kubeconfig {
+    match &global.kubeconfig {
         Some(path) => {
             let file = Kubeconfig::read_from(path)
                 .map_err(|e| CliError::Failed(format!("cannot read kubeconfig: {e}")))?;
@@ -151,7 +157,5 @@ async fn connect(global: &GlobalArgs) -> Result<::kube::Client, CliError> {
         }
         None => Config::from_kubeconfig(&options).await,
     }
-    .map_err(|e| CliError::Failed(format!("cannot load kubeconfig: {e}")))?;
-    ::kube::Client::try_from(config)
-        .map_err(|e| CliError::Failed(format!("cannot create Kubernetes client: {e}")))
+    .map_err(|e| CliError::Failed(format!("cannot load kubeconfig: {e}")))
 }

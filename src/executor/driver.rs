@@ -509,6 +509,51 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// Hand-off mode: a live controller executes; print each task transition it makes by
+    /// polling the node every `interval` until the plan is no longer Active.
+    pub async fn follow(
+        &self,
+        namespace: &str,
+        name: &str,
+        interval: Duration,
+        progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> Result<DriveReport, DriverError> {
+        let started = Instant::now();
+        let mut previous: Option<TaskPlan> = None;
+        loop {
+            let node = self.read(namespace, name).await?;
+            let status = node.status.clone().unwrap_or_default();
+            let Some(plan) = status.plan.clone() else {
+                return Err(DriverError::Plan("the plan was removed from status".into()));
+            };
+            if let Some(before) = &previous {
+                for line in plan_transitions(before, &plan) {
+                    progress(&line);
+                }
+            }
+            if !plan.is_active() {
+                progress(&Progress::PlanFinished {
+                    plan_id: plan.id.clone(),
+                    phase: plan.phase.to_string(),
+                    node_phase: status.phase.map(|p| p.to_string()),
+                });
+                return Ok(DriveReport {
+                    plan_id: plan.id.clone(),
+                    plan_phase: plan.phase,
+                    node_phase: status.phase,
+                    conflicts: 0,
+                    patches: 0,
+                    steps: 0,
+                });
+            }
+            if started.elapsed() > self.config.deadline {
+                return Err(DriverError::Deadline(self.config.deadline));
+            }
+            previous = Some(plan);
+            tokio::time::sleep(interval).await;
+        }
+    }
+
     async fn wait(&self, requeue: Requeue) {
         let wait = match requeue {
             Requeue::Never => Duration::ZERO,
@@ -518,6 +563,35 @@ impl<'a> Driver<'a> {
             tokio::time::sleep(wait).await;
         }
     }
+}
+
+/// Task transitions between two observations of the same plan (hand-off mode).
+pub fn plan_transitions(before: &TaskPlan, after: &TaskPlan) -> Vec<Progress> {
+    if before.id != after.id {
+        return Vec::new();
+    }
+    let mut lines = Vec::new();
+    for (index, (old, new)) in before.tasks.iter().zip(&after.tasks).enumerate() {
+        if old.submitted_at.is_none() && new.submitted_at.is_some() {
+            lines.push(Progress::TaskStarted {
+                index,
+                task: new.kind.to_string(),
+                id: new.id.clone(),
+            });
+        }
+        if old.status != new.status || old.retry_count != new.retry_count {
+            lines.push(Progress::TaskTransition {
+                index,
+                task: new.kind.to_string(),
+                id: new.id.clone(),
+                from: old.status.to_string(),
+                to: new.status.to_string(),
+                error: Some(new.error.clone()).filter(|e| !e.is_empty()),
+                retry_count: new.retry_count,
+            });
+        }
+    }
+    lines
 }
 
 #[cfg(test)]

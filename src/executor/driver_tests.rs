@@ -351,3 +351,32 @@ async fn render_failure_emits_statefulset_render_failed_while_the_plan_keeps_ret
             .is_none()
     );
 }
+
+#[tokio::test]
+async fn follow_reports_the_transitions_another_executor_makes() {
+    let h = Harness::new();
+    let clock = FixedClock(h.now);
+    h.cluster.put_node(full_node("ns", "a"));
+    let d = driver(&h, &clock);
+    d.persist("ns", "a", SIDECAR_IMAGE).await.expect("persist");
+    let before = stored_plan(&h, "a");
+    d.drive("ns", "a", &mut |_: &Progress| {})
+        .await
+        .expect("drive");
+    let after = stored_plan(&h, "a");
+    let lines = plan_transitions(&before, &after);
+    let completes = lines
+        .iter()
+        .filter(|l| matches!(l, Progress::TaskTransition { to, .. } if to == "Complete"))
+        .count();
+    assert_eq!(completes, after.tasks.len());
+    let mut seen = Vec::new();
+    let report = d
+        .follow("ns", "a", Duration::from_millis(1), &mut |p: &Progress| {
+            seen.push(p.clone())
+        })
+        .await
+        .expect("follow");
+    assert_eq!(report.plan_phase, PlanPhase::Complete);
+    assert!(matches!(seen.last(), Some(Progress::PlanFinished { .. })));
+}

@@ -11,8 +11,6 @@ use crate::ports::{ClusterApi, ClusterError};
 
 /// The controller's leader-election Lease name (kubebuilder `LeaderElectionID`).
 pub const CONTROLLER_LEASE_NAME: &str = "bc1f5b0a.sei.io";
-/// Namespace the controller runs in by default (kustomize `sei-k8s-controller-system`).
-pub const DEFAULT_CONTROLLER_NAMESPACE: &str = "sei-k8s-controller-system";
 /// How long a node Lease stays valid without renewal.
 pub const NODE_LEASE_DURATION: Duration = Duration::from_secs(30);
 
@@ -266,7 +264,7 @@ mod tests {
     #[tokio::test]
     async fn controller_liveness_reads_holder_and_renew_time() {
         let cluster = FakeCluster::new();
-        let ns = DEFAULT_CONTROLLER_NAMESPACE;
+        let ns = "sei-k8s-controller-system";
         assert!(matches!(
             controller_liveness(&cluster, ns, t(0)).await,
             Ok(ControllerLiveness::NotLive { .. })

@@ -1,0 +1,365 @@
+//! `sei-console exec NODE`: build the plan the planner would build for the node now, persist it
+//! (only when no Active plan exists) and follow it to the end: executed by the embedded executor,
+//! or handed off to a live controller. One progress line per task transition (`-o json`: JSON
+//! lines).
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use super::render::{kube_config, read_platform_file};
+use super::{CliError, GlobalArgs};
+use crate::api::{PlanPhase, TaskPlan};
+use crate::executor::driver::{Driver, DriverConfig, Persisted, Progress};
+use crate::executor::lease::{ControllerLiveness, controller_liveness};
+use crate::kube::cluster::KubeCluster;
+use crate::kube::platform_config::{DEFAULT_CONTROLLER_NAMESPACE, load_platform_config};
+use crate::kube::sidecar_http::{HttpSidecar, transport_from_env};
+use crate::planner::{self, PlanContext, Resolution};
+use crate::ports::{Clock, SystemClock};
+use crate::tasks::platform_renderer::PlatformRenderer;
+
+/// Who executes the persisted plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExecutorChoice {
+    /// The controller if its leader-election Lease is live, else embedded.
+    Auto,
+    /// Persist and watch; a live sei-k8s-controller executes.
+    Controller,
+    /// Execute here, with the controller's semantics.
+    Embedded,
+}
+
+/// Output of progress lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExecOutput {
+    Text,
+    Json,
+}
+
+/// Arguments of `sei-console exec`.
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// The SeiNode to act on (in `-n NS`, or the context's namespace).
+    pub node: String,
+    /// Who executes the plan.
+    #[arg(long, value_enum, default_value_t = ExecutorChoice::Auto)]
+    pub executor: ExecutorChoice,
+    /// Do not ask for confirmation.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Progress format.
+    #[arg(short = 'o', long, value_enum, default_value_t = ExecOutput::Text)]
+    pub output: ExecOutput,
+    /// The controller's app-config file; without it, the controller's ConfigMap is read.
+    #[arg(long, value_name = "FILE", env = "SEI_CONSOLE_PLATFORM_CONFIG")]
+    pub platform_config: Option<PathBuf>,
+    /// Namespace of the controller: its ConfigMap and its leader-election Lease.
+    #[arg(
+        long,
+        value_name = "NS",
+        env = "SEI_CONSOLE_CONTROLLER_NAMESPACE",
+        default_value = DEFAULT_CONTROLLER_NAMESPACE
+    )]
+    pub controller_namespace: String,
+    /// Give up following the plan after this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    pub timeout: u64,
+    /// Upper bound on the wait between executor passes, in milliseconds (the controller's
+    /// cadence is 5 s polls with up to 30 s backoff).
+    #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
+    pub max_wait_ms: u64,
+}
+
+/// Runs the command. Exit 0 when the plan completes (or nothing is to be done), 1 when it fails.
+pub fn run(global: &GlobalArgs, args: &ExecArgs) -> Result<std::process::ExitCode, CliError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Failed(format!("starting the runtime: {e}")))?;
+    runtime.block_on(run_async(global, args))
+}
+
+async fn run_async(
+    global: &GlobalArgs,
+    args: &ExecArgs,
+) -> Result<std::process::ExitCode, CliError> {
+    let config = kube_config(global).await?;
+    let namespace = global
+        .namespace
+        .clone()
+        .unwrap_or_else(|| config.default_namespace.clone());
+    let client = ::kube::Client::try_from(config.clone())
+        .map_err(|e| CliError::Failed(format!("cannot create Kubernetes client: {e}")))?;
+    let platform = match &args.platform_config {
+        Some(path) => read_platform_file(path)?,
+        None => load_platform_config(&client, &args.controller_namespace)
+            .await
+            .map_err(|e| CliError::Failed(e.to_string()))?,
+    };
+    let transport = transport_from_env(|k| std::env::var(k).ok(), Some(config))
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let cluster = KubeCluster::new(client);
+    let sidecar = HttpSidecar::new(transport);
+    let renderer = PlatformRenderer::new(platform.clone());
+    let clock = SystemClock;
+    let driver = Driver {
+        cluster: &cluster,
+        sidecar: &sidecar,
+        renderer: &renderer,
+        clock: &clock,
+        config: DriverConfig {
+            deadline: Duration::from_secs(args.timeout),
+            max_wait: Duration::from_millis(args.max_wait_ms),
+            ..DriverConfig::default()
+        },
+    };
+    let mut printer = Printer::new(args.output);
+    let node = args.node.as_str();
+
+    let embedded = match args.executor {
+        ExecutorChoice::Embedded => true,
+        ExecutorChoice::Controller => false,
+        ExecutorChoice::Auto => {
+            let liveness = controller_liveness(&cluster, &args.controller_namespace, clock.now())
+                .await
+                .map_err(|e| CliError::Failed(format!("reading the controller's Lease: {e}")))?;
+            let (embedded, why) = match liveness {
+                ControllerLiveness::Live { holder } => {
+                    (false, format!("controller is live ({holder})"))
+                }
+                ControllerLiveness::NotLive { reason } => (true, reason),
+            };
+            printer.note(&format!(
+                "executor: {} ({why})",
+                if embedded { "embedded" } else { "controller" }
+            ));
+            embedded
+        }
+    };
+
+    if !args.yes {
+        confirm(
+            &driver,
+            &namespace,
+            node,
+            &platform.images.sidecar,
+            &mut printer,
+        )
+        .await?;
+    }
+    let persisted = driver
+        .persist(&namespace, node, &platform.images.sidecar)
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    match &persisted {
+        Persisted::Built(plan) => printer.line(&Progress::PlanPersisted {
+            plan_id: plan.id.clone(),
+            tasks: plan.tasks.iter().map(|t| t.kind.to_string()).collect(),
+            phase: None,
+        }),
+        Persisted::Resumed(plan) => printer.line(&Progress::PlanResumed {
+            plan_id: plan.id.clone(),
+            complete: plan.completed_count(),
+            total: plan.tasks.len(),
+        }),
+        Persisted::None(reason) => {
+            printer.line(&Progress::NoPlan {
+                reason: reason.clone(),
+            });
+            return Ok(std::process::ExitCode::SUCCESS);
+        }
+    }
+    let mut emit = |p: &Progress| printer.line(p);
+    let report = if embedded {
+        driver.drive(&namespace, node, &mut emit).await
+    } else {
+        driver
+            .follow(&namespace, node, Duration::from_secs(2), &mut emit)
+            .await
+    }
+    .map_err(|e| CliError::Failed(e.to_string()))?;
+    Ok(match report.plan_phase {
+        PlanPhase::Failed => std::process::ExitCode::FAILURE,
+        _ => std::process::ExitCode::SUCCESS,
+    })
+}
+
+/// Shows the plan that would be built (without persisting) and asks before acting.
+async fn confirm(
+    driver: &Driver<'_>,
+    namespace: &str,
+    name: &str,
+    sidecar_image: &str,
+    printer: &mut Printer,
+) -> Result<(), CliError> {
+    let mut node = driver
+        .cluster
+        .get_seinode(namespace, name)
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))?
+        .ok_or_else(|| CliError::BadInput(format!("SeiNode {namespace}/{name} not found")))?;
+    let ctx = PlanContext::new(sidecar_image, driver.clock.now());
+    let preview: Option<TaskPlan> = match planner::resolve_plan(&mut node, &ctx) {
+        Ok(Resolution::Built) | Ok(Resolution::Resumed { .. }) => {
+            node.status.as_ref().and_then(|s| s.plan.clone())
+        }
+        Ok(_) => None,
+        Err(err) => return Err(CliError::Failed(format!("cannot build a plan: {err}"))),
+    };
+    let Some(plan) = preview else {
+        return Ok(());
+    };
+    let tasks: Vec<String> = plan.tasks.iter().map(|t| t.kind.to_string()).collect();
+    printer.note(&format!(
+        "plan for {namespace}/{name}: {} tasks: {}",
+        tasks.len(),
+        tasks.join(", ")
+    ));
+    if !std::io::stdin().is_terminal() {
+        return Err(CliError::BadInput(
+            "refusing to act without confirmation: pass --yes (stdin is not a terminal)".into(),
+        ));
+    }
+    eprint!("proceed? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| CliError::Failed(format!("reading the answer: {e}")))?;
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        Ok(())
+    } else {
+        Err(CliError::Failed("aborted".into()))
+    }
+}
+
+/// Prints progress lines as text or JSON lines on stdout; notes go to stderr in text mode.
+struct Printer {
+    output: ExecOutput,
+    total: usize,
+}
+
+impl Printer {
+    fn new(output: ExecOutput) -> Self {
+        Self { output, total: 0 }
+    }
+
+    fn note(&mut self, text: &str) {
+        match self.output {
+            ExecOutput::Text => eprintln!("{text}"),
+            ExecOutput::Json => {
+                self.write(&serde_json::json!({"event": "note", "message": text}).to_string())
+            }
+        }
+    }
+
+    fn write(&self, line: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+
+    fn line(&mut self, progress: &Progress) {
+        if let Progress::PlanPersisted { tasks, .. } = progress {
+            self.total = tasks.len();
+        }
+        if let Progress::PlanResumed { total, .. } = progress {
+            self.total = *total;
+        }
+        let text = match self.output {
+            ExecOutput::Json => serde_json::to_string(progress).unwrap_or_default(),
+            ExecOutput::Text => format_text(progress, self.total),
+        };
+        self.write(&text);
+    }
+}
+
+/// One human line per progress event.
+pub fn format_text(progress: &Progress, total: usize) -> String {
+    match progress {
+        Progress::PlanPersisted { plan_id, tasks, .. } => {
+            format!(
+                "plan {plan_id} persisted: {} tasks: {}",
+                tasks.len(),
+                tasks.join(", ")
+            )
+        }
+        Progress::PlanResumed {
+            plan_id,
+            complete,
+            total,
+        } => {
+            format!(
+                "plan {plan_id} already active: {complete}/{total} tasks complete; following it"
+            )
+        }
+        Progress::NoPlan { reason } => format!("no plan: {reason}"),
+        Progress::TaskStarted { index, task, .. } => {
+            format!("[{}/{total}] {task}: submitted", index + 1)
+        }
+        Progress::TaskTransition {
+            index,
+            task,
+            from,
+            to,
+            error,
+            retry_count,
+            ..
+        } => {
+            let mut line = format!("[{}/{total}] {task}: {from} -> {to}", index + 1);
+            if *retry_count > 0 && from == to {
+                line.push_str(&format!(" (retry {retry_count})"));
+            }
+            if let Some(error) = error {
+                line.push_str(&format!(": {error}"));
+            }
+            line
+        }
+        Progress::RenderFailed { message } => {
+            format!("warning: StatefulSetRenderFailed: {message}")
+        }
+        Progress::PlanFinished {
+            plan_id,
+            phase,
+            node_phase,
+        } => format!(
+            "plan {plan_id} {phase}; node phase {}",
+            node_phase.as_deref().unwrap_or("(none)")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_lines_number_tasks_and_show_errors() {
+        let line = format_text(
+            &Progress::TaskTransition {
+                index: 2,
+                task: "apply-statefulset".into(),
+                id: "x".into(),
+                from: "Pending".into(),
+                to: "Failed".into(),
+                error: Some("boom".into()),
+                retry_count: 0,
+            },
+            8,
+        );
+        assert_eq!(line, "[3/8] apply-statefulset: Pending -> Failed: boom");
+        let json = serde_json::to_value(Progress::TaskStarted {
+            index: 0,
+            task: "t".into(),
+            id: "i".into(),
+        })
+        .expect("json");
+        assert_eq!(
+            json,
+            serde_json::json!({"event": "task-started", "index": 0, "task": "t", "id": "i"})
+        );
+    }
+}
