@@ -5,6 +5,7 @@
 pub mod api;
 pub mod cli;
 pub mod executor;
+pub mod config;
 pub mod fleet;
 pub mod keymap;
 pub mod kube;

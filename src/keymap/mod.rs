@@ -214,6 +214,16 @@ impl Keymap {
         Ok(Keymap { entries })
     }
 
+    /// Replaces every key of `action` in `context` by `keys` (config file overrides). A key
+    /// taken from another action in the same context moves to `action`.
+    pub fn rebind(&mut self, context: Context, action: Action, keys: &[Key]) {
+        self.entries
+            .retain(|(c, k, a)| !(*c == context && (*a == action || keys.contains(k))));
+        for key in keys {
+            self.entries.push((context, *key, action));
+        }
+    }
+
     /// The action bound to `key` in `context`; the context's own bindings win over global ones.
     /// The help overlay only sees its own bindings and quit.
     pub fn action(&self, context: Context, key: Key) -> Option<Action> {

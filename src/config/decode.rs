@@ -1,0 +1,220 @@
+//! Decoding the config document by hand (not serde) so every problem can name its line and the
+//! rest of the file still applies.
+use toml_edit::{Document, Item, Table};
+
+use super::keys;
+use super::{Config, ExecutorMode, line_of};
+use crate::ui::theme::ThemeName;
+
+/// The config and one message per problem (`line N: ...`).
+pub(super) fn decode(text: &str) -> (Config, Vec<String>) {
+    let doc = match Document::parse(text) {
+        Ok(doc) => doc,
+        Err(err) => {
+            let line = err.span().map_or(1, |span| line_of(text, span.start));
+            // The parser's message can span several lines; the first one says what is wrong.
+            let what = err
+                .message()
+                .lines()
+                .next()
+                .unwrap_or("invalid TOML")
+                .trim();
+            return (
+                Config::default(),
+                vec![format!(
+                    "line {line}: {what}; the file is not valid TOML, using the defaults for every setting"
+                )],
+            );
+        }
+    };
+    let mut decoder = Decoder {
+        text,
+        problems: Vec::new(),
+    };
+    let config = decoder.config(doc.as_table());
+    (config, decoder.problems)
+}
+
+struct Decoder<'t> {
+    text: &'t str,
+    problems: Vec<String>,
+}
+
+impl Decoder<'_> {
+    fn config(&mut self, root: &Table) -> Config {
+        let defaults = Config::default();
+        let mut config = Config::default();
+        for (name, item) in root.iter() {
+            let line = self.line(root, name, item);
+            match name {
+                "theme" => {
+                    config.theme = self.choice(line, name, item, THEMES, defaults.theme);
+                }
+                "executor" => {
+                    config.executor = self.choice(line, name, item, EXECUTORS, defaults.executor);
+                }
+                "read_only" => match item.as_bool() {
+                    Some(value) => config.read_only = value,
+                    None => self.wrong_type(line, name, item, "true or false", "false"),
+                },
+                "fleet" => {
+                    if let Some(table) = self.table(line, name, item) {
+                        self.fleet(table, &mut config);
+                    }
+                }
+                "waves" => {
+                    if let Some(table) = self.table(line, name, item) {
+                        self.waves(table, &mut config);
+                    }
+                }
+                "keys" => {
+                    if let Some(table) = self.table(line, name, item) {
+                        self.keys(table, &mut config);
+                    }
+                }
+                other => self.unknown(line, other),
+            }
+        }
+        config
+    }
+
+    fn fleet(&mut self, table: &Table, config: &mut Config) {
+        for (name, item) in table.iter() {
+            let line = self.line(table, name, item);
+            match name {
+                "filter" => match item.as_str() {
+                    Some(filter) => config.fleet_filter = filter.to_owned(),
+                    None => self.wrong_type(line, "fleet.filter", item, "a string", "\"\""),
+                },
+                other => self.unknown(line, &format!("fleet.{other}")),
+            }
+        }
+    }
+
+    fn waves(&mut self, table: &Table, config: &mut Config) {
+        for (name, item) in table.iter() {
+            let line = self.line(table, name, item);
+            let (slot, default, minimum) = match name {
+                "canary" => (&mut config.waves.canary, 1, 0),
+                "batch" => (&mut config.waves.batch, 3, 1),
+                other => {
+                    self.unknown(line, &format!("waves.{other}"));
+                    continue;
+                }
+            };
+            match item.as_integer().and_then(|n| u32::try_from(n).ok()) {
+                Some(n) if n >= minimum => *slot = n,
+                _ => self.problems.push(format!(
+                    "line {line}: waves.{name} must be a whole number of at least {minimum}, not {}; using {default}",
+                    shown(item)
+                )),
+            }
+        }
+    }
+
+    fn keys(&mut self, table: &Table, config: &mut Config) {
+        for (screen, item) in table.iter() {
+            let line = self.line(table, screen, item);
+            let Some(context) = keys::context_by_name(screen) else {
+                self.problems.push(format!(
+                    "line {line}: unknown screen keys.{screen} (use one of: {}); ignored",
+                    keys::CONTEXT_NAMES.join(", ")
+                ));
+                continue;
+            };
+            let Some(bindings) = self.table(line, &format!("keys.{screen}"), item) else {
+                continue;
+            };
+            for (action_name, keys_item) in bindings.iter() {
+                let line = self.line(bindings, action_name, keys_item);
+                match keys::parse_override(context, action_name, keys_item) {
+                    Ok(binding) => config.keys.push(binding),
+                    Err(problem) => self.problems.push(format!(
+                        "line {line}: keys.{screen}.{action_name}: {problem}; keeping the default keys"
+                    )),
+                }
+            }
+        }
+    }
+
+    fn choice<T: Copy + PartialEq>(
+        &mut self,
+        line: usize,
+        name: &str,
+        item: &Item,
+        options: &[(&str, T)],
+        default: T,
+    ) -> T {
+        let found = item
+            .as_str()
+            .and_then(|text| options.iter().find(|(n, _)| *n == text));
+        match found {
+            Some((_, value)) => *value,
+            None => {
+                let names: Vec<String> = options.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+                let default_name = options
+                    .iter()
+                    .find(|(_, v)| *v == default)
+                    .map_or("", |(n, _)| n);
+                self.problems.push(format!(
+                    "line {line}: {name} must be one of {}, not {}; using \"{default_name}\"",
+                    names.join(", "),
+                    shown(item)
+                ));
+                default
+            }
+        }
+    }
+
+    fn table<'a>(&mut self, line: usize, name: &str, item: &'a Item) -> Option<&'a Table> {
+        let table = item.as_table();
+        if table.is_none() {
+            self.problems.push(format!(
+                "line {line}: {name} must be a table ([{name}]), not {}; ignored",
+                item.type_name()
+            ));
+        }
+        table
+    }
+
+    fn wrong_type(&mut self, line: usize, name: &str, item: &Item, expected: &str, default: &str) {
+        self.problems.push(format!(
+            "line {line}: {name} must be {expected}, not {}; using {default}",
+            shown(item)
+        ));
+    }
+
+    fn unknown(&mut self, line: usize, name: &str) {
+        self.problems
+            .push(format!("line {line}: unknown setting {name}; ignored"));
+    }
+
+    /// The line of a table entry: where its key is (a table's header for `[x]` tables).
+    fn line(&self, table: &Table, name: &str, item: &Item) -> usize {
+        let span = table
+            .get_key_value(name)
+            .and_then(|(key, _)| key.span())
+            .or_else(|| item.span());
+        span.map_or(1, |span| line_of(self.text, span.start))
+    }
+}
+
+const THEMES: &[(&str, ThemeName)] = &[
+    ("dark", ThemeName::Dark),
+    ("light", ThemeName::Light),
+    ("plain", ThemeName::Plain),
+];
+
+const EXECUTORS: &[(&str, ExecutorMode)] = &[
+    ("auto", ExecutorMode::Auto),
+    ("controller", ExecutorMode::Controller),
+    ("embedded", ExecutorMode::Embedded),
+];
+
+/// A value as the user wrote it, for messages.
+fn shown(item: &Item) -> String {
+    match item.as_value() {
+        Some(value) => value.to_string().trim().to_owned(),
+        None => item.type_name().to_owned(),
+    }
+}

@@ -1,0 +1,93 @@
+//! Key binding overrides from `[keys.<screen>]`: data the keymap applies with
+//! [`Keymap::rebind`](crate::keymap::Keymap::rebind).
+use toml_edit::Item;
+
+use crate::keymap::{Action, Context, Key, Keymap};
+
+/// Screen names as written in the config file, in help order.
+pub const CONTEXT_NAMES: &[&str] = &["global", "fleet", "node", "help"];
+
+/// Action names as written in the config file.
+pub const ACTION_NAMES: &[(&str, Action)] = &[
+    ("quit", Action::Quit),
+    ("help", Action::ToggleHelp),
+    ("command", Action::StartCommand),
+    ("back", Action::Back),
+    ("open", Action::Open),
+    ("up", Action::Up),
+    ("down", Action::Down),
+    ("page-up", Action::PageUp),
+    ("page-down", Action::PageDown),
+    ("top", Action::Top),
+    ("bottom", Action::Bottom),
+    ("filter", Action::StartFilter),
+    ("clear-filter", Action::ClearFilter),
+    ("sort-next", Action::SortNextColumn),
+    ("sort-previous", Action::SortPreviousColumn),
+    ("sort-reverse", Action::SortReverse),
+    ("next-pane", Action::NextPane),
+];
+
+/// Every key of `action` on `context` is replaced by `keys`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyOverride {
+    pub context: Context,
+    pub action: Action,
+    pub keys: Vec<Key>,
+}
+
+pub fn context_by_name(name: &str) -> Option<Context> {
+    match name {
+        "global" => Some(Context::Global),
+        "fleet" => Some(Context::Fleet),
+        "node" => Some(Context::Node),
+        "help" => Some(Context::Help),
+        _ => None,
+    }
+}
+
+pub fn action_by_name(name: &str) -> Option<Action> {
+    ACTION_NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, action)| *action)
+}
+
+/// One `action = ["key", ...]` line; the error says what is wrong in words.
+pub(super) fn parse_override(
+    context: Context,
+    action_name: &str,
+    item: &Item,
+) -> Result<KeyOverride, String> {
+    let action = action_by_name(action_name).ok_or_else(|| {
+        let names: Vec<&str> = ACTION_NAMES.iter().map(|(n, _)| *n).collect();
+        format!("unknown action (use one of: {})", names.join(", "))
+    })?;
+    let array = item
+        .as_array()
+        .ok_or_else(|| "must be a list of keys such as [\"enter\", \"l\"]".to_owned())?;
+    let mut keys = Vec::new();
+    for value in array.iter() {
+        let text = value
+            .as_str()
+            .ok_or_else(|| format!("{} is not a key name in quotes", value.to_string().trim()))?;
+        keys.push(Key::parse(text).map_err(|e| e.to_string())?);
+    }
+    if keys.is_empty() {
+        return Err("an empty list would leave the action without a key".to_owned());
+    }
+    Ok(KeyOverride {
+        context,
+        action,
+        keys,
+    })
+}
+
+/// The default keymap with `overrides` applied in order.
+pub fn keymap_with(overrides: &[KeyOverride]) -> Keymap {
+    let mut keymap = Keymap::default();
+    for binding in overrides {
+        keymap.rebind(binding.context, binding.action, &binding.keys);
+    }
+    keymap
+}

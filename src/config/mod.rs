@@ -1,0 +1,164 @@
+//! The console's own config file (`config.toml` under the XDG config dir, or `--config FILE`).
+//!
+//! Defaults and their comments live in `assets/config.toml`; [`Config::default`] equals that file.
+//! Reading is forgiving: a file that does not parse gives one message naming the line and all
+//! defaults; a bad value gives a message naming its line and the default for that setting only.
+//! Writing ([`edit`]) changes one value with `toml_edit`, so comments and order survive.
+use std::path::{Path, PathBuf};
+
+use crate::ui::theme::ThemeName;
+
+mod decode;
+pub mod edit;
+pub mod keys;
+pub mod paths;
+
+pub use keys::KeyOverride;
+
+/// The defaults, with comments; also what a first save starts from.
+pub const DEFAULT_CONFIG_TOML: &str = include_str!("../../assets/config.toml");
+
+/// File name inside the config dir.
+pub const CONFIG_FILE_NAME: &str = "config.toml";
+
+/// Who executes the plans of operator actions (DESIGN.md section 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ExecutorMode {
+    /// The controller when its leader Lease is live, else embedded.
+    #[default]
+    Auto,
+    /// Hand-off: persist the plan, the controller runs it.
+    Controller,
+    /// The console's own executor runs the plan.
+    Embedded,
+}
+
+impl ExecutorMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ExecutorMode::Auto => "auto",
+            ExecutorMode::Controller => "controller",
+            ExecutorMode::Embedded => "embedded",
+        }
+    }
+}
+
+/// Wave sizes for multi-node image rollouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaveDefaults {
+    /// Nodes rolled alone first.
+    pub canary: u32,
+    /// Nodes per following wave.
+    pub batch: u32,
+}
+
+impl Default for WaveDefaults {
+    fn default() -> Self {
+        WaveDefaults {
+            canary: 1,
+            batch: 3,
+        }
+    }
+}
+
+/// Every setting of the config file, decoded.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Config {
+    pub theme: ThemeName,
+    pub executor: ExecutorMode,
+    pub read_only: bool,
+    /// The fleet filter the console opens with (empty: none).
+    pub fleet_filter: String,
+    pub waves: WaveDefaults,
+    /// Key binding replacements, in file order.
+    pub keys: Vec<KeyOverride>,
+}
+
+/// A config together with where it came from and what was wrong with the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedConfig {
+    pub config: Config,
+    /// The file read (or that would be written), if a location could be determined.
+    pub path: Option<PathBuf>,
+    /// One line per problem, each naming the file and line; empty when the file was fine.
+    pub problems: Vec<String>,
+}
+
+/// `--config FILE` names a file that cannot be read: the user's mistake, reported and fatal.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read config file {}: {source}", path.display())]
+pub struct ConfigReadError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// The default config path: `$XDG_CONFIG_HOME/sei-console/config.toml`, else
+/// `~/.config/sei-console/config.toml`.
+pub fn default_path() -> Option<PathBuf> {
+    paths::config_dir().map(|dir| dir.join(CONFIG_FILE_NAME))
+}
+
+/// Loads the config from `explicit` (`--config FILE`, which must exist) or the default path
+/// (where a missing file simply means defaults).
+pub fn load(explicit: Option<&Path>) -> Result<LoadedConfig, ConfigReadError> {
+    match explicit {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|source| ConfigReadError {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            Ok(from_text(&text, path))
+        }
+        None => Ok(load_default_location(default_path())),
+    }
+}
+
+fn load_default_location(path: Option<PathBuf>) -> LoadedConfig {
+    let Some(path) = path else {
+        return LoadedConfig {
+            config: Config::default(),
+            path: None,
+            problems: Vec::new(),
+        };
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => from_text(&text, &path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => LoadedConfig {
+            config: Config::default(),
+            path: Some(path),
+            problems: Vec::new(),
+        },
+        Err(e) => LoadedConfig {
+            problems: vec![format!(
+                "cannot read config file {}: {e}; using the defaults",
+                path.display()
+            )],
+            config: Config::default(),
+            path: Some(path),
+        },
+    }
+}
+
+/// Decodes `text` read from `path`; never fails, problems are reported with their line.
+pub fn from_text(text: &str, path: &Path) -> LoadedConfig {
+    let (config, problems) = decode::decode(text);
+    LoadedConfig {
+        config,
+        path: Some(path.to_path_buf()),
+        problems: problems
+            .into_iter()
+            .map(|p| format!("config file {}: {p}", path.display()))
+            .collect(),
+    }
+}
+
+/// 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .map_or(0, |before| before.matches('\n').count())
+        + 1
+}
+
+#[cfg(test)]
+mod tests;

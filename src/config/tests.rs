@@ -1,0 +1,216 @@
+use super::*;
+use crate::keymap::{Action, Context, Key, KeyCode};
+
+fn decode_text(text: &str) -> LoadedConfig {
+    from_text(text, Path::new("/cfg/config.toml"))
+}
+
+#[test]
+fn the_shipped_file_is_exactly_the_defaults() {
+    let loaded = decode_text(DEFAULT_CONFIG_TOML);
+    assert_eq!(loaded.problems, Vec::<String>::new());
+    assert_eq!(loaded.config, Config::default());
+}
+
+#[test]
+fn every_setting_is_read() {
+    let loaded = decode_text(
+        r#"
+theme = "light"
+executor = "embedded"
+read_only = true
+[fleet]
+filter = "mode:seed"
+[waves]
+canary = 2
+batch = 5
+[keys.fleet]
+open = ["enter", "l"]
+"#,
+    );
+    assert_eq!(loaded.problems, Vec::<String>::new());
+    let config = loaded.config;
+    assert_eq!(config.theme, ThemeName::Light);
+    assert_eq!(config.executor, ExecutorMode::Embedded);
+    assert!(config.read_only);
+    assert_eq!(config.fleet_filter, "mode:seed");
+    assert_eq!(
+        config.waves,
+        WaveDefaults {
+            canary: 2,
+            batch: 5
+        }
+    );
+    assert_eq!(
+        config.keys,
+        vec![KeyOverride {
+            context: Context::Fleet,
+            action: Action::Open,
+            keys: vec![Key::plain(KeyCode::Enter), Key::char('l')],
+        }]
+    );
+}
+
+#[test]
+fn a_file_that_is_not_toml_gives_one_message_naming_the_line_and_all_defaults() {
+    let loaded = decode_text("theme = \"light\"\nread_only = true\nbatch = = 3\n");
+    assert_eq!(loaded.config, Config::default());
+    assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
+    let message = &loaded.problems[0];
+    assert!(
+        message.starts_with("config file /cfg/config.toml: line 3: "),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("using the defaults for every setting"),
+        "{message}"
+    );
+    assert!(!message.contains('\n'), "one line: {message}");
+}
+
+#[test]
+fn a_bad_value_names_its_line_and_keeps_the_other_settings() {
+    let loaded = decode_text("read_only = true\n\ntheme = \"purple\"\n[waves]\nbatch = 0\n");
+    assert!(loaded.config.read_only);
+    assert_eq!(loaded.config.theme, ThemeName::Dark);
+    assert_eq!(loaded.config.waves.batch, 3);
+    assert_eq!(
+        loaded.problems,
+        vec![
+            "config file /cfg/config.toml: line 3: theme must be one of \"dark\", \"light\", \"plain\", not \"purple\"; using \"dark\"",
+            "config file /cfg/config.toml: line 5: waves.batch must be a whole number of at least 1, not 0; using 3",
+        ]
+    );
+}
+
+#[test]
+fn unknown_settings_and_bad_keys_are_reported_with_their_lines() {
+    let loaded = decode_text(
+        "colour = 1\n[keys.fleet]\nopen = [\"hyper-x\"]\nfly = [\"f\"]\n[keys.nowhere]\nquit = [\"x\"]\n",
+    );
+    assert!(loaded.config.keys.is_empty());
+    let problems = loaded.problems.join("\n");
+    assert!(
+        problems.contains("line 1: unknown setting colour; ignored"),
+        "{problems}"
+    );
+    assert!(
+        problems.contains("line 3: keys.fleet.open: unknown key \"hyper-x\""),
+        "{problems}"
+    );
+    assert!(
+        problems.contains("line 4: keys.fleet.fly: unknown action"),
+        "{problems}"
+    );
+    assert!(
+        problems.contains("line 5: unknown screen keys.nowhere"),
+        "{problems}"
+    );
+}
+
+#[test]
+fn key_overrides_replace_the_action_keys_in_the_keymap() {
+    let loaded = decode_text("[keys.fleet]\nopen = [\"l\"]\n[keys.global]\nquit = [\"x\"]\n");
+    let keymap = keys::keymap_with(&loaded.config.keys);
+    assert_eq!(
+        keymap.action(Context::Fleet, Key::char('l')),
+        Some(Action::Open)
+    );
+    assert_eq!(
+        keymap.action(Context::Fleet, Key::plain(KeyCode::Enter)),
+        None
+    );
+    assert_eq!(
+        keymap.action(Context::Node, Key::char('x')),
+        Some(Action::Quit)
+    );
+    assert_eq!(keymap.action(Context::Node, Key::char('q')), None);
+    // Untouched bindings stay.
+    assert_eq!(
+        keymap.action(Context::Fleet, Key::char('j')),
+        Some(Action::Down)
+    );
+}
+
+#[test]
+fn missing_default_file_means_defaults_without_problems() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let loaded = load_default_location(Some(dir.path().join("config.toml")));
+    assert_eq!(loaded.config, Config::default());
+    assert!(loaded.problems.is_empty());
+}
+
+#[test]
+fn explicit_file_that_does_not_exist_is_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("nope.toml");
+    let err = load(Some(&missing)).expect_err("missing --config file");
+    assert!(
+        err.to_string().starts_with("cannot read config file "),
+        "{err}"
+    );
+}
+
+const USER_FILE: &str = r#"# my console settings
+theme = "dark"   # dark at night
+
+# read-only on the prod laptop
+read_only = true
+
+[waves]
+batch = 2 # small fleet
+"#;
+
+#[test]
+fn saving_the_theme_keeps_comments_order_and_other_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, USER_FILE).expect("write");
+    edit::save_theme(&path, ThemeName::Light).expect("save theme");
+    let written = std::fs::read_to_string(&path).expect("read");
+    assert_eq!(
+        written,
+        USER_FILE.replace("theme = \"dark\"", "theme = \"light\"")
+    );
+    assert_eq!(from_text(&written, &path).config.theme, ThemeName::Light);
+}
+
+#[test]
+fn saving_the_filter_adds_its_table_at_the_end_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, USER_FILE).expect("write");
+    edit::save_filter(&path, "phase:Failed").expect("save filter");
+    let written = std::fs::read_to_string(&path).expect("read");
+    assert!(written.starts_with(USER_FILE), "{written}");
+    assert!(
+        written.contains("[fleet]\nfilter = \"phase:Failed\"\n"),
+        "{written}"
+    );
+    let loaded = from_text(&written, &path);
+    assert_eq!(loaded.config.fleet_filter, "phase:Failed");
+    assert!(loaded.config.read_only);
+    assert_eq!(loaded.config.waves.batch, 2);
+}
+
+#[test]
+fn first_save_starts_from_the_commented_defaults() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("sub").join("config.toml");
+    edit::save_filter(&path, "mode:seed").expect("save");
+    let written = std::fs::read_to_string(&path).expect("read");
+    assert_eq!(
+        written,
+        DEFAULT_CONFIG_TOML.replace("filter = \"\"", "filter = \"mode:seed\"")
+    );
+}
+
+#[test]
+fn a_broken_file_is_never_overwritten() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, "theme = \n").expect("write");
+    let err = edit::save_theme(&path, ThemeName::Plain).expect_err("broken");
+    assert!(err.to_string().contains("line 1"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), "theme = \n");
+}
