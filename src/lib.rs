@@ -2,10 +2,11 @@
 //!
 //! Layers depend downwards only (see ARCHITECTURE.md):
 //! `cli`/`app`/`ui` -> `kube` -> `executor`/`tasks` -> `planner`/`render` -> `api`.
+pub mod actions;
 pub mod api;
 pub mod cli;
-pub mod executor;
 pub mod config;
+pub mod executor;
 pub mod fleet;
 pub mod keymap;
 pub mod kube;

@@ -1,0 +1,6 @@
+//! Operator actions (issue 6): the pure parts — input validation, key material and previews.
+//! Nothing here talks to a cluster; the commands that apply an action live in `cli/` and go
+//! through the read-only guard and permission checks in `kube/`.
+pub mod address;
+pub mod image_ref;
+pub mod node_key;
