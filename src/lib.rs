@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod executor;
 pub mod fleet;
+pub mod journal;
 pub mod keymap;
 pub mod kube;
 pub mod planner;

@@ -2,5 +2,7 @@
 //! Nothing here talks to a cluster; the commands that apply an action live in `cli/` and go
 //! through the read-only guard and permission checks in `kube/`.
 pub mod address;
+pub mod event;
 pub mod image_ref;
 pub mod node_key;
+pub mod preview;

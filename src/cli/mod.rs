@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 pub mod exec;
+pub mod journal;
 pub mod logging;
 pub mod manifest;
 pub mod plan;
@@ -59,6 +60,8 @@ pub enum Command {
     Plan(plan::PlanArgs),
     /// Persist the plan the planner would build for a SeiNode now and follow it to the end.
     Exec(exec::ExecArgs),
+    /// List the local journal of operator actions (who did what, when, with what outcome).
+    Journal(journal::JournalArgs),
 }
 
 /// Error reported at the edge as one line on stderr.
@@ -106,6 +109,10 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Exec(args)) => exec::run(&cli.global, &args),
+        Some(Command::Journal(args)) => {
+            journal::run(&args, &mut std::io::stdout().lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::Render(args)) => {
             render::run(&cli.global, &args)?;
             Ok(ExitCode::SUCCESS)

@@ -1,7 +1,10 @@
 //! Adapters to the outside world: the Kubernetes API and the nodes' sidecars.
 
+pub mod access;
 pub mod cluster;
+pub mod identity;
 pub mod platform_config;
+pub mod read_only;
 mod sidecar_calls;
 pub mod sidecar_env;
 pub mod sidecar_http;

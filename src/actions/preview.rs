@@ -1,0 +1,271 @@
+//! Previews of operator actions: exactly what will change, built by the embedded planner before
+//! anything is sent. Rendered as text (CLI, confirmation) and as JSON (`-o json`).
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::address::ExternalAddress;
+use super::image_ref::ImageRef;
+use crate::api::{SeiNode, TaskKind, TaskPlan};
+use crate::planner::{PlanContext, PlanError, preview};
+
+/// Why an address change needs this action at all.
+pub const ADDRESS_PROPAGATION_NOTE: &str = "The controller alone would not propagate this address change until the next image roll: it builds no plan when only spec.externalAddress changes. This action persists the update plan itself, and its config-patch writes the new external-address into config.toml.";
+
+/// What a preview would do, or why it would do nothing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanPreview {
+    /// The plan that would be persisted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<TaskPlan>,
+    /// Why no plan would be built (steady state, Active plan, paused...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_plan: Option<String>,
+    /// The config-patch task's `files` parameter, when the plan has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_patch: Option<Value>,
+}
+
+impl PlanPreview {
+    fn from_node(node: &SeiNode, ctx: &PlanContext) -> Result<PlanPreview, PlanError> {
+        let result = preview(node, None, ctx)?;
+        Ok(match result.outcome {
+            Ok(plan) => PlanPreview {
+                config_patch: config_patch_files(&plan),
+                plan: Some(plan),
+                no_plan: None,
+            },
+            Err(reason) => PlanPreview {
+                plan: None,
+                no_plan: Some(reason.to_string()),
+                config_patch: None,
+            },
+        })
+    }
+}
+
+/// Preview of `rollout --image` for one node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImagePinPreview {
+    pub namespace: String,
+    pub node: String,
+    /// `spec.image` now.
+    pub from_image: String,
+    pub to_image: String,
+    /// `status.currentImage` (what runs).
+    pub current_image: String,
+    pub warnings: Vec<String>,
+    #[serde(flatten)]
+    pub plan: PlanPreview,
+}
+
+/// The update plan the planner builds once `spec.image` is `image`.
+pub fn image_pin_preview(
+    node: &SeiNode,
+    image: &ImageRef,
+    ctx: &PlanContext,
+) -> Result<ImagePinPreview, PlanError> {
+    let mut changed = node.clone();
+    changed.spec.image = image.to_string();
+    Ok(ImagePinPreview {
+        namespace: node.namespace().to_owned(),
+        node: node.name().to_owned(),
+        from_image: node.spec.image.clone(),
+        to_image: changed.spec.image.clone(),
+        current_image: node
+            .status
+            .as_ref()
+            .map_or("", |s| s.current_image())
+            .to_owned(),
+        warnings: image.warnings().iter().map(ToString::to_string).collect(),
+        plan: PlanPreview::from_node(&changed, ctx)?,
+    })
+}
+
+/// Preview of `address --external-address` for one node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddressPreview {
+    pub namespace: String,
+    pub node: String,
+    /// `spec.externalAddress` now (empty when unset).
+    pub from_address: String,
+    pub to_address: String,
+    pub note: &'static str,
+    #[serde(flatten)]
+    pub plan: PlanPreview,
+}
+
+/// The update progression persisted for an address change: the running path's update plan,
+/// built by the planner for the node with the new address. The planner only builds it on image
+/// drift, so the preview asks it with `currentImage` cleared (an empty currentImage counts as
+/// drift): tasks, gates and params are then exactly those of an update plan, and the
+/// config-patch carries the new `external-address`.
+pub fn address_preview(
+    node: &SeiNode,
+    address: &ExternalAddress,
+    ctx: &PlanContext,
+) -> Result<AddressPreview, PlanError> {
+    let mut changed = node.clone();
+    changed.spec.external_address = Some(address.to_string());
+    let mut planned = changed.clone();
+    if let Some(status) = planned.status.as_mut() {
+        status.current_image = None;
+    }
+    let mut plan = PlanPreview::from_node(&planned, ctx)?;
+    if plan.plan.is_none() && plan.no_plan.is_some() {
+        // Say why for the node as it is, not for the drift-forced copy.
+        plan = PlanPreview::from_node(&changed, ctx).map(|p| PlanPreview {
+            plan: None,
+            config_patch: None,
+            ..p
+        })?;
+        if plan.no_plan.is_none() {
+            plan.no_plan = Some("no update plan can be built for this node now".to_owned());
+        }
+    }
+    Ok(AddressPreview {
+        namespace: node.namespace().to_owned(),
+        node: node.name().to_owned(),
+        from_address: node.spec.external_address().to_owned(),
+        to_address: address.to_string(),
+        note: ADDRESS_PROPAGATION_NOTE,
+        plan,
+    })
+}
+
+fn config_patch_files(plan: &TaskPlan) -> Option<Value> {
+    plan.tasks
+        .iter()
+        .find(|t| t.kind == TaskKind::ConfigPatch)
+        .and_then(|t| t.params.as_ref())
+        .and_then(|p| p.get("files"))
+        .cloned()
+}
+
+/// Text of an image pin preview.
+pub fn image_pin_text(preview: &ImagePinPreview) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "Image pin rollout of {}/{}",
+        preview.namespace, preview.node
+    );
+    let _ = writeln!(
+        text,
+        "  spec.image: {} -> {}",
+        preview.from_image, preview.to_image
+    );
+    let running = if preview.current_image.is_empty() {
+        "(not observed yet)"
+    } else {
+        &preview.current_image
+    };
+    let _ = writeln!(text, "  running now: {running}");
+    for warning in &preview.warnings {
+        let _ = writeln!(text, "  warning: {warning}");
+    }
+    plan_text(&mut text, &preview.plan);
+    text
+}
+
+/// Text of an address change preview.
+pub fn address_text(preview: &AddressPreview) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "External address change of {}/{}",
+        preview.namespace, preview.node
+    );
+    let from = if preview.from_address.is_empty() {
+        "(unset)"
+    } else {
+        &preview.from_address
+    };
+    let _ = writeln!(
+        text,
+        "  spec.externalAddress: {from} -> {}",
+        preview.to_address
+    );
+    let _ = writeln!(
+        text,
+        "  config.toml [p2p] external-address: {from} -> {}",
+        preview.to_address
+    );
+    let _ = writeln!(text, "  note: {}", preview.note);
+    plan_text(&mut text, &preview.plan);
+    text
+}
+
+fn plan_text(text: &mut String, preview: &PlanPreview) {
+    let Some(plan) = &preview.plan else {
+        let reason = preview.no_plan.as_deref().unwrap_or("no plan");
+        let _ = writeln!(text, "No plan would be built: {reason}");
+        return;
+    };
+    let target = plan.target_phase.map_or("-".to_owned(), |p| p.to_string());
+    let _ = writeln!(
+        text,
+        "Update plan {} ({} tasks, target phase {target}):",
+        plan.id,
+        plan.tasks.len()
+    );
+    let width = plan
+        .tasks
+        .iter()
+        .map(|t| t.kind.as_str().len())
+        .max()
+        .unwrap_or(0);
+    for (index, task) in plan.tasks.iter().enumerate() {
+        let params = match &task.params {
+            Some(Value::Null) | None => String::new(),
+            Some(_) if task.kind == TaskKind::ConfigPatch => {
+                "see the config.toml patch below".to_owned()
+            }
+            Some(params) => params.to_string(),
+        };
+        let line = format!(
+            "  {:>2}. {:<width$}  {params}",
+            index + 1,
+            task.kind.as_str()
+        );
+        let _ = writeln!(text, "{}", line.trim_end());
+    }
+    if let Some(files) = &preview.config_patch {
+        let _ = writeln!(text, "config.toml patch:");
+        for line in toml_lines(files.get("config.toml").unwrap_or(&Value::Null), "") {
+            let _ = writeln!(text, "  {line}");
+        }
+    }
+}
+
+/// `[table]` headers and `key = value` lines of a JSON object, as TOML would show them.
+fn toml_lines(value: &Value, prefix: &str) -> Vec<String> {
+    let Value::Object(map) = value else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    for (key, child) in map {
+        if !matches!(child, Value::Object(_)) {
+            lines.push(format!("{key} = {child}"));
+        }
+    }
+    for (key, child) in map {
+        if matches!(child, Value::Object(_)) {
+            let path = if prefix.is_empty() {
+                key.clone()
+            } else {
+                format!("{prefix}.{key}")
+            };
+            lines.push(format!("[{path}]"));
+            lines.extend(toml_lines(child, &path));
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,97 @@
+use super::*;
+use crate::api::Phase;
+use crate::planner::test_support::{ctx, full_node, running, seed_node};
+
+const V2: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
+const PINNED: &str = "ghcr.io/sei-protocol/sei@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+fn running_full() -> SeiNode {
+    running(full_node("rpc-0"), "ghcr.io/sei-protocol/sei:v6.3.0", "")
+}
+
+#[test]
+fn image_pin_builds_the_update_plan_with_the_new_image() {
+    let image = ImageRef::parse(V2).expect("valid");
+    let preview = image_pin_preview(&running_full(), &image, &ctx()).expect("preview");
+    let plan = preview.plan.plan.as_ref().expect("update plan");
+    let kinds: Vec<&str> = plan.tasks.iter().map(|t| t.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "apply-statefulset",
+            "apply-service",
+            "config-patch",
+            "config-validate",
+            "replace-pod",
+            "observe-image",
+            "mark-ready"
+        ]
+    );
+    assert_eq!(plan.target_phase, Some(Phase::Running));
+    assert_eq!(preview.to_image, V2);
+    assert_eq!(preview.warnings.len(), 1, "tag only: not pinned");
+    insta::assert_snapshot!("image_pin_full_node_text", image_pin_text(&preview));
+    insta::assert_json_snapshot!("image_pin_full_node_json", preview);
+}
+
+#[test]
+fn image_pin_to_the_running_image_plans_nothing() {
+    let image = ImageRef::parse("ghcr.io/sei-protocol/sei:v6.3.0").expect("valid");
+    let preview = image_pin_preview(&running_full(), &image, &ctx()).expect("preview");
+    assert!(preview.plan.plan.is_none());
+    assert!(
+        preview
+            .plan
+            .no_plan
+            .as_deref()
+            .is_some_and(|r| r.starts_with("steady state"))
+    );
+}
+
+#[test]
+fn pinned_seed_rollout_is_gated_by_validate_node_key_and_has_no_warning() {
+    let node = running(
+        seed_node("seed-0", "seed-0-key"),
+        "ghcr.io/sei-protocol/sei:v6.3.0",
+        "",
+    );
+    let image = ImageRef::parse(PINNED).expect("valid");
+    let preview = image_pin_preview(&node, &image, &ctx()).expect("preview");
+    assert!(preview.warnings.is_empty());
+    let plan = preview.plan.plan.as_ref().expect("plan");
+    assert_eq!(plan.tasks[0].kind, TaskKind::ValidateNodeKey);
+    insta::assert_snapshot!("image_pin_seed_text", image_pin_text(&preview));
+}
+
+#[test]
+fn address_change_persists_the_update_progression_with_the_new_address() {
+    let address = ExternalAddress::parse("203.0.113.7:26656").expect("valid");
+    let preview = address_preview(&running_full(), &address, &ctx()).expect("preview");
+    let patch = preview.plan.config_patch.as_ref().expect("config patch");
+    assert_eq!(
+        patch["config.toml"]["p2p"]["external-address"],
+        "203.0.113.7:26656"
+    );
+    assert!(preview.note.contains("would not propagate"));
+    assert!(preview.note.contains("next image roll"));
+    let text = address_text(&preview);
+    assert!(
+        text.contains("external-address = \"203.0.113.7:26656\""),
+        "{text}"
+    );
+    insta::assert_snapshot!("address_full_node_text", text);
+    insta::assert_json_snapshot!("address_full_node_json", preview);
+}
+
+#[test]
+fn address_change_on_a_paused_node_says_why_there_is_no_plan() {
+    let mut node = running_full();
+    node.spec.paused = Some(true);
+    let address = ExternalAddress::parse("seed.example.com:26656").expect("valid");
+    let preview = address_preview(&node, &address, &ctx()).expect("preview");
+    assert!(preview.plan.plan.is_none());
+    assert_eq!(
+        preview.plan.no_plan.as_deref(),
+        Some("spec.paused is true; reconciliation is frozen")
+    );
+}

@@ -1,0 +1,132 @@
+//! `sei-console journal`: lists the local record of operator actions.
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::CliError;
+use crate::journal::{Journal, JournalEntry};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum JournalFormat {
+    /// Aligned columns, oldest first.
+    #[default]
+    Text,
+    /// A JSON array of the entries.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct JournalArgs {
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = JournalFormat::Text)]
+    pub output: JournalFormat,
+    /// Journal file (default: $XDG_STATE_HOME/sei-console/journal.jsonl).
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+pub fn run(args: &JournalArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let journal = match &args.file {
+        Some(path) => Journal::at(path),
+        None => Journal::default_location().map_err(|e| CliError::Failed(e.to_string()))?,
+    };
+    let contents = journal
+        .read()
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    for problem in &contents.problems {
+        eprintln!("warning: {problem}");
+    }
+    let written = match args.output {
+        JournalFormat::Json => serde_json::to_string_pretty(&contents.entries)
+            .map_err(std::io::Error::other)
+            .and_then(|json| writeln!(out, "{json}")),
+        JournalFormat::Text if contents.entries.is_empty() => {
+            writeln!(out, "no actions recorded in {}", journal.path().display())
+        }
+        JournalFormat::Text => out.write_all(text_table(&contents.entries).as_bytes()),
+    };
+    written.map_err(|e| CliError::Failed(format!("cannot write output: {e}")))
+}
+
+/// Aligned columns: TIME, OPERATOR, ACTION, OUTCOME, NODES, DETAIL (with the reason).
+pub fn text_table(entries: &[JournalEntry]) -> String {
+    let header = ["TIME", "OPERATOR", "ACTION", "OUTCOME", "NODES", "DETAIL"].map(String::from);
+    let rows: Vec<[String; 6]> = entries
+        .iter()
+        .map(|e| {
+            let detail = match &e.reason {
+                Some(reason) => format!("{} ({reason})", e.detail),
+                None => e.detail.clone(),
+            };
+            [
+                e.time.to_string(),
+                e.operator.clone(),
+                e.action.name().to_owned(),
+                e.outcome.name().to_owned(),
+                e.nodes.join(","),
+                detail,
+            ]
+        })
+        .collect();
+    let mut widths = header.clone().map(|h| h.chars().count());
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut text = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(i, (cell, width))| {
+                if i + 1 == row.len() {
+                    cell.clone()
+                } else {
+                    format!("{cell:<width$}")
+                }
+            })
+            .collect();
+        text.push_str(cells.join("  ").trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::event::ActionKind;
+    use crate::journal::Outcome;
+
+    #[test]
+    fn text_table_aligns_columns_and_shows_reasons() {
+        let entries = vec![
+            JournalEntry {
+                time: "2026-11-30T04:00:00Z".parse().expect("time"),
+                operator: "alice (context prod)".into(),
+                action: ActionKind::Rollout,
+                nodes: vec!["sei/rpc-0".into()],
+                detail: "image seid:v2".into(),
+                outcome: Outcome::Refused,
+                reason: Some("read-only mode".into()),
+            },
+            JournalEntry {
+                time: "2026-11-30T04:05:00Z".parse().expect("time"),
+                operator: "bob (context dev)".into(),
+                action: ActionKind::SeedCreate,
+                nodes: vec!["sei/seed-a".into()],
+                detail: "seed for pacific-1".into(),
+                outcome: Outcome::Succeeded,
+                reason: None,
+            },
+        ];
+        insta::assert_snapshot!(text_table(&entries), @r"
+        TIME                  OPERATOR              ACTION       OUTCOME    NODES       DETAIL
+        2026-11-30T04:00:00Z  alice (context prod)  rollout      refused    sei/rpc-0   image seid:v2 (read-only mode)
+        2026-11-30T04:05:00Z  bob (context dev)     seed-create  succeeded  sei/seed-a  seed for pacific-1
+        ");
+    }
+}

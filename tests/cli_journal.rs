@@ -1,0 +1,63 @@
+//! `sei-console journal` reads the JSONL journal under the XDG state dir.
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+const LINES: &str = concat!(
+    r#"{"time":"2026-11-30T04:00:00Z","operator":"alice (context prod)","action":"rollout","nodes":["sei/rpc-0"],"detail":"image seid:v2","outcome":"refused","reason":"read-only mode"}"#,
+    "\n",
+    "not json\n",
+    r#"{"time":"2026-11-30T04:05:00Z","operator":"bob (context dev)","action":"address","nodes":["sei/rpc-1"],"detail":"external address 203.0.113.7:26656","outcome":"started"}"#,
+    "\n",
+);
+
+fn state_dir_with_journal() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = dir.path().join("sei-console");
+    std::fs::create_dir_all(&app).expect("mkdir");
+    std::fs::write(app.join("journal.jsonl"), LINES).expect("write");
+    dir
+}
+
+#[test]
+fn lists_the_journal_as_text_and_warns_about_damaged_lines() {
+    let state = state_dir_with_journal();
+    Command::cargo_bin("sei-console")
+        .expect("binary")
+        .env("XDG_STATE_HOME", state.path())
+        .arg("journal")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "2026-11-30T04:00:00Z  alice (context prod)  rollout  refused  sei/rpc-0  image seid:v2 (read-only mode)",
+        ))
+        .stdout(predicate::str::contains("address  started"))
+        .stderr(predicate::str::contains("line 2"));
+}
+
+#[test]
+fn lists_the_journal_as_json() {
+    let state = state_dir_with_journal();
+    let output = Command::cargo_bin("sei-console")
+        .expect("binary")
+        .env("XDG_STATE_HOME", state.path())
+        .args(["journal", "-o", "json"])
+        .output()
+        .expect("run");
+    assert!(output.status.success());
+    let entries: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(entries.as_array().map(Vec::len), Some(2));
+    assert_eq!(entries[1]["action"], "address");
+    assert_eq!(entries[0]["reason"], "read-only mode");
+}
+
+#[test]
+fn an_empty_journal_says_so() {
+    let state = tempfile::tempdir().expect("tempdir");
+    Command::cargo_bin("sei-console")
+        .expect("binary")
+        .env("XDG_STATE_HOME", state.path())
+        .arg("journal")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("no actions recorded in "));
+}
