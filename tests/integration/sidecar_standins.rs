@@ -99,9 +99,9 @@ async fn a_new_seinode_gets_a_sidecar_with_its_own_config_file() {
 }
 
 /// The pod-proxy transport against the real API server: a missing pod is a transient error, and
-/// a pod whose address cannot be reached (kwok pods have no network) is an error, never a
-/// readiness answer. What answers for the unreachable pod depends on the machine's network (the
-/// API server's own 503, or a 403 from an egress filter on the dial), so only that is pinned.
+/// a pod whose address cannot be reached is an error, never a readiness answer. kwok gives pods
+/// loopback IPs (tests/control-plane/start), which the API server refuses to proxy to, so the
+/// API server never dials anything outside 127.0.0.0/8.
 #[tokio::test]
 async fn pod_proxy_failures_are_transient_and_never_read_as_not_ready() {
     let ns = TestNamespace::new("podproxy").await;
@@ -138,15 +138,19 @@ async fn pod_proxy_failures_are_transient_and_never_read_as_not_ready() {
     pods.create(&PostParams::default(), &pod)
         .await
         .expect("create pod");
-    wait_for("the kwok pod to run", Duration::from_secs(30), || {
+    let pod_ip: String = wait_for("the kwok pod to run", Duration::from_secs(30), || {
         let pods = pods.clone();
         async move {
             let pod = pods.get("kwok-0").await?;
-            let ip = pod.status.and_then(|s| s.pod_ip);
-            Ok(ip.map(|_| ()))
+            Ok(pod.status.and_then(|s| s.pod_ip))
         }
     })
     .await;
+    let pod_ip: std::net::IpAddr = pod_ip.parse().expect("pod IP");
+    assert!(
+        pod_ip.is_loopback(),
+        "kwok pod IPs must stay on loopback: {pod_ip}"
+    );
     let answer = sidecar.healthz(&SidecarTarget::new(&ns.name, "kwok")).await;
     assert!(answer.is_err(), "a kwok pod cannot answer: {answer:?}");
 }
