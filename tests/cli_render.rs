@@ -33,9 +33,11 @@ spec:
     nodeKey: {secret: {secretName: seed-1-node-key}}
 ";
 
-/// A file under the system temp dir, unique to this test process and name.
+/// A file under cargo's per-target scratch dir (inside `target/`, so nothing is left in /tmp),
+/// unique to this test process and name.
 fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sei-console-cli-render-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-render-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write temp file");

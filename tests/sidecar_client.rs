@@ -30,7 +30,9 @@ fn target() -> SidecarTarget {
 }
 
 fn temp_home() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("client-test-{}", Uuid::new_v4()));
+    // Under cargo's per-target scratch dir (inside `target/`), so nothing piles up in /tmp.
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("client-test-{}", Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("temp home");
     dir
 }

@@ -141,7 +141,8 @@ async fn rendered_objects_of_every_mode_pass_server_side_dry_run() {
 async fn render_command_reads_platform_config_from_the_controller_config_map() {
     let ns = TestNamespace::new("render-cm").await;
     let kubeconfig = crate::common::control_plane().kubeconfig.clone();
-    let node_file = std::env::temp_dir().join(format!("sei-console-render-cm-{}.yaml", ns.name));
+    let node_file = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("render-cm-{}.yaml", ns.name));
     std::fs::write(
         &node_file,
         format!("apiVersion: sei.io/v1alpha1\nkind: SeiNode\nmetadata: {{name: rpc-1, namespace: sei}}\nspec: {{chainId: pacific-1, image: {IMAGE}, fullNode: {{}}}}\n"),
