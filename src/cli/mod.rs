@@ -5,12 +5,14 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod action;
 pub mod exec;
 pub mod journal;
 pub mod logging;
 pub mod manifest;
 pub mod plan;
 pub mod render;
+pub mod rollout;
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -45,6 +47,12 @@ pub struct GlobalArgs {
     /// Work across all namespaces.
     #[arg(short = 'A', long, global = true)]
     pub all_namespaces: bool,
+    /// Console config file (default: $XDG_CONFIG_HOME/sei-console/config.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+    /// Refuse every change to the cluster before any request (also `read_only` in the config).
+    #[arg(long, global = true)]
+    pub read_only: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -60,6 +68,8 @@ pub enum Command {
     Plan(plan::PlanArgs),
     /// Persist the plan the planner would build for a SeiNode now and follow it to the end.
     Exec(exec::ExecArgs),
+    /// Pin an image on SeiNodes, one after another, previewing the update plan first.
+    Rollout(rollout::RolloutArgs),
     /// List the local journal of operator actions (who did what, when, with what outcome).
     Journal(journal::JournalArgs),
 }
@@ -109,6 +119,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Exec(args)) => exec::run(&cli.global, &args),
+        Some(Command::Rollout(args)) => rollout::run(&cli.global, &args),
         Some(Command::Journal(args)) => {
             journal::run(&args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)

@@ -10,6 +10,7 @@ mod crd_validation;
 mod demo_fleet;
 mod events;
 mod render_dry_run;
+mod rollout_cli;
 mod safety;
 mod seinode_workload;
 mod sidecar_standins;

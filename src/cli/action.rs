@@ -1,0 +1,420 @@
+//! What every operator action command shares: read-only refusal before any request, the
+//! operator's identity, previews on stdout, permission checks, confirmation, the Event and the
+//! journal line, then persisting and following the plan (DESIGN.md sections 5 and 6).
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use k8s_openapi::api::core::v1::Event;
+use kube::api::{Api, PostParams};
+
+use super::render::{kube_config, read_platform_file};
+use super::{CliError, GlobalArgs};
+use crate::actions::event::{ActionKind, EventTarget, console_event};
+use crate::config::{ExecutorMode, LoadedConfig};
+use crate::journal::{Journal, JournalEntry, Outcome};
+use crate::kube::access::{PermissionCheck, check_permissions};
+use crate::kube::identity::{self, OperatorIdentity};
+use crate::kube::platform_config::{DEFAULT_CONTROLLER_NAMESPACE, load_platform_config};
+use crate::kube::read_only::MutationGuard;
+use crate::ports::{Clock, SystemClock};
+
+/// Output of previews and results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ActionOutput {
+    #[default]
+    Text,
+    /// One JSON object per line; the last line is the result.
+    Json,
+}
+
+/// Flags every action command takes.
+#[derive(Debug, Clone, Args)]
+pub struct ActionArgs {
+    /// Show the preview and stop; nothing is changed.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask for confirmation (required when stdin is not a terminal).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Return once the change and its plan are persisted, without following the plan.
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = ActionOutput::Text)]
+    pub output: ActionOutput,
+    /// Who executes the plan (default: the config file's `executor`, else auto).
+    #[arg(long, value_enum)]
+    pub executor: Option<ExecutorMode>,
+    /// The controller's app-config file; without it, the controller's ConfigMap is read.
+    #[arg(long, value_name = "FILE", env = "SEI_CONSOLE_PLATFORM_CONFIG")]
+    pub platform_config: Option<PathBuf>,
+    /// Namespace of the controller: its ConfigMap and its leader-election Lease.
+    #[arg(long, value_name = "NS", env = "SEI_CONSOLE_CONTROLLER_NAMESPACE", default_value = DEFAULT_CONTROLLER_NAMESPACE)]
+    pub controller_namespace: String,
+    /// Give up following the plan after this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    pub timeout: u64,
+}
+
+/// Everything an action needs once the pre-flight steps passed.
+pub struct Session {
+    pub kind: ActionKind,
+    pub output: ActionOutput,
+    pub operator: OperatorIdentity,
+    pub client: kube::Client,
+    pub namespace: String,
+    pub guard: MutationGuard,
+    pub journal: Option<Journal>,
+    pub config: LoadedConfig,
+    pub kube: kube::Config,
+}
+
+impl Session {
+    /// Loads the console config, refuses in read-only mode (before any request, recording the
+    /// refusal), then builds the guarded client and the operator identity.
+    pub async fn open(
+        global: &GlobalArgs,
+        args: &ActionArgs,
+        kind: ActionKind,
+        nodes: &[String],
+        detail: &str,
+    ) -> Result<Session, CliError> {
+        let config = crate::config::load(global.config.as_deref())
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+        for problem in &config.problems {
+            eprintln!("warning: {problem}");
+        }
+        let guard = MutationGuard::new(global.read_only, config.config.read_only);
+        let journal = Journal::default_location().ok();
+        let operator = operator_identity(global);
+        let namespace_hint = global.namespace.clone().unwrap_or_default();
+        if !args.dry_run
+            && let Err(refused) =
+                guard.check(&format!("run {} on {}", kind.name(), nodes.join(", ")))
+        {
+            let entry = JournalEntry {
+                time: SystemClock.now(),
+                operator: operator.to_string(),
+                action: kind,
+                nodes: nodes
+                    .iter()
+                    .map(|n| format!("{namespace_hint}/{n}"))
+                    .collect(),
+                detail: detail.to_owned(),
+                outcome: Outcome::Refused,
+                reason: Some(refused.to_string()),
+            };
+            if let Some(journal) = &journal {
+                let _ = journal.append(&entry);
+            }
+            return Err(CliError::Failed(refused.to_string()));
+        }
+        let kube = kube_config(global).await?;
+        let namespace = global
+            .namespace
+            .clone()
+            .unwrap_or_else(|| kube.default_namespace.clone());
+        let client = guard
+            .client(kube.clone())
+            .map_err(|e| CliError::Failed(format!("cannot create Kubernetes client: {e}")))?;
+        Ok(Session {
+            kind,
+            output: args.output,
+            operator,
+            client,
+            namespace,
+            guard,
+            journal,
+            config,
+            kube,
+        })
+    }
+
+    /// The platform's default sidecar image: from `--platform-config`, else the controller's
+    /// ConfigMap; `None` when neither can be read (previews then assume no sidecar drift).
+    pub async fn platform_sidecar_image(
+        &self,
+        args: &ActionArgs,
+    ) -> Result<Option<String>, CliError> {
+        match &args.platform_config {
+            Some(path) => Ok(Some(read_platform_file(path)?.images.sidecar)),
+            None => Ok(
+                load_platform_config(&self.client, &args.controller_namespace)
+                    .await
+                    .ok()
+                    .map(|p| p.images.sidecar),
+            ),
+        }
+    }
+
+    /// Prints a preview (text, or one JSON line).
+    pub fn print_preview(&self, text: &str, json: &serde_json::Value) {
+        let mut out = std::io::stdout().lock();
+        let _ = match self.output {
+            ActionOutput::Text => write!(out, "{text}"),
+            ActionOutput::Json => writeln!(out, "{json}"),
+        };
+        let _ = out.flush();
+    }
+
+    /// A note: stderr in text mode, a JSON line in JSON mode.
+    pub fn note(&self, message: &str) {
+        match self.output {
+            ActionOutput::Text => eprintln!("{message}"),
+            ActionOutput::Json => {
+                println!(
+                    "{}",
+                    serde_json::json!({"event": "note", "message": message})
+                )
+            }
+        }
+    }
+
+    /// Every check must pass before the first change.
+    pub async fn check(&self, checks: &[PermissionCheck]) -> Result<(), CliError> {
+        check_permissions(&self.client, checks)
+            .await
+            .map_err(|e| CliError::Failed(e.to_string()))
+    }
+
+    /// `--yes`, or an interactive yes on a terminal; refuses without a terminal.
+    pub fn confirm(&self, args: &ActionArgs, question: &str) -> Result<(), CliError> {
+        if args.yes {
+            return Ok(());
+        }
+        if !std::io::stdin().is_terminal() {
+            return Err(CliError::BadInput(
+                "refusing to act without confirmation: pass --yes (stdin is not a terminal)".into(),
+            ));
+        }
+        eprint!("{question} [y/N] ");
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut answer)
+            .map_err(|e| CliError::Failed(format!("reading the answer: {e}")))?;
+        if matches!(answer.trim(), "y" | "Y" | "yes") {
+            Ok(())
+        } else {
+            Err(CliError::Failed("aborted; nothing was changed".into()))
+        }
+    }
+
+    /// Records the `Console*` Event on the node (a failure to record is a warning, not a stop:
+    /// the change itself already happened).
+    pub async fn record_event(&self, node: &str, uid: &str, what: &str) {
+        let event = console_event(
+            self.kind,
+            &EventTarget {
+                namespace: &self.namespace,
+                name: node,
+                uid,
+            },
+            &self.operator.to_string(),
+            what,
+            &SystemClock,
+        );
+        let api: Api<Event> = Api::namespaced(self.client.clone(), &self.namespace);
+        if let Err(err) = api.create(&PostParams::default(), &event).await {
+            self.note(&format!(
+                "warning: could not record the Event on {node}: {err}"
+            ));
+        }
+    }
+
+    /// Appends a journal line (a failure is reported, not fatal).
+    pub fn journal(
+        &self,
+        nodes: &[String],
+        detail: &str,
+        outcome: Outcome,
+        reason: Option<String>,
+    ) {
+        let Some(journal) = &self.journal else {
+            return;
+        };
+        let entry = JournalEntry {
+            time: SystemClock.now(),
+            operator: self.operator.to_string(),
+            action: self.kind,
+            nodes: nodes
+                .iter()
+                .map(|n| format!("{}/{n}", self.namespace))
+                .collect(),
+            detail: detail.to_owned(),
+            outcome,
+            reason,
+        };
+        if let Err(err) = journal.append(&entry) {
+            self.note(&format!("warning: {err}"));
+        }
+    }
+
+    /// The executor mode: flag, else config.
+    pub fn executor(&self, args: &ActionArgs) -> ExecutorMode {
+        args.executor.unwrap_or(self.config.config.executor)
+    }
+
+    pub fn follow_timeout(args: &ActionArgs) -> Duration {
+        Duration::from_secs(args.timeout)
+    }
+}
+
+/// The operator from the kubeconfig; `unknown` when it cannot be read (the action goes on, the
+/// API server authenticates anyway).
+fn operator_identity(global: &GlobalArgs) -> OperatorIdentity {
+    let kubeconfig = match &global.kubeconfig {
+        Some(path) => kube::config::Kubeconfig::read_from(path),
+        None => kube::config::Kubeconfig::read(),
+    };
+    kubeconfig
+        .ok()
+        .and_then(|k| identity::from_kubeconfig(&k, global.context.as_deref()).ok())
+        .unwrap_or_else(|| OperatorIdentity {
+            context: global.context.clone().unwrap_or_else(|| "unknown".into()),
+            user: "unknown".into(),
+            certificate_cn: None,
+        })
+}
+
+/// The checks for changing one SeiNode's spec and persisting its plan, plus its Event.
+pub fn node_change_checks(namespace: &str, node: &str) -> Vec<PermissionCheck> {
+    vec![
+        PermissionCheck::new("get", "sei.io", "seinodes", namespace, node),
+        PermissionCheck::new("patch", "sei.io", "seinodes", namespace, node),
+        PermissionCheck::new("patch", "sei.io", "seinodes", namespace, node).subresource("status"),
+        PermissionCheck::new("create", "", "events", namespace, ""),
+    ]
+}
+
+/// The pieces the executor driver needs, owned here so a command can borrow a [`Driver`].
+pub struct Execution {
+    pub cluster: crate::kube::cluster::KubeCluster,
+    pub sidecar: crate::kube::sidecar_http::HttpSidecar,
+    pub renderer: crate::tasks::platform_renderer::PlatformRenderer,
+    pub platform: crate::platform::PlatformConfig,
+    pub clock: SystemClock,
+    pub timeout: Duration,
+}
+
+impl Execution {
+    /// Platform config from `--platform-config` or the controller's ConfigMap (empty when
+    /// neither is there: previews still work, rendering tasks then fail with the controller's
+    /// own messages).
+    pub async fn new(session: &Session, args: &ActionArgs) -> Result<Execution, CliError> {
+        let platform = match &args.platform_config {
+            Some(path) => read_platform_file(path)?,
+            None => match load_platform_config(&session.client, &args.controller_namespace).await {
+                Ok(platform) => platform,
+                Err(err) => {
+                    session.note(&format!(
+                        "note: no platform config ({err}); using an empty one"
+                    ));
+                    crate::platform::PlatformConfig::default()
+                }
+            },
+        };
+        let transport = crate::kube::sidecar_http::transport_from_env(
+            |k| std::env::var(k).ok(),
+            Some(session.kube.clone()),
+        )
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+        Ok(Execution {
+            cluster: crate::kube::cluster::KubeCluster::new(session.client.clone()),
+            sidecar: crate::kube::sidecar_http::HttpSidecar::new(transport),
+            renderer: crate::tasks::platform_renderer::PlatformRenderer::new(platform.clone()),
+            platform,
+            clock: SystemClock,
+            timeout: Session::follow_timeout(args),
+        })
+    }
+
+    pub fn driver(&self) -> crate::executor::driver::Driver<'_> {
+        crate::executor::driver::Driver {
+            cluster: &self.cluster,
+            sidecar: &self.sidecar,
+            renderer: &self.renderer,
+            clock: &self.clock,
+            config: crate::executor::driver::DriverConfig {
+                deadline: self.timeout,
+                ..crate::executor::driver::DriverConfig::default()
+            },
+        }
+    }
+
+    /// Follows the node's Active plan to its end: embedded, or watching a live controller.
+    /// `Ok(None)` on success, `Ok(Some(reason))` when the plan failed.
+    pub async fn follow_plan(
+        &self,
+        session: &Session,
+        executor: ExecutorMode,
+        controller_namespace: &str,
+        node: &str,
+    ) -> Result<Option<String>, CliError> {
+        use crate::executor::driver::Progress;
+        use crate::executor::lease::{ControllerLiveness, controller_liveness};
+        let embedded = match executor {
+            ExecutorMode::Embedded => true,
+            ExecutorMode::Controller => false,
+            ExecutorMode::Auto => {
+                let liveness =
+                    controller_liveness(&self.cluster, controller_namespace, self.clock.now())
+                        .await
+                        .map_err(|e| {
+                            CliError::Failed(format!("reading the controller's Lease: {e}"))
+                        })?;
+                match liveness {
+                    ControllerLiveness::Live { holder } => {
+                        session.note(&format!("executor: controller ({holder})"));
+                        false
+                    }
+                    ControllerLiveness::NotLive { reason } => {
+                        session.note(&format!("executor: embedded ({reason})"));
+                        true
+                    }
+                }
+            }
+        };
+        let output = session.output;
+        let mut total = 0;
+        let mut failure: Option<String> = None;
+        let mut emit = |p: &Progress| {
+            if let Progress::TaskTransition {
+                task, to, error, ..
+            } = p
+                && to == "Failed"
+            {
+                failure = Some(format!(
+                    "task {task} failed: {}",
+                    error.as_deref().unwrap_or("no detail")
+                ));
+            }
+            if let Progress::PlanResumed { total: t, .. } = p {
+                total = *t;
+            }
+            let line = match output {
+                ActionOutput::Json => serde_json::to_string(p).unwrap_or_default(),
+                ActionOutput::Text => super::exec::format_text(p, total),
+            };
+            println!("{line}");
+        };
+        let driver = self.driver();
+        let report = if embedded {
+            driver.drive(&session.namespace, node, &mut emit).await
+        } else {
+            driver
+                .follow(&session.namespace, node, Duration::from_secs(2), &mut emit)
+                .await
+        }
+        .map_err(|e| CliError::Failed(format!("{}/{node}: {e}", session.namespace)))?;
+        Ok(match report.plan_phase {
+            crate::api::PlanPhase::Failed => {
+                Some(failure.unwrap_or_else(|| format!("plan {} failed", report.plan_id)))
+            }
+            _ => None,
+        })
+    }
+}

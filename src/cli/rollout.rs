@@ -1,0 +1,156 @@
+//! `sei-console rollout NODE... --image REF`: pin an image, one node after another; the first
+//! failure halts the rollout and names the node and task.
+use std::process::ExitCode;
+
+use clap::Args;
+use kube::api::{Api, Patch, PatchParams};
+
+use super::action::{ActionArgs, ActionOutput, Execution, Session, node_change_checks};
+use super::{CliError, GlobalArgs};
+use crate::actions::event::ActionKind;
+use crate::actions::image_ref::ImageRef;
+use crate::actions::preview::{image_pin_preview, image_pin_text};
+use crate::api::SeiNode;
+use crate::executor::driver::Persisted;
+use crate::journal::Outcome;
+use crate::planner::PlanContext;
+use crate::ports::{Clock, ClusterApi};
+
+#[derive(Debug, Args)]
+pub struct RolloutArgs {
+    /// SeiNodes to roll, in this order (in `-n NS`, or the context's namespace).
+    #[arg(required = true, value_name = "NODE")]
+    pub nodes: Vec<String>,
+    /// The image to pin (`name[:tag][@sha256:...]`; a digest pin is recommended).
+    #[arg(long, value_name = "REF")]
+    pub image: String,
+    #[command(flatten)]
+    pub action: ActionArgs,
+}
+
+pub fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Failed(format!("starting the runtime: {e}")))?
+        .block_on(run_async(global, args))
+}
+
+async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
+    let image = ImageRef::parse(&args.image).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let detail = format!("image {image}");
+    let session = Session::open(
+        global,
+        &args.action,
+        ActionKind::Rollout,
+        &args.nodes,
+        &detail,
+    )
+    .await?;
+    let execution = Execution::new(&session, &args.action).await?;
+    let ctx = PlanContext::from_platform(&execution.platform, execution.clock.now());
+
+    let mut nodes = Vec::new();
+    for name in &args.nodes {
+        let node = execution
+            .cluster
+            .get_seinode(&session.namespace, name)
+            .await
+            .map_err(|e| CliError::Failed(e.to_string()))?
+            .ok_or_else(|| {
+                CliError::BadInput(format!("SeiNode {}/{name} not found", session.namespace))
+            })?;
+        let preview =
+            image_pin_preview(&node, &image, &ctx).map_err(|e| CliError::Failed(e.to_string()))?;
+        let json = serde_json::json!({"event": "preview", "preview": preview});
+        session.print_preview(&image_pin_text(&preview), &json);
+        nodes.push(node);
+    }
+    if args.action.dry_run {
+        session.journal(&args.nodes, &detail, Outcome::DryRun, None);
+        finish(&session, true, "dry run: nothing was changed", None);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let checks: Vec<_> = args
+        .nodes
+        .iter()
+        .flat_map(|n| node_change_checks(&session.namespace, n))
+        .collect();
+    if let Err(err) = session.check(&checks).await {
+        session.journal(
+            &args.nodes,
+            &detail,
+            Outcome::Refused,
+            Some(err.to_string()),
+        );
+        return Err(err);
+    }
+    session.confirm(
+        &args.action,
+        &format!("roll {} node(s) to {image}?", args.nodes.len()),
+    )?;
+
+    let api: Api<SeiNode> = Api::namespaced(session.client.clone(), &session.namespace);
+    let executor = session.executor(&args.action);
+    for node in &nodes {
+        let name = node.name();
+        let patch = serde_json::json!({"spec": {"image": image.to_string()}});
+        api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map_err(|e| CliError::Failed(format!("patching spec.image of {name}: {e}")))?;
+        let uid = node.metadata.uid.as_deref().unwrap_or("");
+        session
+            .record_event(name, uid, &format!("image {} -> {image}", node.spec.image))
+            .await;
+        let one = vec![name.to_owned()];
+        let persisted = execution
+            .driver()
+            .persist(&session.namespace, name, &execution.platform.images.sidecar)
+            .await
+            .map_err(|e| CliError::Failed(format!("{}/{name}: {e}", session.namespace)))?;
+        match &persisted {
+            Persisted::Built(plan) | Persisted::Resumed(plan) => {
+                session.note(&format!("{name}: plan {} persisted", plan.id))
+            }
+            Persisted::None(reason) => session.note(&format!("{name}: no plan: {reason}")),
+        }
+        session.journal(&one, &detail, Outcome::Started, None);
+        if args.action.no_wait || matches!(persisted, Persisted::None(_)) {
+            continue;
+        }
+        let failure = execution
+            .follow_plan(&session, executor, &args.action.controller_namespace, name)
+            .await?;
+        if let Some(reason) = failure {
+            let message = format!("rollout halted at {}/{name}: {reason}", session.namespace);
+            session.journal(&one, &detail, Outcome::Failed, Some(reason));
+            finish(&session, false, &message, Some(name));
+            return Ok(ExitCode::FAILURE);
+        }
+        session.journal(&one, &detail, Outcome::Succeeded, None);
+    }
+    let message = if args.action.no_wait {
+        "image pinned and plans persisted; not waiting (--no-wait)"
+    } else {
+        "rollout complete"
+    };
+    finish(&session, true, message, None);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The last line: text, or a JSON result object.
+fn finish(session: &Session, ok: bool, message: &str, node: Option<&str>) {
+    match session.output {
+        ActionOutput::Text => {
+            if ok {
+                println!("{message}");
+            } else {
+                eprintln!("error: {message}");
+            }
+        }
+        ActionOutput::Json => println!(
+            "{}",
+            serde_json::json!({"event": "result", "ok": ok, "message": message, "failedNode": node})
+        ),
+    }
+}
