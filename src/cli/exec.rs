@@ -325,9 +325,15 @@ pub fn format_text(progress: &Progress, total: usize) -> String {
             plan_id,
             phase,
             node_phase,
+            conflicts,
         } => format!(
-            "plan {plan_id} {phase}; node phase {}",
-            node_phase.as_deref().unwrap_or("(none)")
+            "plan {plan_id} {phase}; node phase {}{}",
+            node_phase.as_deref().unwrap_or("(none)"),
+            if *conflicts > 0 {
+                format!(" ({conflicts} conflicting status writes retried)")
+            } else {
+                String::new()
+            }
         ),
     }
 }

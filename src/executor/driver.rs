@@ -89,6 +89,8 @@ pub enum Progress {
         plan_id: String,
         phase: String,
         node_phase: Option<String>,
+        /// Status patches rejected by the resourceVersion precondition and redone.
+        conflicts: u32,
     },
 }
 
@@ -130,8 +132,17 @@ impl Default for DriverConfig {
     }
 }
 
-/// `sei-console-<host>-<pid>`.
+/// Environment variable naming the executor's identity (its Lease holder). A restarted executor
+/// with the same identity takes its node Leases back at once instead of waiting for expiry.
+pub const ENV_EXECUTOR_ID: &str = "SEI_CONSOLE_EXECUTOR_ID";
+
+/// `$SEI_CONSOLE_EXECUTOR_ID`, else `sei-console-<host>-<pid>`.
 pub fn default_holder() -> String {
+    if let Ok(id) = std::env::var(ENV_EXECUTOR_ID)
+        && !id.trim().is_empty()
+    {
+        return id.trim().to_owned();
+    }
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into());
     format!("sei-console-{host}-{}", std::process::id())
 }
@@ -209,21 +220,55 @@ impl<'a> Driver<'a> {
     }
 
     /// Writes `node.status` as a merge patch against `before` under `node`'s resourceVersion.
-    /// `Ok(false)` when nothing changed; a conflict is returned as the error.
-    async fn flush(&self, before: &Value, node: &SeiNode) -> Result<bool, ClusterError> {
+    /// On a conflict the node is re-read: when the other writer touched none of the top-level
+    /// status fields this patch sets, the same patch is resent under the fresh resourceVersion
+    /// (both writes survive); otherwise the conflict is returned and the caller redoes the step
+    /// from the fresh state. Returns whether a patch was written and the conflicts absorbed.
+    async fn flush(&self, before: &Value, node: &SeiNode) -> Result<(bool, u32), ClusterError> {
         let after = serde_json::to_value(node.status.clone().unwrap_or_default())
             .map_err(|e| ClusterError::new(crate::ports::ClusterErrorKind::Other, e.to_string()))?;
         let Some(status) = merge_diff(before, &after) else {
-            return Ok(false);
+            return Ok((false, 0));
         };
-        let patch = StatusPatch {
+        let mut patch = StatusPatch {
             resource_version: node.metadata.resource_version.clone().unwrap_or_default(),
             status,
         };
-        self.cluster
-            .patch_seinode_status(node.namespace(), node.name(), &patch)
-            .await?;
-        Ok(true)
+        let mut absorbed = 0;
+        loop {
+            let err = match self
+                .cluster
+                .patch_seinode_status(node.namespace(), node.name(), &patch)
+                .await
+            {
+                Ok(_) => return Ok((true, absorbed)),
+                Err(err) if err.is_conflict() => err,
+                Err(err) => return Err(err),
+            };
+            if absorbed >= self.config.max_conflicts_per_step {
+                return Err(err);
+            }
+            let Some(fresh) = self
+                .cluster
+                .get_seinode(node.namespace(), node.name())
+                .await?
+            else {
+                return Err(err);
+            };
+            let fresh_status = serde_json::to_value(fresh.status.clone().unwrap_or_default())
+                .map_err(|e| {
+                    ClusterError::new(crate::ports::ClusterErrorKind::Other, e.to_string())
+                })?;
+            let untouched = patch
+                .status
+                .as_object()
+                .is_some_and(|keys| keys.keys().all(|k| fresh_status.get(k) == before.get(k)));
+            if !untouched {
+                return Err(err);
+            }
+            absorbed += 1;
+            patch.resource_version = fresh.metadata.resource_version.clone().unwrap_or_default();
+        }
     }
 
     fn conflict_limit(
@@ -378,8 +423,9 @@ impl<'a> Driver<'a> {
             node.status_mut().plan = Some(plan.clone());
             report.steps += 1;
             match self.flush(&before, &node).await {
-                Ok(wrote) => {
+                Ok((wrote, absorbed)) => {
                     conflicts_in_step = 0;
+                    report.conflicts += absorbed;
                     report.patches += u32::from(wrote);
                     for line in &transitions {
                         progress(line);
@@ -391,6 +437,7 @@ impl<'a> Driver<'a> {
                             plan_id: plan.id.clone(),
                             phase: plan.phase.to_string(),
                             node_phase: report.node_phase.map(|p| p.to_string()),
+                            conflicts: report.conflicts,
                         });
                         return Ok(report);
                     }
@@ -477,7 +524,11 @@ impl<'a> Driver<'a> {
                 let result = record_outcome(plan, index, outcome, now);
                 apply_phase_change(node.status_mut(), result.phase_change, now);
                 let after = &plan.tasks[index];
-                if planned.submitted_at.is_none() && after.submitted_at.is_some() {
+                // A task that finishes in the step it was submitted gets one line, not two.
+                if planned.submitted_at.is_none()
+                    && after.submitted_at.is_some()
+                    && after.status == TaskStatus::Pending
+                {
                     lines.push(Progress::TaskStarted {
                         index,
                         task: after.kind.to_string(),
@@ -536,6 +587,7 @@ impl<'a> Driver<'a> {
                     plan_id: plan.id.clone(),
                     phase: plan.phase.to_string(),
                     node_phase: status.phase.map(|p| p.to_string()),
+                    conflicts: 0,
                 });
                 return Ok(DriveReport {
                     plan_id: plan.id.clone(),

@@ -9,6 +9,7 @@ mod control_plane;
 mod crd_validation;
 mod demo_fleet;
 mod events;
+mod exec;
 mod render_dry_run;
 mod rollout_cli;
 mod safety;

@@ -1,0 +1,365 @@
+//! `sei-console exec` with the embedded executor against the real control plane and the stand-in
+//! sidecars: init plans to Running, an image update, a kill and resume, a concurrent status
+//! writer, and the `StatefulSetRenderFailed` event of a seed rendered without `nodepoolSeed`.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{Event, Secret, ServiceAccount};
+use kube::api::{DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use crate::common::{TestNamespace, control_plane, seinode_resource, wait_for};
+
+fn console_env() -> HashMap<String, String> {
+    let text = std::fs::read_to_string(control_plane().dir.join("console.env"))
+        .expect("start writes DIR/console.env");
+    text.lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect()
+}
+
+fn exec_command(
+    ns: &str,
+    node: &str,
+    extra: &[&str],
+    executor_id: &str,
+) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"));
+    cmd.envs(console_env())
+        .env("SEI_CONSOLE_EXECUTOR_ID", executor_id)
+        .args([
+            "exec",
+            node,
+            "-n",
+            ns,
+            "--executor",
+            "embedded",
+            "--yes",
+            "-o",
+            "json",
+        ])
+        .args(["--max-wait-ms", "300"])
+        .args(extra)
+        .args(if extra.contains(&"--timeout") {
+            &[][..]
+        } else {
+            &["--timeout", "90"][..]
+        })
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    cmd
+}
+
+struct ExecRun {
+    success: bool,
+    lines: Vec<Value>,
+    stderr: String,
+}
+
+async fn run_exec(ns: &str, node: &str, extra: &[&str]) -> ExecRun {
+    let output = exec_command(ns, node, extra, "it-exec")
+        .output()
+        .await
+        .expect("run sei-console exec");
+    ExecRun {
+        success: output.status.success(),
+        lines: String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn finished(run: &ExecRun) -> &Value {
+    run.lines
+        .iter()
+        .rev()
+        .find(|l| l["event"] == "plan-finished")
+        .unwrap_or_else(|| panic!("no plan-finished line: {:?} {}", run.lines, run.stderr))
+}
+
+async fn setup(prefix: &str) -> TestNamespace {
+    let ns = TestNamespace::new(prefix).await;
+    // The platform's service account, which every rendered pod runs as.
+    let sa: ServiceAccount =
+        serde_json::from_value(json!({"metadata": {"name": "seid-node"}})).expect("sa");
+    ns.api::<ServiceAccount>()
+        .create(&PostParams::default(), &sa)
+        .await
+        .expect("create service account");
+    ns
+}
+
+async fn create_node(ns: &TestNamespace, name: &str, spec: Value) {
+    let mut node = DynamicObject::new(name, &seinode_resource());
+    node.data = json!({ "spec": spec });
+    ns.seinodes()
+        .create(&PostParams::default(), &node)
+        .await
+        .expect("create SeiNode");
+}
+
+fn full_spec(image: &str) -> Value {
+    json!({"chainId": "pacific-1", "image": image, "fullNode": {}})
+}
+
+async fn create_seed(ns: &TestNamespace, name: &str) {
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": format!("{name}-node-key")},
+        "stringData": {"node_key.json":
+            r#"{"priv_key":{"type":"tendermint/PrivKeyEd25519","value":"AAAA"}}"#}
+    }))
+    .expect("secret");
+    ns.api::<Secret>()
+        .create(&PostParams::default(), &secret)
+        .await
+        .expect("create node-key Secret");
+    create_node(
+        ns,
+        name,
+        json!({"chainId": "pacific-1", "image": "ghcr.io/sei-protocol/sei:v6.3.0",
+               "seed": {"nodeKey": {"secret": {"secretName": format!("{name}-node-key")}}}}),
+    )
+    .await;
+}
+
+async fn status(ns: &TestNamespace, name: &str) -> Value {
+    ns.seinodes().get(name).await.expect("get SeiNode").data["status"].clone()
+}
+
+#[tokio::test]
+async fn full_node_and_seed_go_from_no_status_to_running_then_an_image_update_completes() {
+    let ns = setup("exec-init").await;
+    create_node(&ns, "full-0", full_spec("ghcr.io/sei-protocol/sei:v6.3.0")).await;
+    create_seed(&ns, "seed-0").await;
+    for node in ["full-0", "seed-0"] {
+        let run = run_exec(&ns.name, node, &[]).await;
+        assert!(run.success, "{node}: {}", run.stderr);
+        let done = finished(&run);
+        assert_eq!(done["phase"], "Complete", "{node}");
+        assert_eq!(done["node_phase"], "Running", "{node}");
+        let status = status(&ns, node).await;
+        assert_eq!(status["phase"], "Running");
+        assert!(status["statefulSet"]["uid"].is_string(), "{status}");
+        let tasks = status["plan"]["tasks"].as_array().expect("tasks").clone();
+        assert!(tasks.iter().all(|t| t["status"] == "Complete"));
+        let transitions = run
+            .lines
+            .iter()
+            .filter(|l| l["event"] == "task-transition")
+            .count();
+        assert_eq!(transitions, tasks.len(), "one line per task transition");
+    }
+    let sts: StatefulSet = ns.api().get("seed-0").await.expect("seed StatefulSet");
+    let seid = sts
+        .spec
+        .template
+        .spec
+        .as_ref()
+        .expect("pod spec")
+        .containers[0]
+        .clone();
+    assert!(
+        seid.env
+            .unwrap_or_default()
+            .iter()
+            .any(|e| e.name == "GOMEMLIMIT")
+    );
+
+    // The first Running exec backfills currentImage; then an image change rolls out.
+    let backfill = run_exec(&ns.name, "full-0", &[]).await;
+    assert!(backfill.success, "{}", backfill.stderr);
+    ns.seinodes()
+        .patch(
+            "full-0",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"image": "ghcr.io/sei-protocol/sei:v6.4.0"}})),
+        )
+        .await
+        .expect("patch image");
+    let update = run_exec(&ns.name, "full-0", &[]).await;
+    assert!(update.success, "{}", update.stderr);
+    assert_eq!(finished(&update)["phase"], "Complete");
+    let status = status(&ns, "full-0").await;
+    assert_eq!(status["currentImage"], "ghcr.io/sei-protocol/sei:v6.4.0");
+    let kinds: Vec<_> = status["plan"]["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .map(|t| t["type"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert!(
+        kinds.contains(&"replace-pod".to_owned()) && kinds.contains(&"observe-image".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn killed_between_steps_the_restarted_executor_finishes_without_rerunning_complete_tasks() {
+    let ns = setup("exec-kill").await;
+    create_node(&ns, "full-0", full_spec("ghcr.io/sei-protocol/sei:v6.3.0")).await;
+    let mut child = exec_command(&ns.name, "full-0", &[], "it-kill")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn exec");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let mut transitions = 0;
+    while let Ok(Some(line)) = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("exec progresses")
+    {
+        if line.contains("\"task-transition\"") {
+            transitions += 1;
+            if transitions == 3 {
+                break;
+            }
+        }
+    }
+    child.kill().await.expect("kill exec");
+    let half = status(&ns, "full-0").await["plan"]["tasks"].clone();
+    let complete: Vec<Value> = half
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .filter(|t| t["status"] == "Complete")
+        .cloned()
+        .collect();
+    assert!(complete.len() >= 3, "{half}");
+
+    let mut resumed = exec_command(&ns.name, "full-0", &[], "it-kill");
+    let output = resumed.output().await.expect("resume");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(text.contains("\"plan-resumed\""), "{text}");
+    let after = status(&ns, "full-0").await;
+    assert_eq!(after["phase"], "Running");
+    let tasks = after["plan"]["tasks"].as_array().expect("tasks").clone();
+    for done in &complete {
+        let same = tasks
+            .iter()
+            .find(|t| t["id"] == done["id"])
+            .expect("same task");
+        assert_eq!(
+            same["submittedAt"], done["submittedAt"],
+            "not re-run: {done}"
+        );
+        assert!(
+            !text.contains(&format!("\"id\":{}", done["id"])),
+            "a Complete task appeared again in the resumed run: {done}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_concurrent_status_writer_causes_conflicts_that_are_retried_and_neither_write_is_lost() {
+    let ns = setup("exec-conflict").await;
+    create_node(&ns, "full-0", full_spec("ghcr.io/sei-protocol/sei:v6.3.0")).await;
+    let writer_nodes = ns.seinodes();
+    let writer = tokio::spawn(async move {
+        // Another writer of status (no precondition): a field the executor never touches.
+        let mut last = 0;
+        for i in 0..400 {
+            let patch = json!({"status": {"resolvedRPCWitnesses": [format!("w-{i}")]}});
+            if writer_nodes
+                .patch_status("full-0", &PatchParams::default(), &Patch::Merge(patch))
+                .await
+                .is_ok()
+            {
+                last = i;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        last
+    });
+    let run = run_exec(&ns.name, "full-0", &[]).await;
+    let last = writer.await.expect("writer");
+    assert!(run.success, "{}", run.stderr);
+    let done = finished(&run);
+    assert_eq!(done["phase"], "Complete");
+    let status = status(&ns, "full-0").await;
+    assert_eq!(status["phase"], "Running", "the executor's writes survive");
+    assert_eq!(
+        status["resolvedRPCWitnesses"],
+        json!([format!("w-{last}")]),
+        "the writer's too"
+    );
+    eprintln!("conflicting status writes retried: {}", done["conflicts"]);
+    assert!(
+        done["conflicts"].as_u64().unwrap_or(0) > 0,
+        "the writer raced the executor: {done}"
+    );
+}
+
+#[tokio::test]
+async fn a_seed_without_nodepool_seed_yields_statefulset_render_failed_while_its_plan_keeps_retrying()
+ {
+    let ns = setup("exec-render").await;
+    create_seed(&ns, "seed-0").await;
+    let mut config: serde_yaml_ng::Value = crate::common::platform_config();
+    config["scheduling"]["nodepoolSeed"] = serde_yaml_ng::Value::String(String::new());
+    let file = std::env::temp_dir().join(format!("platform-no-seed-{}.yaml", ns.name));
+    std::fs::write(&file, serde_yaml_ng::to_string(&config).expect("yaml")).expect("write config");
+    let path = file.to_string_lossy().into_owned();
+    let output = exec_command(
+        &ns.name,
+        "seed-0",
+        &["--platform-config", &path, "--timeout", "4"],
+        "it-render",
+    )
+    .output()
+    .await
+    .expect("run exec");
+    assert!(
+        !output.status.success(),
+        "gives up at the deadline, never fails the plan"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("\"render-failed\""), "{stdout}");
+    let events: kube::Api<Event> = ns.api();
+    let wanted = "Cannot render the StatefulSet: syncing statefulset: generating statefulset: scheduling.nodepoolSeed is not configured in the app-config file";
+    let found = wait_for(
+        "the StatefulSetRenderFailed event",
+        Duration::from_secs(10),
+        || {
+            let events = events.clone();
+            async move {
+                let list = events
+                    .list(&ListParams::default().fields("involvedObject.name=seed-0"))
+                    .await?;
+                Ok(list
+                    .items
+                    .into_iter()
+                    .filter(|e| e.reason.as_deref() == Some("StatefulSetRenderFailed"))
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .next()
+                    .filter(|_| true))
+            }
+        },
+    )
+    .await;
+    assert_eq!(found.type_.as_deref(), Some("Warning"));
+    assert_eq!(found.message.as_deref(), Some(wanted));
+    assert_eq!(found.involved_object.kind.as_deref(), Some("SeiNode"));
+    let status = status(&ns, "seed-0").await;
+    assert_eq!(status["plan"]["phase"], "Active", "the plan keeps retrying");
+    assert!(
+        ns.api::<StatefulSet>()
+            .get_opt("seed-0")
+            .await
+            .expect("get")
+            .is_none()
+    );
+    let _ = std::fs::remove_file(file);
+}
