@@ -308,7 +308,8 @@ async fn a_seed_without_nodepool_seed_yields_statefulset_render_failed_while_its
     create_seed(&ns, "seed-0").await;
     let mut config: serde_yaml_ng::Value = crate::common::platform_config();
     config["scheduling"]["nodepoolSeed"] = serde_yaml_ng::Value::String(String::new());
-    let file = std::env::temp_dir().join(format!("platform-no-seed-{}.yaml", ns.name));
+    let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("platform-no-seed-{}.yaml", ns.name));
     std::fs::write(&file, serde_yaml_ng::to_string(&config).expect("yaml")).expect("write config");
     let path = file.to_string_lossy().into_owned();
     let output = exec_command(
