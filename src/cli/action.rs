@@ -159,6 +159,18 @@ impl Session {
         let _ = out.flush();
     }
 
+    /// The last line: text (errors on stderr), or a JSON result object.
+    pub fn finish(&self, ok: bool, message: &str, failed_node: Option<&str>) {
+        match self.output {
+            ActionOutput::Text if ok => println!("{message}"),
+            ActionOutput::Text => eprintln!("error: {message}"),
+            ActionOutput::Json => println!(
+                "{}",
+                serde_json::json!({"event": "result", "ok": ok, "message": message, "failedNode": failed_node})
+            ),
+        }
+    }
+
     /// A note: stderr in text mode, a JSON line in JSON mode.
     pub fn note(&self, message: &str) {
         match self.output {

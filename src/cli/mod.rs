@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 pub mod action;
+pub mod address;
 pub mod exec;
 pub mod journal;
 pub mod logging;
@@ -70,6 +71,8 @@ pub enum Command {
     Exec(exec::ExecArgs),
     /// Pin an image on SeiNodes, one after another, previewing the update plan first.
     Rollout(rollout::RolloutArgs),
+    /// Set a SeiNode's external address and persist the update plan that writes it to config.toml.
+    Address(address::AddressArgs),
     /// List the local journal of operator actions (who did what, when, with what outcome).
     Journal(journal::JournalArgs),
 }
@@ -120,6 +123,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
         }
         Some(Command::Exec(args)) => exec::run(&cli.global, &args),
         Some(Command::Rollout(args)) => rollout::run(&cli.global, &args),
+        Some(Command::Address(args)) => address::run(&cli.global, &args),
         Some(Command::Journal(args)) => {
             journal::run(&args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::Args;
 use kube::api::{Api, Patch, PatchParams};
 
-use super::action::{ActionArgs, ActionOutput, Execution, Session, node_change_checks};
+use super::action::{ActionArgs, Execution, Session, node_change_checks};
 use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
@@ -68,7 +68,7 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
     }
     if args.action.dry_run {
         session.journal(&args.nodes, &detail, Outcome::DryRun, None);
-        finish(&session, true, "dry run: nothing was changed", None);
+        session.finish(true, "dry run: nothing was changed", None);
         return Ok(ExitCode::SUCCESS);
     }
     let checks: Vec<_> = args
@@ -124,7 +124,7 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
         if let Some(reason) = failure {
             let message = format!("rollout halted at {}/{name}: {reason}", session.namespace);
             session.journal(&one, &detail, Outcome::Failed, Some(reason));
-            finish(&session, false, &message, Some(name));
+            session.finish(false, &message, Some(name));
             return Ok(ExitCode::FAILURE);
         }
         session.journal(&one, &detail, Outcome::Succeeded, None);
@@ -134,23 +134,6 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
     } else {
         "rollout complete"
     };
-    finish(&session, true, message, None);
+    session.finish(true, message, None);
     Ok(ExitCode::SUCCESS)
-}
-
-/// The last line: text, or a JSON result object.
-fn finish(session: &Session, ok: bool, message: &str, node: Option<&str>) {
-    match session.output {
-        ActionOutput::Text => {
-            if ok {
-                println!("{message}");
-            } else {
-                eprintln!("error: {message}");
-            }
-        }
-        ActionOutput::Json => println!(
-            "{}",
-            serde_json::json!({"event": "result", "ok": ok, "message": message, "failedNode": node})
-        ),
-    }
 }

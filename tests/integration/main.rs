@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod address_cli;
 mod control_plane;
 mod crd_validation;
 mod demo_fleet;
