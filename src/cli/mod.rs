@@ -14,6 +14,7 @@ pub mod manifest;
 pub mod plan;
 pub mod render;
 pub mod rollout;
+pub mod seed;
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -73,6 +74,11 @@ pub enum Command {
     Rollout(rollout::RolloutArgs),
     /// Set a SeiNode's external address and persist the update plan that writes it to config.toml.
     Address(address::AddressArgs),
+    /// Seed nodes: `seed create NAME --chain-id ID --image REF` brings one up and prints its peer string.
+    Seed {
+        #[command(subcommand)]
+        command: seed::SeedCommand,
+    },
     /// List the local journal of operator actions (who did what, when, with what outcome).
     Journal(journal::JournalArgs),
 }
@@ -124,6 +130,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Exec(args)) => exec::run(&cli.global, &args),
         Some(Command::Rollout(args)) => rollout::run(&cli.global, &args),
         Some(Command::Address(args)) => address::run(&cli.global, &args),
+        Some(Command::Seed { command }) => seed::run(&cli.global, &command),
         Some(Command::Journal(args)) => {
             journal::run(&args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)

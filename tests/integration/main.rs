@@ -14,6 +14,7 @@ mod exec;
 mod render_dry_run;
 mod rollout_cli;
 mod safety;
+mod seed_cli;
 mod seinode_workload;
 mod sidecar_standins;
 mod statefulset_rollout;
