@@ -4,6 +4,7 @@
 //! `cli`/`app`/`ui` -> `kube` -> `executor`/`tasks` -> `planner`/`render` -> `api`.
 pub mod actions;
 pub mod api;
+pub mod app;
 pub mod cli;
 pub mod config;
 pub mod executor;

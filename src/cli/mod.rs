@@ -7,14 +7,19 @@ use clap::{Args, Parser, Subcommand};
 
 pub mod action;
 pub mod address;
+pub mod describe;
 pub mod exec;
+mod fetch;
+pub mod get;
 pub mod journal;
 pub mod logging;
 pub mod manifest;
 pub mod plan;
+mod platform_image;
 pub mod render;
 pub mod rollout;
 pub mod seed;
+mod tui;
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -55,10 +60,20 @@ pub struct GlobalArgs {
     /// Refuse every change to the cluster before any request (also `read_only` in the config).
     #[arg(long, global = true)]
     pub read_only: bool,
+    /// Log file (default: $XDG_STATE_HOME/sei-console/sei-console.log); level from SEI_CONSOLE_LOG.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log_file: Option<std::path::PathBuf>,
+    /// Colour theme of the console (NO_COLOR forces plain).
+    #[arg(long, global = true, value_enum, default_value_t = crate::ui::theme::ThemeName::Dark)]
+    pub theme: crate::ui::theme::ThemeName,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// List SeiNodes with phase, drift, plan progress, conditions and the last Warning event.
+    Get(get::GetArgs),
+    /// Show one SeiNode: spec, conditions, plan timeline, events, StatefulSet and Pods.
+    Describe(describe::DescribeArgs),
     /// Print a shell completion script.
     Completions {
         /// Shell to generate completions for.
@@ -139,8 +154,28 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             render::run(&cli.global, &args)?;
             Ok(ExitCode::SUCCESS)
         }
-        None => Err(CliError::Failed(
-            "the interactive console is not built yet; see `sei-console --help`".into(),
-        )),
+        Some(Command::Get(args)) => {
+            block_on(get::run(&cli.global, &args))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Describe(args)) => {
+            block_on(describe::run(&cli.global, &args))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            block_on(tui::open(&cli.global))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+/// Runs an async command on a fresh multi-threaded runtime.
+fn block_on<F: std::future::Future<Output = Result<(), CliError>>>(
+    future: F,
+) -> Result<(), CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Failed(format!("cannot start the async runtime: {e}")))?
+        .block_on(future)
 }

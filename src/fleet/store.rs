@@ -1,10 +1,11 @@
 //! A pure, ordered store of one kind of watched object, fed by watch deltas.
 //!
 //! It mirrors what a kube-runtime reflector does, without a cluster: applies and deletes change
-//! one object; a relist (the watcher's initial list, or its resync after a lost watch) is
-//! buffered and swapped in whole when it is done, so objects deleted while the watch was down
-//! disappear and the screen never shows a half-listed fleet.
-use std::collections::BTreeMap;
+//! one object; during a relist (the watcher's initial list, or its resync after a lost watch)
+//! listed objects are applied as they arrive, so the first page paints at once, and when the
+//! relist is done every object it did not list is dropped: deletes missed while the watch was
+//! down are honoured. No second copy of the fleet is buffered, so a relist costs no extra memory.
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 
 use kube::ResourceExt;
@@ -39,12 +40,12 @@ impl fmt::Display for ObjectKey {
 /// One change reported by a watch, in the order the watch reported it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Delta<K> {
-    /// Created or modified.
-    Applied(K),
-    Deleted(K),
+    /// Created or modified. Boxed: objects are large and travel through a channel.
+    Applied(Box<K>),
+    Deleted(Box<K>),
     /// A (re)list begins; the objects that follow replace the whole store at `RelistDone`.
     RelistStarted,
-    RelistItem(K),
+    RelistItem(Box<K>),
     RelistDone,
 }
 
@@ -60,7 +61,8 @@ pub enum Change {
 #[derive(Debug, Clone)]
 pub struct Store<K> {
     objects: BTreeMap<ObjectKey, K>,
-    relist: Option<BTreeMap<ObjectKey, K>>,
+    /// Keys listed so far by the relist in progress.
+    relist: Option<HashSet<ObjectKey>>,
     revision: u64,
     synced: bool,
 }
@@ -76,18 +78,32 @@ impl<K> Default for Store<K> {
     }
 }
 
+impl<K> Delta<K> {
+    pub fn applied(object: K) -> Delta<K> {
+        Delta::Applied(Box::new(object))
+    }
+
+    pub fn deleted(object: K) -> Delta<K> {
+        Delta::Deleted(Box::new(object))
+    }
+
+    pub fn relist_item(object: K) -> Delta<K> {
+        Delta::RelistItem(Box::new(object))
+    }
+}
+
 impl<K: kube::Resource> Store<K> {
     /// Applies one delta and says what changed.
     pub fn apply(&mut self, delta: Delta<K>) -> Change {
         match delta {
             Delta::Applied(object) => {
-                let key = ObjectKey::of(&object);
-                self.objects.insert(key.clone(), object);
+                let key = ObjectKey::of(object.as_ref());
+                self.objects.insert(key.clone(), *object);
                 self.bump();
                 Change::One(key)
             }
             Delta::Deleted(object) => {
-                let key = ObjectKey::of(&object);
+                let key = ObjectKey::of(object.as_ref());
                 if self.objects.remove(&key).is_some() {
                     self.bump();
                     Change::One(key)
@@ -96,18 +112,21 @@ impl<K: kube::Resource> Store<K> {
                 }
             }
             Delta::RelistStarted => {
-                self.relist = Some(BTreeMap::new());
+                self.relist = Some(HashSet::new());
                 Change::Nothing
             }
             Delta::RelistItem(object) => {
-                let key = ObjectKey::of(&object);
+                let key = ObjectKey::of(object.as_ref());
                 self.relist
-                    .get_or_insert_with(BTreeMap::new)
-                    .insert(key, object);
-                Change::Nothing
+                    .get_or_insert_with(HashSet::new)
+                    .insert(key.clone());
+                self.objects.insert(key.clone(), *object);
+                self.bump();
+                Change::One(key)
             }
             Delta::RelistDone => {
-                self.objects = self.relist.take().unwrap_or_default();
+                let listed = self.relist.take().unwrap_or_default();
+                self.objects.retain(|key, _| listed.contains(key));
                 self.synced = true;
                 self.bump();
                 Change::Everything
@@ -192,10 +211,10 @@ mod tests {
     fn apply_inserts_and_replaces() {
         let mut store = Store::default();
         assert_eq!(
-            store.apply(Delta::Applied(pod("a", "x", "Pending"))),
+            store.apply(Delta::applied(pod("a", "x", "Pending"))),
             Change::One(ObjectKey::new("a", "x"))
         );
-        store.apply(Delta::Applied(pod("a", "x", "Running")));
+        store.apply(Delta::applied(pod("a", "x", "Running")));
         assert_eq!(store.len(), 1);
         assert_eq!(phase_of(&store, "a", "x").as_deref(), Some("Running"));
         assert_eq!(store.revision(), 2);
@@ -204,30 +223,33 @@ mod tests {
     #[test]
     fn delete_removes_and_unknown_delete_changes_nothing() {
         let mut store = Store::default();
-        store.apply(Delta::Applied(pod("a", "x", "Running")));
+        store.apply(Delta::applied(pod("a", "x", "Running")));
         let before = store.revision();
         assert_eq!(
-            store.apply(Delta::Deleted(pod("a", "missing", "Running"))),
+            store.apply(Delta::deleted(pod("a", "missing", "Running"))),
             Change::Nothing
         );
         assert_eq!(store.revision(), before);
         assert_eq!(
-            store.apply(Delta::Deleted(pod("a", "x", "Running"))),
+            store.apply(Delta::deleted(pod("a", "x", "Running"))),
             Change::One(ObjectKey::new("a", "x"))
         );
         assert!(store.is_empty());
     }
 
     #[test]
-    fn relist_replaces_everything_only_when_done() {
+    fn relist_shows_items_at_once_and_drops_unlisted_when_done() {
         let mut store = Store::default();
-        store.apply(Delta::Applied(pod("a", "gone", "Running")));
-        store.apply(Delta::Applied(pod("a", "kept", "Pending")));
+        store.apply(Delta::applied(pod("a", "gone", "Running")));
+        store.apply(Delta::applied(pod("a", "kept", "Pending")));
         store.apply(Delta::RelistStarted);
-        store.apply(Delta::RelistItem(pod("a", "kept", "Running")));
-        store.apply(Delta::RelistItem(pod("b", "new", "Running")));
-        // Until the relist is done the old view stays whole.
-        assert_eq!(store.len(), 2);
+        assert_eq!(
+            store.apply(Delta::relist_item(pod("a", "kept", "Running"))),
+            Change::One(ObjectKey::new("a", "kept"))
+        );
+        store.apply(Delta::relist_item(pod("b", "new", "Running")));
+        // Listed objects show at once; the unlisted one waits for the end of the relist.
+        assert_eq!(store.len(), 3);
         assert!(!store.is_synced());
         assert_eq!(store.apply(Delta::RelistDone), Change::Everything);
         assert!(store.is_synced());
@@ -240,7 +262,7 @@ mod tests {
     fn clear_forgets_objects_and_sync() {
         let mut store = Store::default();
         store.apply(Delta::RelistStarted);
-        store.apply(Delta::RelistItem(pod("a", "x", "Running")));
+        store.apply(Delta::relist_item(pod("a", "x", "Running")));
         store.apply(Delta::RelistDone);
         store.clear();
         assert!(store.is_empty());

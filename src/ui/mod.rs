@@ -1,2 +1,40 @@
-//! ratatui views only: screens, widgets and the theme. Each screen is `fn(&Model, &mut Frame)`.
+//! ratatui views only: screens, widgets and the theme. `view` draws the model; it never
+//! changes it, never waits and never locks.
+pub mod chrome;
+pub mod fleet;
+pub mod help;
+pub mod node;
 pub mod theme;
+
+#[cfg(test)]
+mod tests;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout};
+
+use crate::app::model::{Model, Screen};
+use theme::Theme;
+
+/// Draws the whole screen for `model`.
+pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
+    let area = frame.area();
+    frame.render_widget(ratatui::widgets::Block::new().style(theme.base), area);
+    let banner_height = u16::from(chrome::banner_line(model).is_some());
+    let [header, banner, body, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(banner_height),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    chrome::header(model, theme, frame, header);
+    chrome::banner(model, theme, frame, banner);
+    match &model.screen {
+        Screen::Fleet => fleet::render(model, theme, frame, body),
+        Screen::Node(key) => node::render(model, key, theme, frame, body),
+    }
+    chrome::footer(model, theme, frame, footer);
+    if model.help_open {
+        help::render(theme, frame, area);
+    }
+}

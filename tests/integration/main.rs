@@ -6,6 +6,7 @@
 mod common;
 
 mod address_cli;
+mod console;
 mod control_plane;
 mod crd_validation;
 mod demo_fleet;

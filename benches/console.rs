@@ -1,0 +1,279 @@
+//! Console benchmarks (issue 4). Prints figures; never fails on a budget.
+//!
+//!     cargo bench --bench console                 # in-memory: frames, keys, deltas, memory
+//!     SEI_BENCH_KUBECONFIG=/path/kubeconfig cargo bench --bench console
+//!                                                 # also first paint / full sync on a real API server
+//!
+//! Env: SEI_BENCH_NODES (default 10000), SEI_BENCH_NAMESPACE (default `bench`),
+//! KUBECTL (default `kubectl`) for the comparison with `kubectl get seinodes -A -o json`.
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use sei_console::app::model::{Model, Msg, Scope, WatchKind, WatchReport};
+use sei_console::app::update::update;
+use sei_console::fleet::FleetDelta;
+use sei_console::fleet::filter::Filter;
+use sei_console::fleet::sample;
+use sei_console::fleet::sort::{Column, Sort, listing};
+use sei_console::fleet::store::Delta;
+use sei_console::keymap::Key;
+use sei_console::ui::theme::Theme;
+use serde_json::json;
+
+#[path = "console/real.rs"]
+mod real;
+
+fn nodes_wanted() -> usize {
+    std::env::var("SEI_BENCH_NODES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000)
+}
+
+/// Resident set size of this process, from /proc (Linux).
+fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+struct Stats {
+    samples: Vec<Duration>,
+}
+
+impl Stats {
+    fn new() -> Stats {
+        Stats {
+            samples: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, d: Duration) {
+        self.samples.push(d);
+    }
+
+    fn pct(&self, p: f64) -> Duration {
+        let mut s = self.samples.clone();
+        s.sort();
+        let i = ((s.len() as f64 - 1.0) * p).round() as usize;
+        s.get(i).copied().unwrap_or_default()
+    }
+
+    fn line(&self, what: &str, budget: &str) -> String {
+        format!(
+            "{what:<48} n={:<5} p50={:>9.3?} p99={:>9.3?} max={:>9.3?}   budget {budget}",
+            self.samples.len(),
+            self.pct(0.5),
+            self.pct(0.99),
+            self.pct(1.0),
+        )
+    }
+}
+
+pub fn fleet_model(n: usize) -> (Model, Duration) {
+    let scope = Scope {
+        context: "bench".into(),
+        namespace: None,
+    };
+    let mut model = Model::new(scope, sample::now(), None);
+    model.size = (200, 50);
+    model.init();
+    let epoch = model.scope_epoch;
+    let nodes = sample::large_fleet(n);
+    let start = Instant::now();
+    update(
+        &mut model,
+        Msg::Delta {
+            epoch,
+            delta: FleetDelta::Node(Delta::RelistStarted),
+        },
+    );
+    for node in nodes {
+        update(
+            &mut model,
+            Msg::Delta {
+                epoch,
+                delta: FleetDelta::Node(Delta::relist_item(node)),
+            },
+        );
+    }
+    update(
+        &mut model,
+        Msg::Delta {
+            epoch,
+            delta: FleetDelta::Node(Delta::RelistDone),
+        },
+    );
+    update(
+        &mut model,
+        Msg::Watch {
+            epoch,
+            kind: WatchKind::Nodes,
+            report: WatchReport::Live,
+        },
+    );
+    (model, start.elapsed())
+}
+
+fn main() {
+    let n = nodes_wanted();
+    println!(
+        "sei-console benchmarks, {n} SeiNodes, release={}",
+        !cfg!(debug_assertions)
+    );
+
+    let rss_before = rss_bytes();
+    let (mut model, sync) = fleet_model(n);
+    let rss_after = rss_bytes();
+    println!(
+        "{:<48} {:>9.3?}",
+        format!("apply initial list of {n} nodes + first listing"),
+        sync
+    );
+    if let (Some(before), Some(after)) = (rss_before, rss_after) {
+        let grown = after.saturating_sub(before);
+        let budget = 30.0 * 1024.0 * 1024.0 + 8.0 * 1024.0 * n as f64;
+        println!(
+            "{:<48} {:>7.1} MiB total, {:.2} KiB/node   budget {:.1} MiB (30 MiB + 8 KiB/node)",
+            "resident memory of the store (RSS growth)",
+            grown as f64 / 1048576.0,
+            grown as f64 / 1024.0 / n as f64,
+            budget / 1048576.0
+        );
+    }
+
+    let theme = Theme::dark();
+    let mut terminal = Terminal::new(TestBackend::new(200, 50)).expect("terminal");
+    let mut frames = Stats::new();
+    for i in 0..1000 {
+        // A tick changes the clock, so every frame really differs in its age cells.
+        update(
+            &mut model,
+            Msg::Tick(
+                sample::now()
+                    .checked_add(jiff::SignedDuration::from_secs(i))
+                    .expect("time"),
+            ),
+        );
+        let start = Instant::now();
+        model.refresh_views();
+        terminal
+            .draw(|f| sei_console::ui::view(&model, &theme, f))
+            .expect("draw");
+        frames.add(start.elapsed());
+    }
+    println!(
+        "{}",
+        frames.line("frame build+draw 200x50 (TestBackend)", "<= 2 ms p99")
+    );
+
+    let mut keys = Stats::new();
+    for i in 0..1000 {
+        let key = if (i / 50) % 2 == 0 { 'j' } else { 'k' };
+        let start = Instant::now();
+        update(&mut model, Msg::Key(Key::char(key)));
+        model.refresh_views();
+        terminal
+            .draw(|f| sei_console::ui::view(&model, &theme, f))
+            .expect("draw");
+        keys.add(start.elapsed());
+    }
+    println!("{}", keys.line("keystroke -> frame (j/k)", "<= 16 ms p99"));
+
+    let mut filter_keys = Stats::new();
+    update(&mut model, Msg::Key(Key::char('/')));
+    for c in "drift mode:full".chars() {
+        let start = Instant::now();
+        update(&mut model, Msg::Key(Key::char(c)));
+        model.refresh_views();
+        terminal
+            .draw(|f| sei_console::ui::view(&model, &theme, f))
+            .expect("draw");
+        filter_keys.add(start.elapsed());
+    }
+    update(
+        &mut model,
+        Msg::Key(Key::plain(sei_console::keymap::KeyCode::Esc)),
+    );
+    println!(
+        "{}",
+        filter_keys.line("keystroke -> frame while typing a filter", "<= 16 ms p99")
+    );
+
+    let mut apply = Stats::new();
+    let mut apply_and_list = Stats::new();
+    let epoch = model.scope_epoch;
+    for round in 0..20 {
+        let batch: Vec<_> = sample::large_fleet(1000)
+            .into_iter()
+            .map(|node| {
+                sample::patched(node, json!({"status": {"plan": sample::plan(&sample::UPDATE_TASKS, round % 7, None)}}))
+            })
+            .collect();
+        let start = Instant::now();
+        for node in batch {
+            update(
+                &mut model,
+                Msg::Delta {
+                    epoch,
+                    delta: FleetDelta::Node(Delta::applied(node)),
+                },
+            );
+        }
+        apply.add(start.elapsed());
+        model.refresh_views();
+        apply_and_list.add(start.elapsed());
+    }
+    println!("{}", apply.line("apply 1,000 watch deltas", "<= 10 ms"));
+    println!(
+        "{}",
+        apply_and_list.line("apply 1,000 deltas + refilter/sort listing", "-")
+    );
+
+    let mut sorts = Stats::new();
+    let filter = Filter::parse("drift !phase:Running").expect("filter");
+    for column in Column::ALL {
+        let start = Instant::now();
+        let listed = listing(
+            &model.fleet,
+            &filter,
+            Sort {
+                column,
+                descending: false,
+            },
+        );
+        sorts.add(start.elapsed());
+        std::hint::black_box(listed);
+    }
+    println!(
+        "{}",
+        sorts.line("filter + sort 10k rows (each column)", "<= 50 ms")
+    );
+    // Messages that change nothing visible (repeated health reports, unbound keys) must not
+    // mark the model dirty; the loop draws only dirty models, so these cause no frame.
+    let mut redraws = 0;
+    for i in 0..1000 {
+        model.dirty = false;
+        let msg = if i % 2 == 0 {
+            Msg::Watch {
+                epoch,
+                kind: WatchKind::Nodes,
+                report: WatchReport::Live,
+            }
+        } else {
+            Msg::Key(Key::char('x'))
+        };
+        update(&mut model, msg);
+        redraws += usize::from(model.dirty);
+    }
+    println!(
+        "{:<48} {redraws} of 1000 (only the 1 Hz tick redraws an idle screen)",
+        "redraws caused by no-change messages"
+    );
+
+    if let Ok(kubeconfig) = std::env::var("SEI_BENCH_KUBECONFIG") {
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        runtime.block_on(real::run(&kubeconfig, n));
+    }
+}

@@ -1,0 +1,215 @@
+//! Runs the commands `update` returns: starts and stops watches. Never blocks the loop: each
+//! watch set runs in its own task, aborted (with its watchers) when replaced.
+use std::path::PathBuf;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{Event, Pod};
+use kube::api::Api;
+use kube::runtime::watcher;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+use super::model::{Cmd, Msg, Scope, WatchKind, WatchReport};
+use crate::api::SeiNode;
+use crate::fleet::FleetDelta;
+use crate::fleet::store::ObjectKey;
+use crate::kube::client::{Connection, connect};
+use crate::kube::watch::{PAGE_SIZE, run_watch};
+
+/// Field selector of the fleet-wide event watch.
+pub const NODE_EVENTS_SELECTOR: &str = "involvedObject.kind=SeiNode";
+/// Label the controller puts on every pod of a node (`SelectorLabels`).
+pub const NODE_LABEL: &str = "sei.io/node";
+
+/// Owner of the running watch tasks.
+pub struct Effects {
+    tx: mpsc::Sender<Msg>,
+    kubeconfig: Option<PathBuf>,
+    connection: watch::Sender<Option<Connection>>,
+    scope_task: Option<JoinHandle<()>>,
+    detail_task: Option<JoinHandle<()>>,
+}
+
+impl Effects {
+    pub fn new(
+        connection: Connection,
+        tx: mpsc::Sender<Msg>,
+        kubeconfig: Option<PathBuf>,
+    ) -> Effects {
+        Effects {
+            tx,
+            kubeconfig,
+            connection: watch::Sender::new(Some(connection)),
+            scope_task: None,
+            detail_task: None,
+        }
+    }
+
+    pub fn run(&mut self, cmd: Cmd) {
+        match cmd {
+            Cmd::WatchScope { scope, epoch } => {
+                abort(&mut self.scope_task);
+                self.scope_task = Some(tokio::spawn(watch_scope(
+                    scope,
+                    epoch,
+                    self.tx.clone(),
+                    self.kubeconfig.clone(),
+                    self.connection.clone(),
+                )));
+            }
+            Cmd::WatchDetail { node, epoch } => {
+                abort(&mut self.detail_task);
+                self.detail_task = Some(tokio::spawn(watch_detail(
+                    node,
+                    epoch,
+                    self.tx.clone(),
+                    self.connection.subscribe(),
+                )));
+            }
+            Cmd::StopDetail => abort(&mut self.detail_task),
+        }
+    }
+}
+
+impl Drop for Effects {
+    fn drop(&mut self) {
+        abort(&mut self.scope_task);
+        abort(&mut self.detail_task);
+    }
+}
+
+fn abort(task: &mut Option<JoinHandle<()>>) {
+    if let Some(task) = task.take() {
+        task.abort();
+    }
+}
+
+fn node_delta(delta: crate::fleet::store::Delta<SeiNode>) -> FleetDelta {
+    FleetDelta::Node(delta)
+}
+fn node_event_delta(delta: crate::fleet::store::Delta<Event>) -> FleetDelta {
+    FleetDelta::NodeEvent(delta)
+}
+fn sts_delta(delta: crate::fleet::store::Delta<StatefulSet>) -> FleetDelta {
+    FleetDelta::StatefulSet(delta)
+}
+fn pod_delta(delta: crate::fleet::store::Delta<Pod>) -> FleetDelta {
+    FleetDelta::Pod(delta)
+}
+fn detail_event_delta(delta: crate::fleet::store::Delta<Event>) -> FleetDelta {
+    FleetDelta::DetailEvent(delta)
+}
+
+fn scoped<K>(client: kube::Client, namespace: Option<&str>) -> Api<K>
+where
+    K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+    K::DynamicType: Default,
+{
+    match namespace {
+        Some(ns) => Api::namespaced(client, ns),
+        None => Api::all(client),
+    }
+}
+
+async fn watch_scope(
+    scope: Scope,
+    epoch: u64,
+    tx: mpsc::Sender<Msg>,
+    kubeconfig: Option<PathBuf>,
+    connection: watch::Sender<Option<Connection>>,
+) {
+    let current = connection.borrow().clone();
+    let conn = match current {
+        Some(conn) if conn.context == scope.context => conn,
+        _ => match connect(kubeconfig.as_deref(), Some(&scope.context)).await {
+            Ok(conn) => {
+                connection.send_replace(Some(conn.clone()));
+                conn
+            }
+            Err(err) => {
+                let report = WatchReport::Failed {
+                    error: err.to_string(),
+                    forbidden: false,
+                };
+                let _ = tx
+                    .send(Msg::Watch {
+                        epoch,
+                        kind: WatchKind::Nodes,
+                        report,
+                    })
+                    .await;
+                return;
+            }
+        },
+    };
+    let ns = scope.namespace.as_deref();
+    let config = watcher::Config::default().page_size(PAGE_SIZE);
+    let nodes = run_watch(
+        scoped::<SeiNode>(conn.client.clone(), ns),
+        config.clone(),
+        WatchKind::Nodes,
+        epoch,
+        tx.clone(),
+        node_delta,
+    );
+    let events = run_watch(
+        scoped::<Event>(conn.client.clone(), ns),
+        config.fields(NODE_EVENTS_SELECTOR),
+        WatchKind::NodeEvents,
+        epoch,
+        tx,
+        node_event_delta,
+    );
+    tokio::join!(nodes, events);
+}
+
+async fn watch_detail(
+    node: ObjectKey,
+    epoch: u64,
+    tx: mpsc::Sender<Msg>,
+    mut connection: watch::Receiver<Option<Connection>>,
+) {
+    let Ok(conn) = connection
+        .wait_for(Option::is_some)
+        .await
+        .map(|c| c.clone())
+    else {
+        return;
+    };
+    let Some(conn) = conn else { return };
+    let ns = Some(node.namespace.as_str());
+    let config = watcher::Config::default().page_size(PAGE_SIZE);
+    let statefulset = run_watch(
+        scoped::<StatefulSet>(conn.client.clone(), ns),
+        config
+            .clone()
+            .fields(&format!("metadata.name={}", node.name)),
+        WatchKind::StatefulSet,
+        epoch,
+        tx.clone(),
+        sts_delta,
+    );
+    let pods = run_watch(
+        scoped::<Pod>(conn.client.clone(), ns),
+        config
+            .clone()
+            .labels(&format!("{NODE_LABEL}={}", node.name)),
+        WatchKind::Pods,
+        epoch,
+        tx.clone(),
+        pod_delta,
+    );
+    // The node's single pod is `<node>-0` (StatefulSet of one replica).
+    let pod_events = run_watch(
+        scoped::<Event>(conn.client.clone(), ns),
+        config.fields(&format!(
+            "involvedObject.kind=Pod,involvedObject.name={}-0",
+            node.name
+        )),
+        WatchKind::DetailEvents,
+        epoch,
+        tx,
+        detail_event_delta,
+    );
+    tokio::join!(statefulset, pods, pod_events);
+}

@@ -1,0 +1,9 @@
+//! The TUI loop: `Model`, `Msg`, `Cmd`, the pure `update`, the effects runner and the terminal
+//! loop. `update` never sees ratatui or crossterm types.
+pub mod effects;
+pub mod model;
+pub mod run;
+pub mod update;
+
+#[cfg(test)]
+pub(crate) mod tests;

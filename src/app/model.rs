@@ -1,0 +1,286 @@
+//! The UI state, its messages and the effects it asks for. No terminal or ratatui types here.
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+use crate::fleet::detail::NodeDetail;
+use crate::fleet::filter::Filter;
+use crate::fleet::sort::{Listing, Sort, listing};
+use crate::fleet::store::ObjectKey;
+use crate::fleet::{Fleet, FleetDelta};
+use crate::keymap::{Key, Keymap};
+
+/// Which watch a status message is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WatchKind {
+    Nodes,
+    NodeEvents,
+    StatefulSet,
+    Pods,
+    DetailEvents,
+}
+
+impl WatchKind {
+    pub fn resource(self) -> &'static str {
+        match self {
+            WatchKind::Nodes => "seinodes",
+            WatchKind::NodeEvents => "events (SeiNode)",
+            WatchKind::StatefulSet => "statefulsets",
+            WatchKind::Pods => "pods",
+            WatchKind::DetailEvents => "events (StatefulSet/Pod)",
+        }
+    }
+
+    /// Watches that follow the selected node rather than the whole scope.
+    pub fn is_detail(self) -> bool {
+        matches!(
+            self,
+            WatchKind::StatefulSet | WatchKind::Pods | WatchKind::DetailEvents
+        )
+    }
+}
+
+/// Health of one watch as the screen shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchState {
+    /// Started, initial list not complete yet.
+    Syncing,
+    Live,
+    /// The watch failed and is retrying with backoff.
+    Stale {
+        since: Timestamp,
+        error: String,
+    },
+    /// The API server refused: RBAC does not allow this watch.
+    Forbidden(String),
+}
+
+/// What a watcher reports besides deltas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchReport {
+    Live,
+    Failed { error: String, forbidden: bool },
+}
+
+/// Which namespace(s) and context the console looks at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    pub context: String,
+    /// `None` = all namespaces.
+    pub namespace: Option<String>,
+}
+
+impl Scope {
+    pub fn namespace_label(&self) -> &str {
+        self.namespace.as_deref().unwrap_or("all namespaces")
+    }
+}
+
+/// A message to the update function.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    Key(Key),
+    Resize {
+        width: u16,
+        height: u16,
+    },
+    Tick(Timestamp),
+    /// A delta from the watch started at `epoch` (stale epochs are dropped).
+    Delta {
+        epoch: u64,
+        delta: FleetDelta,
+    },
+    Watch {
+        epoch: u64,
+        kind: WatchKind,
+        report: WatchReport,
+    },
+}
+
+/// An effect the runtime performs for the update function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cmd {
+    /// (Re)start the scope watches (SeiNodes, their Events) for this epoch.
+    WatchScope {
+        scope: Scope,
+        epoch: u64,
+    },
+    /// Start watching the StatefulSet, Pods and their Events of one node, replacing any others.
+    WatchDetail {
+        node: ObjectKey,
+        epoch: u64,
+    },
+    StopDetail,
+}
+
+/// Screen under the overlays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Screen {
+    Fleet,
+    Node(ObjectKey),
+}
+
+/// Panes of the node screen, cycled with tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NodePane {
+    #[default]
+    Plan,
+    Conditions,
+    Events,
+    Workload,
+}
+
+impl NodePane {
+    pub fn next(self) -> NodePane {
+        match self {
+            NodePane::Plan => NodePane::Conditions,
+            NodePane::Conditions => NodePane::Events,
+            NodePane::Events => NodePane::Workload,
+            NodePane::Workload => NodePane::Plan,
+        }
+    }
+}
+
+/// The line being typed after `/` or `:`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    pub kind: InputKind,
+    pub text: String,
+    /// The filter before typing started, restored on esc.
+    pub previous_filter: Filter,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Filter,
+    Command,
+}
+
+/// A one-line message under the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flash {
+    pub text: String,
+    pub error: bool,
+}
+
+/// The whole UI state; the app loop is its only owner.
+#[derive(Debug)]
+pub struct Model {
+    pub fleet: Fleet,
+    pub scope: Scope,
+    pub screen: Screen,
+    pub help_open: bool,
+    pub input: Option<Input>,
+    pub filter: Filter,
+    pub sort: Sort,
+    pub listing: Listing,
+    pub selected: usize,
+    pub node_pane: NodePane,
+    pub node_scroll: u16,
+    pub detail: Option<NodeDetail>,
+    pub watches: BTreeMap<WatchKind, WatchState>,
+    pub flash: Option<Flash>,
+    pub now: Timestamp,
+    pub size: (u16, u16),
+    pub keymap: Keymap,
+    pub scope_epoch: u64,
+    pub detail_epoch: u64,
+    pub quit: bool,
+    /// Something visible changed since the last draw.
+    pub dirty: bool,
+    listed_at: Option<(u64, Filter, Sort)>,
+    default_sidecar_image: Option<String>,
+}
+
+impl Model {
+    pub fn new(scope: Scope, now: Timestamp, default_sidecar_image: Option<String>) -> Model {
+        Model {
+            fleet: Fleet::new(default_sidecar_image.clone()),
+            scope,
+            screen: Screen::Fleet,
+            help_open: false,
+            input: None,
+            filter: Filter::default(),
+            sort: Sort::default(),
+            listing: Listing::default(),
+            selected: 0,
+            node_pane: NodePane::default(),
+            node_scroll: 0,
+            detail: None,
+            watches: BTreeMap::new(),
+            flash: None,
+            now,
+            size: (80, 24),
+            keymap: Keymap::default(),
+            scope_epoch: 0,
+            detail_epoch: 0,
+            quit: false,
+            dirty: true,
+            listed_at: None,
+            default_sidecar_image,
+        }
+    }
+
+    /// The commands to run at start-up.
+    pub fn init(&mut self) -> Vec<Cmd> {
+        self.scope_epoch += 1;
+        self.watches.insert(WatchKind::Nodes, WatchState::Syncing);
+        self.watches
+            .insert(WatchKind::NodeEvents, WatchState::Syncing);
+        vec![Cmd::WatchScope {
+            scope: self.scope.clone(),
+            epoch: self.scope_epoch,
+        }]
+    }
+
+    /// The selected row's key, if any.
+    pub fn selected_key(&self) -> Option<&ObjectKey> {
+        self.listing.keys.get(self.selected)
+    }
+
+    /// Number of table rows that fit on screen (frame minus header, borders, footer).
+    pub fn page_rows(&self) -> usize {
+        usize::from(self.size.1.saturating_sub(6)).max(1)
+    }
+
+    /// The oldest stale or forbidden watch of the current scope, for the banner.
+    pub fn stale(&self) -> Option<(WatchKind, &WatchState)> {
+        let detail_visible = matches!(self.screen, Screen::Node(_));
+        self.watches
+            .iter()
+            .filter(|(kind, _)| detail_visible || !kind.is_detail())
+            .filter(|(_, state)| matches!(state, WatchState::Stale { .. }))
+            .min_by_key(|(_, state)| match state {
+                WatchState::Stale { since, .. } => Some(*since),
+                _ => None,
+            })
+            .map(|(kind, state)| (*kind, state))
+    }
+
+    /// Forces `refresh_views` to rebuild (the screen changed, not the data).
+    pub fn invalidate_views(&mut self) {
+        self.listed_at = None;
+    }
+
+    /// Recomputes the filtered, sorted listing and the node detail when their inputs changed,
+    /// keeping the same node selected.
+    pub fn refresh_views(&mut self) {
+        let revision = self.fleet.revision();
+        let current = (revision, self.filter.clone(), self.sort);
+        if self.listed_at.as_ref() != Some(&current) {
+            let selected_key = self.selected_key().cloned();
+            self.listing = listing(&self.fleet, &self.filter, self.sort);
+            if let Some(key) = selected_key
+                && let Some(index) = self.listing.keys.iter().position(|k| *k == key)
+            {
+                self.selected = index;
+            }
+            self.selected = self.selected.min(self.listing.keys.len().saturating_sub(1));
+            if let Screen::Node(key) = &self.screen {
+                self.detail =
+                    NodeDetail::build(&self.fleet, key, self.default_sidecar_image.as_deref());
+            }
+            self.listed_at = Some(current);
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! The interactive loop: terminal in, messages through `update`, one draw per batch.
+//!
+//! Redraws happen only when the model is dirty, at most every `FRAME` (≈30 fps), except that a
+//! keystroke draws at once. A 1 Hz tick moves ages and the STALE clock.
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind, KeyModifiers};
+use futures::StreamExt;
+use jiff::Timestamp;
+use tokio::sync::mpsc;
+
+use super::effects::Effects;
+use super::model::{Model, Msg, Scope};
+use super::update::update;
+use crate::keymap::{Key, KeyCode};
+use crate::kube::client::connect;
+use crate::ui::theme::Theme;
+
+const FRAME: Duration = Duration::from_millis(33);
+const TICK: Duration = Duration::from_secs(1);
+/// Messages handled per batch before drawing, so a flood of deltas cannot starve the screen.
+const MAX_BATCH: usize = 4096;
+const CHANNEL_CAPACITY: usize = 8192;
+
+/// What the console needs to start.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    pub namespace: Option<String>,
+    pub all_namespaces: bool,
+    pub theme: Theme,
+    pub default_sidecar_image: Option<String>,
+}
+
+/// Restores the terminal on every exit path, panics included (ratatui's init hook covers those).
+struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        ratatui::restore();
+    }
+}
+
+/// Converts a crossterm key into ours; shift is folded into the character already.
+pub fn key_from_crossterm(event: crossterm::event::KeyEvent) -> Option<Key> {
+    use crossterm::event::KeyCode as C;
+    let code = match event.code {
+        C::Char(c) => KeyCode::Char(c),
+        C::Enter => KeyCode::Enter,
+        C::Esc => KeyCode::Esc,
+        C::Backspace => KeyCode::Backspace,
+        C::Tab => KeyCode::Tab,
+        C::BackTab => KeyCode::BackTab,
+        C::Up => KeyCode::Up,
+        C::Down => KeyCode::Down,
+        C::Left => KeyCode::Left,
+        C::Right => KeyCode::Right,
+        C::PageUp => KeyCode::PageUp,
+        C::PageDown => KeyCode::PageDown,
+        C::Home => KeyCode::Home,
+        C::End => KeyCode::End,
+        C::Delete => KeyCode::Delete,
+        _ => return None,
+    };
+    Some(Key {
+        code,
+        ctrl: event.modifiers.contains(KeyModifiers::CONTROL),
+    })
+}
+
+/// Runs the console until the user quits. Connection errors before the first frame are
+/// returned (printed as one line); after that, errors show on screen and never end the loop.
+pub async fn run(options: RunOptions) -> Result<(), String> {
+    let conn = connect(options.kubeconfig.as_deref(), options.context.as_deref())
+        .await
+        .map_err(|e| e.to_string())?;
+    let namespace = if options.all_namespaces {
+        None
+    } else {
+        Some(
+            options
+                .namespace
+                .clone()
+                .unwrap_or_else(|| conn.default_namespace.clone()),
+        )
+    };
+    let scope = Scope {
+        context: conn.context.clone(),
+        namespace,
+    };
+    tracing::info!(context = %scope.context, namespace = scope.namespace_label(), "console starting");
+    let mut model = Model::new(
+        scope,
+        Timestamp::now(),
+        options.default_sidecar_image.clone(),
+    );
+    let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
+    let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone());
+
+    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    let _guard = TerminalGuard;
+    if let Ok(size) = terminal.size() {
+        model.size = (size.width, size.height);
+    }
+    let input = tokio::spawn(read_terminal(tx.clone()));
+    let ticker = tokio::spawn(tick(tx.clone()));
+    drop(tx);
+    for cmd in model.init() {
+        effects.run(cmd);
+    }
+    model.refresh_views();
+
+    let theme = options.theme;
+    let mut last_draw: Option<Instant> = None;
+    let mut urgent = true;
+    let result = loop {
+        let due = last_draw.is_none_or(|at| at.elapsed() >= FRAME);
+        if model.dirty && (urgent || due) {
+            model.refresh_views();
+            if let Err(e) = terminal.draw(|frame| crate::ui::view(&model, &theme, frame)) {
+                break Err(format!("cannot draw: {e}"));
+            }
+            model.dirty = false;
+            urgent = false;
+            last_draw = Some(Instant::now());
+        }
+        if model.quit {
+            break Ok(());
+        }
+        let first = if model.dirty {
+            let wait = last_draw.map_or(Duration::ZERO, |at| FRAME.saturating_sub(at.elapsed()));
+            match tokio::time::timeout(wait, rx.recv()).await {
+                Ok(msg) => msg,
+                Err(_) => continue,
+            }
+        } else {
+            rx.recv().await
+        };
+        let Some(first) = first else {
+            break Err("input closed".to_owned());
+        };
+        let mut next = Some(first);
+        let mut handled = 0;
+        while let Some(msg) = next {
+            urgent |= matches!(msg, Msg::Key(_) | Msg::Resize { .. });
+            for cmd in update(&mut model, msg) {
+                effects.run(cmd);
+            }
+            handled += 1;
+            next = if handled < MAX_BATCH {
+                rx.try_recv().ok()
+            } else {
+                None
+            };
+        }
+    };
+    input.abort();
+    ticker.abort();
+    drop(effects);
+    drop(terminal);
+    result
+}
+
+async fn read_terminal(tx: mpsc::Sender<Msg>) {
+    let mut events = EventStream::new();
+    while let Some(event) = events.next().await {
+        let msg = match event {
+            Ok(TermEvent::Key(key)) if key.kind != KeyEventKind::Release => {
+                match key_from_crossterm(key) {
+                    Some(key) => Msg::Key(key),
+                    None => continue,
+                }
+            }
+            Ok(TermEvent::Resize(width, height)) => Msg::Resize { width, height },
+            Ok(_) => continue,
+            Err(e) => {
+                tracing::error!(error = %e, "terminal input failed");
+                return;
+            }
+        };
+        if tx.send(msg).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn tick(tx: mpsc::Sender<Msg>) {
+    let mut interval = tokio::time::interval(TICK);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    loop {
+        interval.tick().await;
+        if tx.send(Msg::Tick(Timestamp::now())).await.is_err() {
+            return;
+        }
+    }
+}

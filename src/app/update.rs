@@ -1,0 +1,318 @@
+//! `update`: the only place the model changes. Pure: no I/O, no awaits, no terminal types.
+use super::model::{
+    Cmd, Flash, Input, InputKind, Model, Msg, NodePane, Scope, Screen, WatchKind, WatchReport,
+    WatchState,
+};
+use crate::fleet::filter::Filter;
+use crate::keymap::{Action, Context, Key, KeyCode};
+
+/// Applies one message; returns the effects it asks for.
+pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
+    let is_delta = matches!(msg, Msg::Delta { .. });
+    let cmds = match msg {
+        Msg::Key(key) => on_key(model, key),
+        Msg::Resize { width, height } => {
+            model.size = (width, height);
+            model.dirty = true;
+            Vec::new()
+        }
+        Msg::Tick(now) => {
+            model.now = now;
+            // Ages and the STALE clock move once a second; that is the only idle redraw.
+            model.dirty = true;
+            Vec::new()
+        }
+        Msg::Delta { epoch, delta } => {
+            let detail = matches!(
+                delta,
+                crate::fleet::FleetDelta::StatefulSet(_)
+                    | crate::fleet::FleetDelta::Pod(_)
+                    | crate::fleet::FleetDelta::DetailEvent(_)
+            );
+            let current = if detail {
+                model.detail_epoch
+            } else {
+                model.scope_epoch
+            };
+            if epoch == current {
+                model.fleet.apply(delta);
+                model.dirty = true;
+            }
+            Vec::new()
+        }
+        Msg::Watch {
+            epoch,
+            kind,
+            report,
+        } => {
+            let current = if kind.is_detail() {
+                model.detail_epoch
+            } else {
+                model.scope_epoch
+            };
+            if epoch == current {
+                on_watch_report(model, kind, report);
+            }
+            Vec::new()
+        }
+    };
+    if !is_delta {
+        // Deltas come in floods: the loop refreshes views once per batch, before drawing.
+        model.refresh_views();
+    }
+    cmds
+}
+
+fn on_watch_report(model: &mut Model, kind: WatchKind, report: WatchReport) {
+    let next = match report {
+        WatchReport::Live => WatchState::Live,
+        WatchReport::Failed {
+            error,
+            forbidden: true,
+        } => WatchState::Forbidden(error),
+        WatchReport::Failed { error, .. } => {
+            let since = match model.watches.get(&kind) {
+                Some(WatchState::Stale { since, .. }) => *since,
+                _ => model.now,
+            };
+            WatchState::Stale { since, error }
+        }
+    };
+    if model.watches.get(&kind) != Some(&next) {
+        model.watches.insert(kind, next);
+        model.dirty = true;
+    }
+}
+
+fn context(model: &Model) -> Context {
+    if model.help_open {
+        Context::Help
+    } else {
+        match model.screen {
+            Screen::Fleet => Context::Fleet,
+            Screen::Node(_) => Context::Node,
+        }
+    }
+}
+
+fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
+    if model.input.is_some() {
+        model.dirty = true;
+        return on_input_key(model, key);
+    }
+    let Some(action) = model.keymap.action(context(model), key) else {
+        return Vec::new();
+    };
+    model.dirty = true;
+    model.flash = None;
+    match action {
+        Action::Quit => model.quit = true,
+        Action::ToggleHelp => model.help_open = !model.help_open,
+        Action::StartFilter => {
+            model.input = Some(Input {
+                kind: InputKind::Filter,
+                text: model.filter.text.clone(),
+                previous_filter: model.filter.clone(),
+            })
+        }
+        Action::StartCommand => {
+            model.help_open = false;
+            model.input = Some(Input {
+                kind: InputKind::Command,
+                text: String::new(),
+                previous_filter: model.filter.clone(),
+            })
+        }
+        Action::ClearFilter => model.filter = Filter::default(),
+        Action::Up => move_selection(model, -1),
+        Action::Down => move_selection(model, 1),
+        Action::PageUp => move_selection(model, -page(model)),
+        Action::PageDown => move_selection(model, page(model)),
+        Action::Top => move_selection(model, isize::MIN / 2),
+        Action::Bottom => move_selection(model, isize::MAX / 2),
+        Action::SortNextColumn => model.sort.column = model.sort.column.next(),
+        Action::SortPreviousColumn => model.sort.column = model.sort.column.previous(),
+        Action::SortReverse => model.sort.descending = !model.sort.descending,
+        Action::NextPane => {
+            model.node_pane = model.node_pane.next();
+            model.node_scroll = 0;
+        }
+        Action::Open => return open_selected(model),
+        Action::Back => {
+            model.screen = Screen::Fleet;
+            model.detail = None;
+            model.fleet.clear_detail();
+            for kind in [
+                WatchKind::StatefulSet,
+                WatchKind::Pods,
+                WatchKind::DetailEvents,
+            ] {
+                model.watches.remove(&kind);
+            }
+            return vec![Cmd::StopDetail];
+        }
+    }
+    Vec::new()
+}
+
+fn page(model: &Model) -> isize {
+    isize::try_from(model.page_rows()).unwrap_or(1)
+}
+
+fn move_selection(model: &mut Model, delta: isize) {
+    if let Screen::Node(_) = model.screen {
+        let scroll = isize::from(model.node_scroll as i16).saturating_add(delta.signum());
+        model.node_scroll = u16::try_from(scroll.clamp(0, 10_000)).unwrap_or(0);
+        return;
+    }
+    let last = model.listing.keys.len().saturating_sub(1);
+    let target = isize::try_from(model.selected)
+        .unwrap_or(0)
+        .saturating_add(delta);
+    model.selected = usize::try_from(target.max(0)).unwrap_or(0).min(last);
+}
+
+fn open_selected(model: &mut Model) -> Vec<Cmd> {
+    let Some(key) = model.selected_key().cloned() else {
+        return Vec::new();
+    };
+    model.fleet.clear_detail();
+    model.screen = Screen::Node(key.clone());
+    model.node_pane = NodePane::default();
+    model.node_scroll = 0;
+    model.detail_epoch += 1;
+    for kind in [
+        WatchKind::StatefulSet,
+        WatchKind::Pods,
+        WatchKind::DetailEvents,
+    ] {
+        model.watches.insert(kind, WatchState::Syncing);
+    }
+    model.invalidate_views();
+    vec![Cmd::WatchDetail {
+        node: key,
+        epoch: model.detail_epoch,
+    }]
+}
+
+fn on_input_key(model: &mut Model, key: Key) -> Vec<Cmd> {
+    let Some(input) = model.input.as_mut() else {
+        return Vec::new();
+    };
+    match (key.code, key.ctrl) {
+        (KeyCode::Char('c'), true) => model.quit = true,
+        (KeyCode::Esc, _) => {
+            if input.kind == InputKind::Filter {
+                model.filter = input.previous_filter.clone();
+            }
+            model.input = None;
+            model.flash = None;
+        }
+        (KeyCode::Enter, _) => {
+            let Some(input) = model.input.take() else {
+                return Vec::new();
+            };
+            return match input.kind {
+                InputKind::Filter => {
+                    apply_filter_text(model, &input.text, true);
+                    Vec::new()
+                }
+                InputKind::Command => run_command(model, &input.text),
+            };
+        }
+        (KeyCode::Backspace, _) => {
+            input.text.pop();
+            if input.kind == InputKind::Filter {
+                let text = input.text.clone();
+                apply_filter_text(model, &text, false);
+            }
+        }
+        (KeyCode::Char('u'), true) => {
+            input.text.clear();
+            if input.kind == InputKind::Filter {
+                apply_filter_text(model, "", false);
+            }
+        }
+        (KeyCode::Char(c), false) => {
+            input.text.push(c);
+            if input.kind == InputKind::Filter {
+                let text = input.text.clone();
+                apply_filter_text(model, &text, false);
+            }
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// Filters as the user types; a term that does not parse (yet) keeps the last good filter and
+/// says why, without interrupting typing.
+fn apply_filter_text(model: &mut Model, text: &str, final_enter: bool) {
+    match Filter::parse(text) {
+        Ok(filter) => {
+            model.filter = filter;
+            model.flash = None;
+        }
+        Err(err) => {
+            model.flash = Some(Flash {
+                text: format!("filter: {err}"),
+                error: true,
+            });
+            if final_enter {
+                model.filter = Filter::default();
+            }
+        }
+    }
+}
+
+fn run_command(model: &mut Model, text: &str) -> Vec<Cmd> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let scope = match words.as_slice() {
+        ["q" | "quit" | "q!"] => {
+            model.quit = true;
+            return Vec::new();
+        }
+        ["ns" | "namespace"] | ["ns" | "namespace", "all" | "-A" | "*"] => Scope {
+            context: model.scope.context.clone(),
+            namespace: None,
+        },
+        ["ns" | "namespace", name] => Scope {
+            context: model.scope.context.clone(),
+            namespace: Some((*name).to_owned()),
+        },
+        ["ctx" | "context", name] => Scope {
+            context: (*name).to_owned(),
+            namespace: model.scope.namespace.clone(),
+        },
+        _ => {
+            model.flash = Some(Flash {
+                text: format!("unknown command {text:?}: try ns NAME, ns all, ctx NAME, q"),
+                error: true,
+            });
+            return Vec::new();
+        }
+    };
+    switch_scope(model, scope)
+}
+
+/// Drops everything watched and restarts the watches in the new scope.
+pub fn switch_scope(model: &mut Model, scope: Scope) -> Vec<Cmd> {
+    model.flash = Some(Flash {
+        text: format!(
+            "switched to {} / {}",
+            scope.context,
+            scope.namespace_label()
+        ),
+        error: false,
+    });
+    model.scope = scope;
+    model.screen = Screen::Fleet;
+    model.detail = None;
+    model.fleet.clear();
+    model.watches.clear();
+    model.selected = 0;
+    let mut cmds = vec![Cmd::StopDetail];
+    cmds.extend(model.init());
+    model.invalidate_views();
+    cmds
+}

@@ -1,0 +1,175 @@
+//! One-shot reads for the non-interactive commands, fed through the same store as the TUI.
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{Event, Pod};
+use kube::api::{Api, ListParams, ObjectList};
+use serde::de::DeserializeOwned;
+
+use super::{CliError, GlobalArgs};
+use crate::api::SeiNode;
+use crate::app::effects::{NODE_EVENTS_SELECTOR, NODE_LABEL};
+use crate::fleet::store::{Delta, ObjectKey};
+use crate::fleet::{Fleet, FleetDelta};
+use crate::kube::client::{Connection, connect};
+
+/// Page size of one-shot lists (kubectl's default chunk size).
+const CHUNK: u32 = 500;
+
+pub async fn connection(global: &GlobalArgs) -> Result<Connection, CliError> {
+    connect(global.kubeconfig.as_deref(), global.context.as_deref())
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))
+}
+
+/// The namespace to read: `None` for `-A`, else `-n`, else the context's.
+pub fn namespace(global: &GlobalArgs, conn: &Connection) -> Option<String> {
+    if global.all_namespaces {
+        None
+    } else {
+        Some(
+            global
+                .namespace
+                .clone()
+                .unwrap_or_else(|| conn.default_namespace.clone()),
+        )
+    }
+}
+
+fn api<K>(conn: &Connection, namespace: Option<&str>) -> Api<K>
+where
+    K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+    K::DynamicType: Default,
+{
+    match namespace {
+        Some(ns) => Api::namespaced(conn.client.clone(), ns),
+        None => Api::all(conn.client.clone()),
+    }
+}
+
+fn friendly(what: &str, error: kube::Error) -> CliError {
+    match &error {
+        kube::Error::Api(status) if status.code == 403 => {
+            CliError::Failed(format!("forbidden: cannot list {what}: {}", status.message))
+        }
+        kube::Error::Api(status) if status.code == 404 => CliError::Failed(format!(
+            "{what}: not found (is the SeiNode CRD installed?): {}",
+            status.message
+        )),
+        _ => CliError::Failed(format!("cannot list {what}: {error}")),
+    }
+}
+
+/// Lists every page.
+async fn list_all<K>(api: &Api<K>, params: ListParams, what: &str) -> Result<Vec<K>, CliError>
+where
+    K: Clone + DeserializeOwned + std::fmt::Debug,
+{
+    let mut items = Vec::new();
+    let mut params = params.limit(CHUNK);
+    loop {
+        let page: ObjectList<K> = api.list(&params).await.map_err(|e| friendly(what, e))?;
+        items.extend(page.items);
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(items),
+        }
+    }
+}
+
+fn relist<K>(fleet: &mut Fleet, items: Vec<K>, wrap: fn(Delta<K>) -> FleetDelta) {
+    fleet.apply(wrap(Delta::RelistStarted));
+    for item in items {
+        fleet.apply(wrap(Delta::relist_item(item)));
+    }
+    fleet.apply(wrap(Delta::RelistDone));
+}
+
+/// SeiNodes and their Events in `namespace` (all when `None`).
+pub async fn fleet(
+    conn: &Connection,
+    namespace: Option<&str>,
+    default_sidecar_image: Option<String>,
+) -> Result<Fleet, CliError> {
+    let (node_api, event_api) = (
+        api::<SeiNode>(conn, namespace),
+        api::<Event>(conn, namespace),
+    );
+    let nodes = list_all(&node_api, ListParams::default(), "seinodes");
+    let events = list_all(
+        &event_api,
+        ListParams::default().fields(NODE_EVENTS_SELECTOR),
+        "events",
+    );
+    let (nodes, events) = tokio::join!(nodes, events);
+    let mut fleet = Fleet::new(default_sidecar_image);
+    relist(&mut fleet, nodes?, FleetDelta::Node);
+    // Events are context, not the subject: without permission, show nodes anyway.
+    match events {
+        Ok(events) => relist(&mut fleet, events, FleetDelta::NodeEvent),
+        Err(err) => tracing::warn!(error = %err, "events not listed"),
+    }
+    Ok(fleet)
+}
+
+/// One SeiNode with its Events, StatefulSet, Pods and their Events.
+pub async fn node(
+    conn: &Connection,
+    key: &ObjectKey,
+    default_sidecar_image: Option<String>,
+) -> Result<Fleet, CliError> {
+    let ns = Some(key.namespace.as_str());
+    let node = api::<SeiNode>(conn, ns)
+        .get_opt(&key.name)
+        .await
+        .map_err(|e| friendly("seinodes", e))?
+        .ok_or_else(|| CliError::BadInput(format!("SeiNode {key} not found")))?;
+    let event_api = api::<Event>(conn, ns);
+    let (sts_api, pod_api) = (api::<StatefulSet>(conn, ns), api::<Pod>(conn, ns));
+    let events = list_all(
+        &event_api,
+        ListParams::default().fields(&format!(
+            "{NODE_EVENTS_SELECTOR},involvedObject.name={}",
+            key.name
+        )),
+        "events",
+    );
+    let statefulsets = list_all(
+        &sts_api,
+        ListParams::default().fields(&format!("metadata.name={}", key.name)),
+        "statefulsets",
+    );
+    let pods = list_all(
+        &pod_api,
+        ListParams::default().labels(&format!("{NODE_LABEL}={}", key.name)),
+        "pods",
+    );
+    let pod_events = list_all(
+        &event_api,
+        ListParams::default().fields(&format!(
+            "involvedObject.kind=Pod,involvedObject.name={}-0",
+            key.name
+        )),
+        "events",
+    );
+    let (events, statefulsets, pods, pod_events) =
+        tokio::join!(events, statefulsets, pods, pod_events);
+    let mut fleet = Fleet::new(default_sidecar_image);
+    relist(&mut fleet, vec![node], FleetDelta::Node);
+    // Related objects are optional context: a forbidden list leaves that section empty.
+    relist(
+        &mut fleet,
+        events.unwrap_or_default(),
+        FleetDelta::NodeEvent,
+    );
+    relist(
+        &mut fleet,
+        statefulsets.unwrap_or_default(),
+        FleetDelta::StatefulSet,
+    );
+    relist(&mut fleet, pods.unwrap_or_default(), FleetDelta::Pod);
+    relist(
+        &mut fleet,
+        pod_events.unwrap_or_default(),
+        FleetDelta::DetailEvent,
+    );
+    Ok(fleet)
+}

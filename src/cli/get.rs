@@ -1,0 +1,232 @@
+//! `sei-console get`: the fleet rows as a table, or as JSON/YAML for scripts.
+use std::io::Write;
+
+use clap::{Args, ValueEnum};
+use jiff::Timestamp;
+use serde::Serialize;
+
+use super::{CliError, GlobalArgs, fetch};
+use crate::fleet::filter::Filter;
+use crate::fleet::rows::FleetRow;
+use crate::fleet::sort::{Sort, listing};
+use crate::fleet::text;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum GetOutput {
+    #[default]
+    Table,
+    Wide,
+    Json,
+    Yaml,
+}
+
+/// Arguments of `get`.
+#[derive(Debug, Clone, Args)]
+pub struct GetArgs {
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = GetOutput::Table)]
+    pub output: GetOutput,
+    /// Only nodes matching this filter (same syntax as `/` in the console, e.g. "mode:seed drift").
+    #[arg(long, value_name = "FILTER")]
+    pub filter: Option<String>,
+}
+
+/// `plan` of the JSON output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanJson {
+    pub phase: String,
+    pub done: usize,
+    pub total: usize,
+    /// Type of the first task that is not Complete.
+    pub current: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConditionJson {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub status: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WarningJson {
+    pub reason: String,
+    pub message: String,
+    pub count: i32,
+}
+
+/// One SeiNode of `get -o json|yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetItem {
+    pub namespace: String,
+    pub name: String,
+    pub mode: Option<String>,
+    pub chain_id: String,
+    pub phase: Option<String>,
+    pub image: String,
+    pub current_image: Option<String>,
+    pub drift: bool,
+    pub plan: Option<PlanJson>,
+    pub conditions: Vec<ConditionJson>,
+    pub last_warning: Option<WarningJson>,
+}
+
+impl GetItem {
+    pub fn of(row: &FleetRow) -> GetItem {
+        GetItem {
+            namespace: row.key.namespace.clone(),
+            name: row.key.name.clone(),
+            mode: row.mode.map(|m| m.as_str().to_owned()),
+            chain_id: row.chain_id.clone(),
+            phase: row.phase.map(|p| p.as_str().to_owned()),
+            image: row.image.clone(),
+            current_image: row.current_image.clone(),
+            drift: row.drift.any(),
+            plan: row.plan.as_ref().map(|p| PlanJson {
+                phase: p.phase.as_str().to_owned(),
+                done: p.done,
+                total: p.total,
+                // `current` is the first task not Complete, also for a Failed plan.
+                current: p.first_incomplete.clone(),
+            }),
+            conditions: row
+                .conditions
+                .iter()
+                .map(|c| ConditionJson {
+                    kind: c.kind.clone(),
+                    status: c.status.clone(),
+                    reason: c.reason.clone(),
+                })
+                .collect(),
+            last_warning: row.last_warning.as_ref().map(|w| WarningJson {
+                reason: w.reason.clone(),
+                message: w.message.clone(),
+                count: w.count,
+            }),
+        }
+    }
+}
+
+/// Renders rows as a kubectl-like table.
+pub fn table(rows: &[&FleetRow], wide: bool, with_namespace: bool, now: Timestamp) -> String {
+    let mut header = Vec::new();
+    if with_namespace {
+        header.push("NAMESPACE");
+    }
+    header.extend([
+        "NAME",
+        "MODE",
+        "CHAIN",
+        "PHASE",
+        "IMAGE",
+        "PLAN",
+        "CONDITIONS",
+        "LAST-WARNING",
+        "AGE",
+    ]);
+    if wide {
+        header.extend(["CURRENT-IMAGE", "WARNING-MESSAGE"]);
+    }
+    let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| (*h).to_owned()).collect()];
+    for row in rows {
+        let mut cells = Vec::new();
+        if with_namespace {
+            cells.push(row.key.namespace.clone());
+        }
+        cells.push(row.key.name.clone());
+        cells.push(text::mode_text(row).to_owned());
+        cells.push(row.chain_id.clone());
+        cells.push(row.phase.map_or("-".to_owned(), |p| p.as_str().to_owned()));
+        cells.push(if wide {
+            let mark = text::drift_text(row.drift);
+            if mark.is_empty() {
+                row.image.clone()
+            } else {
+                format!("{} {mark}", row.image)
+            }
+        } else {
+            text::image_cell(row)
+        });
+        cells.push(text::plan_cell(row.plan.as_ref(), now));
+        cells.push(text::conditions_cell(row));
+        cells.push(text::warning_cell(row, now));
+        cells.push(text::age(row.created, now));
+        if wide {
+            cells.push(row.current_image.clone().unwrap_or_else(|| "-".to_owned()));
+            cells.push(
+                row.last_warning
+                    .as_ref()
+                    .map_or("-".to_owned(), |w| w.message.clone()),
+            );
+        }
+        lines.push(cells);
+    }
+    let columns = lines[0].len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| unicode_width::UnicodeWidthStr::width(l[i].as_str()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for line in &lines {
+        let mut text_line = String::new();
+        for (i, cell) in line.iter().enumerate() {
+            text_line.push_str(cell);
+            if i + 1 < columns {
+                let pad = widths[i] - unicode_width::UnicodeWidthStr::width(cell.as_str()) + 3;
+                text_line.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(text_line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
+    let filter = Filter::parse(args.filter.as_deref().unwrap_or(""))
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let sidecar = super::platform_image::default_sidecar_image()?;
+    let conn = fetch::connection(global).await?;
+    let namespace = fetch::namespace(global, &conn);
+    let fleet = fetch::fleet(&conn, namespace.as_deref(), sidecar).await?;
+    let keys = listing(&fleet, &filter, Sort::default()).keys;
+    let rows: Vec<&FleetRow> = keys.iter().filter_map(|k| fleet.row(k)).collect();
+    let out = match args.output {
+        GetOutput::Table | GetOutput::Wide => {
+            if rows.is_empty() {
+                eprintln!(
+                    "No SeiNodes found in {}.",
+                    namespace.as_deref().unwrap_or("any namespace")
+                );
+                return Ok(());
+            }
+            table(
+                &rows,
+                args.output == GetOutput::Wide,
+                namespace.is_none(),
+                Timestamp::now(),
+            )
+        }
+        GetOutput::Json => {
+            let items: Vec<GetItem> = rows.iter().map(|r| GetItem::of(r)).collect();
+            let mut text = serde_json::to_string_pretty(&items)
+                .map_err(|e| CliError::Failed(e.to_string()))?;
+            text.push('\n');
+            text
+        }
+        GetOutput::Yaml => {
+            let items: Vec<GetItem> = rows.iter().map(|r| GetItem::of(r)).collect();
+            serde_yaml_ng::to_string(&items).map_err(|e| CliError::Failed(e.to_string()))?
+        }
+    };
+    std::io::stdout()
+        .write_all(out.as_bytes())
+        .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))
+}

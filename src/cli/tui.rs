@@ -1,0 +1,20 @@
+//! No subcommand: open the interactive console.
+use super::{CliError, GlobalArgs, logging};
+use crate::app::run::{RunOptions, run};
+use crate::ui::theme::Theme;
+
+pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
+    let guard = logging::init(global.log_file.as_deref()).map_err(CliError::BadInput)?;
+    if let Some(guard) = &guard {
+        tracing::info!(log = %guard.path.display(), "logging");
+    }
+    let options = RunOptions {
+        kubeconfig: global.kubeconfig.clone(),
+        context: global.context.clone(),
+        namespace: global.namespace.clone(),
+        all_namespaces: global.all_namespaces,
+        theme: Theme::select(global.theme, Theme::no_color_from_env()),
+        default_sidecar_image: super::platform_image::default_sidecar_image()?,
+    };
+    run(options).await.map_err(CliError::Failed)
+}

@@ -1,0 +1,162 @@
+//! The `/` filter: whitespace-separated terms, all of which must match.
+//!
+//! Terms: `mode:seed`, `phase:Failed` (also `phase:none` for a node without phase),
+//! `chain:arctic-1`, `ns:NAME`, `drift`, `warning`, `failed`, a leading `!` negates a term, and
+//! anything else is a case-insensitive substring of namespace, name, chain, image, phase, mode,
+//! the current task or the last warning reason.
+use std::fmt;
+
+use super::rows::FleetRow;
+use crate::api::{NodeMode, Phase, PlanPhase};
+
+/// One parsed term.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Term {
+    Mode(NodeMode),
+    Phase(Option<Phase>),
+    Chain(String),
+    Namespace(String),
+    Drift,
+    Warning,
+    Failed,
+    Text(String),
+    Not(Box<Term>),
+}
+
+/// A term that does not parse; the message says what would.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FilterError {
+    #[error("unknown mode {0:?}: use full, archive, replayer, validator or seed")]
+    Mode(String),
+    #[error("unknown phase {0:?}: use Pending, Initializing, Running, Failed, Terminating or none")]
+    Phase(String),
+    #[error("{0:?} needs a value, e.g. chain:arctic-1")]
+    Empty(String),
+}
+
+/// A parsed filter; the empty filter matches everything.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Filter {
+    pub text: String,
+    pub terms: Vec<Term>,
+}
+
+const PHASES: [Phase; 5] = [
+    Phase::Pending,
+    Phase::Initializing,
+    Phase::Running,
+    Phase::Failed,
+    Phase::Terminating,
+];
+
+impl Filter {
+    pub fn parse(text: &str) -> Result<Filter, FilterError> {
+        let terms = text
+            .split_whitespace()
+            .map(parse_term)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Filter {
+            text: text.trim().to_owned(),
+            terms,
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    pub fn matches(&self, row: &FleetRow) -> bool {
+        self.terms.iter().all(|term| term_matches(term, row))
+    }
+}
+
+impl fmt::Display for Filter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+fn parse_term(word: &str) -> Result<Term, FilterError> {
+    if let Some(rest) = word.strip_prefix('!').filter(|r| !r.is_empty()) {
+        return Ok(Term::Not(Box::new(parse_term(rest)?)));
+    }
+    let lower = word.to_lowercase();
+    if let Some((key, value)) = lower.split_once(':') {
+        let need = |v: &str| {
+            if v.is_empty() {
+                Err(FilterError::Empty(word.to_owned()))
+            } else {
+                Ok(v.to_owned())
+            }
+        };
+        match key {
+            "mode" => {
+                let value = need(value)?;
+                return NodeMode::ALL
+                    .into_iter()
+                    .find(|m| m.as_str() == value || m.spec_field().to_lowercase() == value)
+                    .map(Term::Mode)
+                    .ok_or(FilterError::Mode(value));
+            }
+            "phase" => {
+                let value = need(value)?;
+                if value == "none" || value == "-" {
+                    return Ok(Term::Phase(None));
+                }
+                return PHASES
+                    .into_iter()
+                    .find(|p| p.as_str().to_lowercase() == value)
+                    .map(|p| Term::Phase(Some(p)))
+                    .ok_or(FilterError::Phase(value));
+            }
+            "chain" => return Ok(Term::Chain(need(value)?)),
+            "ns" | "namespace" => return Ok(Term::Namespace(need(value)?)),
+            _ => {}
+        }
+    }
+    Ok(match lower.as_str() {
+        "drift" => Term::Drift,
+        "warning" | "warn" => Term::Warning,
+        "failed" => Term::Failed,
+        _ => Term::Text(lower),
+    })
+}
+
+fn term_matches(term: &Term, row: &FleetRow) -> bool {
+    match term {
+        Term::Mode(mode) => row.mode == Some(*mode),
+        Term::Phase(phase) => row.phase == *phase,
+        Term::Chain(chain) => row.chain_id.eq_ignore_ascii_case(chain),
+        Term::Namespace(ns) => row.key.namespace.eq_ignore_ascii_case(ns),
+        Term::Drift => row.drift.any(),
+        Term::Warning => row.last_warning.is_some(),
+        Term::Failed => {
+            row.phase == Some(Phase::Failed)
+                || row
+                    .plan
+                    .as_ref()
+                    .is_some_and(|p| p.phase == PlanPhase::Failed)
+        }
+        Term::Text(needle) => text_matches(row, needle),
+        Term::Not(inner) => !term_matches(inner, row),
+    }
+}
+
+fn text_matches(row: &FleetRow, needle: &str) -> bool {
+    let contains = |hay: &str| hay.to_lowercase().contains(needle);
+    contains(&row.key.namespace)
+        || contains(&row.key.name)
+        || contains(&row.chain_id)
+        || contains(&row.image)
+        || row.phase.is_some_and(|p| contains(p.as_str()))
+        || row.mode.is_some_and(|m| contains(m.as_str()))
+        || row
+            .plan
+            .as_ref()
+            .and_then(|p| p.current.as_ref())
+            .is_some_and(|t| contains(&t.kind))
+        || row
+            .last_warning
+            .as_ref()
+            .is_some_and(|w| contains(&w.reason))
+}

@@ -1,0 +1,198 @@
+//! The fleet row: one display-neutral summary per SeiNode, shared by the fleet screen and `get`.
+//!
+//! Rows hold timestamps, not ages, so a clock tick never rebuilds them; views format ages
+//! against the clock they are given.
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::Event;
+
+use super::events::{WarningBrief, latest_warning};
+use super::store::ObjectKey;
+use crate::api::{NodeMode, Phase, PlanPhase, SeiNode, TaskPlan, TaskStatus};
+
+/// Image drift, as the controller's running planner sees it (spec/tasks-and-resources.md 7.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Drift {
+    /// `spec.image != status.currentImage`; an empty or absent `currentImage` counts as drift.
+    pub image: bool,
+    /// Effective sidecar image differs from a non-empty `currentSidecarImage`.
+    pub sidecar: bool,
+}
+
+impl Drift {
+    pub fn any(self) -> bool {
+        self.image || self.sidecar
+    }
+}
+
+/// Computes drift. `default_sidecar_image` is the platform's `images.sidecar`, used when the
+/// spec names no sidecar image; without it a spec with no sidecar image never shows sidecar
+/// drift (the effective image is unknown).
+pub fn drift(node: &SeiNode, default_sidecar_image: Option<&str>) -> Drift {
+    let status = node.status.as_ref();
+    let current_image = status
+        .and_then(|s| s.current_image.as_deref())
+        .unwrap_or("");
+    let current_sidecar = status
+        .and_then(|s| s.current_sidecar_image.as_deref())
+        .unwrap_or("");
+    let effective_sidecar = node
+        .spec
+        .sidecar
+        .as_ref()
+        .and_then(|s| s.image.as_deref())
+        .filter(|image| !image.is_empty())
+        .or(default_sidecar_image);
+    Drift {
+        image: node.spec.image != current_image,
+        sidecar: !current_sidecar.is_empty()
+            && effective_sidecar.is_some_and(|image| image != current_sidecar),
+    }
+}
+
+/// The task a plan is working on (or failed at).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskBrief {
+    pub kind: String,
+    pub status: TaskStatus,
+    pub retries: i64,
+    pub max_retries: i64,
+    pub submitted_at: Option<Timestamp>,
+}
+
+/// Progress of `status.plan`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanSummary {
+    pub phase: PlanPhase,
+    pub done: usize,
+    pub total: usize,
+    /// The first task that is not Complete; for a Failed plan, the failed task.
+    pub current: Option<TaskBrief>,
+    /// Type of the first task that is not Complete (what `get -o json` calls `current`).
+    pub first_incomplete: Option<String>,
+}
+
+impl PlanSummary {
+    pub fn of(plan: &TaskPlan) -> PlanSummary {
+        let failed_index = match plan.phase {
+            PlanPhase::Failed => plan
+                .failed_task_index
+                .and_then(|i| usize::try_from(i).ok())
+                .filter(|i| *i < plan.tasks.len())
+                .or_else(|| {
+                    plan.tasks
+                        .iter()
+                        .position(|t| t.status == TaskStatus::Failed)
+                }),
+            _ => None,
+        };
+        let current = failed_index
+            .or_else(|| plan.current_task_index())
+            .and_then(|i| plan.tasks.get(i))
+            .map(|task| TaskBrief {
+                kind: task.kind.as_str().to_owned(),
+                status: task.status,
+                retries: task.retry_count,
+                max_retries: task.max_retries,
+                submitted_at: task.submitted_at.as_ref().map(|t| t.0),
+            });
+        PlanSummary {
+            phase: plan.phase,
+            done: plan.completed_count(),
+            total: plan.tasks.len(),
+            current,
+            first_incomplete: plan
+                .current_task_index()
+                .and_then(|i| plan.tasks.get(i))
+                .map(|t| t.kind.as_str().to_owned()),
+        }
+    }
+}
+
+/// One condition, reduced to what a summary needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConditionBrief {
+    pub kind: String,
+    pub status: String,
+    pub reason: String,
+}
+
+impl ConditionBrief {
+    /// Whether this condition reports trouble. Most SeiNode conditions are good when True;
+    /// `NodeUpdateInProgress`, `Paused` and `WorkflowInProgress` are states, not health.
+    pub fn is_bad(&self) -> bool {
+        match self.kind.as_str() {
+            "NodeUpdateInProgress" | "Paused" | "WorkflowInProgress" => false,
+            "StateSyncReady" => self.status != "True" && self.reason != "NotApplicable",
+            _ => self.status != "True",
+        }
+    }
+}
+
+/// Everything the fleet screen and `get` show about one SeiNode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FleetRow {
+    pub key: ObjectKey,
+    /// `None` when the spec sets zero or several mode sub-specs.
+    pub mode: Option<NodeMode>,
+    pub chain_id: String,
+    /// `None` for a node the controller has not touched yet (phase `""`).
+    pub phase: Option<Phase>,
+    pub image: String,
+    pub current_image: Option<String>,
+    pub drift: Drift,
+    pub plan: Option<PlanSummary>,
+    pub conditions: Vec<ConditionBrief>,
+    pub last_warning: Option<WarningBrief>,
+    pub created: Option<Timestamp>,
+}
+
+impl FleetRow {
+    /// Builds the row of `node`; `events` are the events whose involved object is this node.
+    pub fn build<'a>(
+        node: &SeiNode,
+        events: impl IntoIterator<Item = &'a Event>,
+        default_sidecar_image: Option<&str>,
+    ) -> FleetRow {
+        let status = node.status.as_ref();
+        FleetRow {
+            key: ObjectKey::of(node),
+            mode: node.spec.mode().ok(),
+            chain_id: node.spec.chain_id.clone(),
+            phase: status.and_then(|s| s.phase),
+            image: node.spec.image.clone(),
+            current_image: status
+                .and_then(|s| s.current_image.clone())
+                .filter(|i| !i.is_empty()),
+            drift: drift(node, default_sidecar_image),
+            plan: status.and_then(|s| s.plan.as_ref()).map(PlanSummary::of),
+            conditions: status
+                .map(|s| s.conditions())
+                .unwrap_or_default()
+                .iter()
+                .map(|c| ConditionBrief {
+                    kind: c.type_.clone(),
+                    status: c.status.clone(),
+                    reason: c.reason.clone(),
+                })
+                .collect(),
+            last_warning: latest_warning(events),
+            created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
+        }
+    }
+
+    /// The conditions reporting trouble.
+    pub fn bad_conditions(&self) -> impl Iterator<Item = &ConditionBrief> {
+        self.conditions.iter().filter(|c| c.is_bad())
+    }
+
+    /// Whether the row deserves attention: failed phase or plan, bad condition, warning.
+    pub fn needs_attention(&self) -> bool {
+        self.phase == Some(Phase::Failed)
+            || self
+                .plan
+                .as_ref()
+                .is_some_and(|p| p.phase == PlanPhase::Failed)
+            || self.bad_conditions().next().is_some()
+            || self.last_warning.is_some()
+    }
+}

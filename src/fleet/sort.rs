@@ -1,0 +1,194 @@
+//! Fleet columns, sorting, and the filtered, sorted list with its header counts.
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use super::Fleet;
+use super::filter::Filter;
+use super::rows::FleetRow;
+use super::store::ObjectKey;
+use crate::api::{NodeMode, Phase};
+
+/// Columns of the fleet table, in display order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Column {
+    Namespace,
+    Name,
+    Mode,
+    Chain,
+    Phase,
+    Image,
+    Plan,
+    Conditions,
+    Warning,
+    Age,
+}
+
+impl Column {
+    pub const ALL: [Column; 10] = [
+        Column::Namespace,
+        Column::Name,
+        Column::Mode,
+        Column::Chain,
+        Column::Phase,
+        Column::Image,
+        Column::Plan,
+        Column::Conditions,
+        Column::Warning,
+        Column::Age,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Column::Namespace => "NAMESPACE",
+            Column::Name => "NAME",
+            Column::Mode => "MODE",
+            Column::Chain => "CHAIN",
+            Column::Phase => "PHASE",
+            Column::Image => "IMAGE",
+            Column::Plan => "PLAN",
+            Column::Conditions => "CONDITIONS",
+            Column::Warning => "LAST WARNING",
+            Column::Age => "AGE",
+        }
+    }
+
+    fn index(self) -> usize {
+        Column::ALL.iter().position(|c| *c == self).unwrap_or(0)
+    }
+
+    pub fn next(self) -> Column {
+        Column::ALL[(self.index() + 1) % Column::ALL.len()]
+    }
+
+    pub fn previous(self) -> Column {
+        Column::ALL[(self.index() + Column::ALL.len() - 1) % Column::ALL.len()]
+    }
+}
+
+/// Sort column and direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sort {
+    pub column: Column,
+    pub descending: bool,
+}
+
+impl Default for Sort {
+    fn default() -> Self {
+        Sort {
+            column: Column::Namespace,
+            descending: false,
+        }
+    }
+}
+
+fn phase_rank(phase: Option<Phase>) -> u8 {
+    // Trouble first when sorting by phase.
+    match phase {
+        Some(Phase::Failed) => 0,
+        Some(Phase::Terminating) => 1,
+        Some(Phase::Initializing) => 2,
+        Some(Phase::Pending) => 3,
+        None => 4,
+        Some(Phase::Running) => 5,
+    }
+}
+
+fn compare(column: Column, a: &FleetRow, b: &FleetRow) -> Ordering {
+    match column {
+        Column::Namespace => Ordering::Equal,
+        Column::Name => a.key.name.cmp(&b.key.name),
+        Column::Mode => a.mode.cmp(&b.mode),
+        Column::Chain => a.chain_id.cmp(&b.chain_id),
+        Column::Phase => phase_rank(a.phase).cmp(&phase_rank(b.phase)),
+        Column::Image => b
+            .drift
+            .any()
+            .cmp(&a.drift.any())
+            .then(a.image.cmp(&b.image)),
+        Column::Plan => {
+            let progress = |r: &FleetRow| r.plan.as_ref().map(|p| (p.phase as u8, p.done, p.total));
+            progress(b).cmp(&progress(a))
+        }
+        Column::Conditions => b.bad_conditions().count().cmp(&a.bad_conditions().count()),
+        Column::Warning => {
+            let seen = |r: &FleetRow| r.last_warning.as_ref().map(|w| w.last_seen);
+            seen(b).cmp(&seen(a))
+        }
+        // Oldest first, like kubectl's AGE reading top-down.
+        Column::Age => a.created.cmp(&b.created),
+    }
+}
+
+/// Header counts of the visible rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub total: usize,
+    pub shown: usize,
+    /// Keyed by phase; `None` = no phase yet.
+    pub by_phase: BTreeMap<PhaseKey, usize>,
+    pub by_mode: BTreeMap<Option<NodeMode>, usize>,
+    pub drifted: usize,
+    pub warnings: usize,
+}
+
+/// Orderable phase key for the header (Running first, then progress, then trouble).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PhaseKey(pub u8, pub PhaseOrd);
+
+/// `Option<Phase>` with an order (the api enum has none); only the rank orders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PhaseOrd(pub Option<Phase>);
+
+impl PartialOrd for PhaseOrd {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for PhaseOrd {
+    fn cmp(&self, other: &Self) -> Ordering {
+        phase_rank(self.0).cmp(&phase_rank(other.0))
+    }
+}
+
+impl PhaseKey {
+    fn of(phase: Option<Phase>) -> PhaseKey {
+        PhaseKey(5 - phase_rank(phase), PhaseOrd(phase))
+    }
+}
+
+/// The filtered, sorted keys and their counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    pub keys: Vec<ObjectKey>,
+    pub counts: Counts,
+}
+
+/// Filters and sorts the fleet's rows. Ties break by namespace then name, so the order is stable.
+pub fn listing(fleet: &Fleet, filter: &Filter, sort: Sort) -> Listing {
+    let mut rows: Vec<&FleetRow> = fleet.rows().filter(|row| filter.matches(row)).collect();
+    rows.sort_by(|a, b| {
+        let primary = compare(sort.column, a, b);
+        let primary = if sort.descending {
+            primary.reverse()
+        } else {
+            primary
+        };
+        primary.then_with(|| a.key.cmp(&b.key))
+    });
+    let mut counts = Counts {
+        total: fleet.len(),
+        shown: rows.len(),
+        ..Counts::default()
+    };
+    for row in &rows {
+        *counts.by_phase.entry(PhaseKey::of(row.phase)).or_default() += 1;
+        *counts.by_mode.entry(row.mode).or_default() += 1;
+        counts.drifted += usize::from(row.drift.any());
+        counts.warnings += usize::from(row.last_warning.is_some());
+    }
+    Listing {
+        keys: rows.into_iter().map(|row| row.key.clone()).collect(),
+        counts,
+    }
+}

@@ -1,0 +1,423 @@
+//! Tests of the fleet store, rows, filter, sort and detail view models.
+use serde_json::json;
+
+use super::detail::{NodeDetail, SeedPeer};
+use super::filter::{Filter, FilterError, Term};
+use super::rows::{FleetRow, drift};
+use super::sample::{self, IMAGE, OLD_IMAGE, SIDECAR_IMAGE};
+use super::sort::{Column, Sort, listing};
+use super::store::{Delta, ObjectKey};
+use super::text;
+use super::{Fleet, FleetDelta};
+use crate::api::{NodeMode, Phase, PlanPhase, TaskStatus};
+
+fn demo() -> Fleet {
+    let (nodes, events) = sample::demo_fleet();
+    let mut fleet = Fleet::new(None);
+    fleet.apply(FleetDelta::Node(Delta::RelistStarted));
+    for node in nodes {
+        fleet.apply(FleetDelta::Node(Delta::relist_item(node)));
+    }
+    fleet.apply(FleetDelta::Node(Delta::RelistDone));
+    for event in events {
+        fleet.apply(FleetDelta::NodeEvent(Delta::applied(event)));
+    }
+    fleet
+}
+
+fn key(name: &str) -> ObjectKey {
+    ObjectKey::new("sei", name)
+}
+
+#[test]
+fn quirk_empty_current_image_counts_as_drift() {
+    let fresh = sample::node("sei", "a", NodeMode::Full, 10);
+    assert!(drift(&fresh, None).image);
+    let empty = sample::patched(fresh, json!({"status": {"currentImage": ""}}));
+    assert!(drift(&empty, None).image);
+    assert!(!drift(&sample::running(empty), None).image);
+}
+
+#[test]
+fn quirk_sidecar_drift_ignored_while_current_sidecar_image_is_empty() {
+    let node = sample::node("sei", "a", NodeMode::Full, 10);
+    let node = sample::patched(
+        node,
+        json!({"spec": {"sidecar": {"image": "seictl:new"}}, "status": {"currentImage": IMAGE}}),
+    );
+    assert!(!drift(&node, None).sidecar);
+    let observed = sample::patched(
+        node,
+        json!({"status": {"currentSidecarImage": SIDECAR_IMAGE}}),
+    );
+    assert!(drift(&observed, None).sidecar);
+}
+
+#[test]
+fn sidecar_drift_uses_platform_default_when_spec_names_none() {
+    let node = sample::running(sample::node("sei", "a", NodeMode::Full, 10));
+    assert!(
+        !drift(&node, None).sidecar,
+        "unknown effective image: no claim"
+    );
+    assert!(!drift(&node, Some(SIDECAR_IMAGE)).sidecar);
+    assert!(drift(&node, Some("seictl:v1.0.0")).sidecar);
+}
+
+#[test]
+fn row_summarises_plan_progress_and_failed_task() {
+    let fleet = demo();
+    let updating = fleet.row(&key("rpc-1")).expect("row");
+    let plan = updating.plan.as_ref().expect("plan");
+    assert_eq!(
+        (plan.phase, plan.done, plan.total),
+        (PlanPhase::Active, 4, 7)
+    );
+    let current = plan.current.as_ref().expect("current");
+    assert_eq!(
+        (current.kind.as_str(), current.retries, current.max_retries),
+        ("replace-pod", 1, 3)
+    );
+    assert_eq!(plan.first_incomplete.as_deref(), Some("replace-pod"));
+    assert!(updating.drift.image);
+
+    let failed = fleet.row(&key("validator-0")).expect("row");
+    let plan = failed.plan.as_ref().expect("plan");
+    assert_eq!(plan.phase, PlanPhase::Failed);
+    let current = plan.current.as_ref().expect("failed task");
+    assert_eq!(
+        (current.kind.as_str(), current.status),
+        ("config-validate", TaskStatus::Failed)
+    );
+    assert_eq!(
+        text::plan_cell(Some(plan), sample::now()),
+        "✗ 5/7 config-validate r3/3 95s"
+    );
+}
+
+#[test]
+fn latest_warning_joins_events_and_follows_deletes() {
+    let mut fleet = demo();
+    let seed = fleet.row(&key("seed-0")).expect("row");
+    let warning = seed.last_warning.as_ref().expect("warning");
+    assert_eq!(
+        (warning.reason.as_str(), warning.count),
+        ("StatefulSetRenderFailed", 4)
+    );
+    // A Normal event never becomes the last warning.
+    assert!(
+        fleet
+            .row(&key("rpc-0"))
+            .expect("row")
+            .last_warning
+            .is_none()
+    );
+
+    let (nodes, events) = sample::demo_fleet();
+    let seed_node = nodes
+        .iter()
+        .find(|n| n.metadata.name.as_deref() == Some("seed-0"))
+        .expect("seed");
+    let newer = sample::event(seed_node, true, "StateSyncBlocked", "blocked", 1, 5);
+    fleet.apply(FleetDelta::NodeEvent(Delta::applied(newer.clone())));
+    assert_eq!(
+        fleet
+            .row(&key("seed-0"))
+            .expect("row")
+            .last_warning
+            .as_ref()
+            .expect("w")
+            .reason,
+        "StateSyncBlocked"
+    );
+    fleet.apply(FleetDelta::NodeEvent(Delta::deleted(newer)));
+    fleet.apply(FleetDelta::NodeEvent(Delta::deleted(events[0].clone())));
+    assert!(
+        fleet
+            .row(&key("seed-0"))
+            .expect("row")
+            .last_warning
+            .is_none()
+    );
+}
+
+#[test]
+fn event_relist_rebuilds_the_index() {
+    let mut fleet = demo();
+    fleet.apply(FleetDelta::NodeEvent(Delta::RelistStarted));
+    fleet.apply(FleetDelta::NodeEvent(Delta::RelistDone));
+    assert!(fleet.rows().all(|row| row.last_warning.is_none()));
+    assert_eq!(fleet.events_of_node(&key("seed-0")).count(), 0);
+}
+
+#[test]
+fn node_apply_delete_and_relist_keep_rows_in_step() {
+    let mut fleet = demo();
+    let revision = fleet.revision();
+    let fresh = sample::node("sei", "new-0", NodeMode::Archive, 1);
+    fleet.apply(FleetDelta::Node(Delta::applied(fresh.clone())));
+    assert!(fleet.revision() > revision);
+    assert_eq!(fleet.row(&key("new-0")).expect("row").phase, None);
+    fleet.apply(FleetDelta::Node(Delta::applied(sample::running(
+        fresh.clone(),
+    ))));
+    assert_eq!(
+        fleet.row(&key("new-0")).expect("row").phase,
+        Some(Phase::Running)
+    );
+    fleet.apply(FleetDelta::Node(Delta::deleted(fresh)));
+    assert!(fleet.row(&key("new-0")).is_none());
+    assert_eq!(fleet.len(), 6);
+    // A relist without rpc-0 (deleted while the watch was down) drops its row.
+    fleet.apply(FleetDelta::Node(Delta::RelistStarted));
+    for node in sample::demo_fleet()
+        .0
+        .into_iter()
+        .filter(|n| n.metadata.name.as_deref() != Some("rpc-0"))
+    {
+        fleet.apply(FleetDelta::Node(Delta::relist_item(node)));
+    }
+    fleet.apply(FleetDelta::Node(Delta::RelistDone));
+    assert_eq!(fleet.len(), 5);
+    assert!(fleet.row(&key("rpc-0")).is_none());
+    // Warnings survive a node relist.
+    assert!(
+        fleet
+            .row(&key("seed-0"))
+            .expect("row")
+            .last_warning
+            .is_some()
+    );
+}
+
+#[test]
+fn filter_parses_terms_and_reports_bad_ones() {
+    let filter =
+        Filter::parse("mode:seed phase:Failed chain:arctic-1 drift !warning rpc").expect("parses");
+    assert_eq!(
+        filter.terms,
+        vec![
+            Term::Mode(NodeMode::Seed),
+            Term::Phase(Some(Phase::Failed)),
+            Term::Chain("arctic-1".into()),
+            Term::Drift,
+            Term::Not(Box::new(Term::Warning)),
+            Term::Text("rpc".into()),
+        ]
+    );
+    assert_eq!(
+        Filter::parse("mode:fullNode")
+            .expect("spec field name")
+            .terms,
+        vec![Term::Mode(NodeMode::Full)]
+    );
+    assert_eq!(
+        Filter::parse("mode:sed"),
+        Err(FilterError::Mode("sed".into()))
+    );
+    assert_eq!(
+        Filter::parse("phase:Broken"),
+        Err(FilterError::Phase("broken".into()))
+    );
+    assert_eq!(
+        Filter::parse("chain:"),
+        Err(FilterError::Empty("chain:".into()))
+    );
+    assert!(Filter::parse("   ").expect("empty").is_empty());
+}
+
+fn names(fleet: &Fleet, filter: &str, sort: Sort) -> Vec<String> {
+    let filter = Filter::parse(filter).expect("filter parses");
+    listing(fleet, &filter, sort)
+        .keys
+        .into_iter()
+        .map(|k| k.name)
+        .collect()
+}
+
+#[test]
+fn filter_matches_rows() {
+    let fleet = demo();
+    let sort = Sort::default();
+    assert_eq!(names(&fleet, "mode:seed", sort), ["seed-0"]);
+    assert_eq!(names(&fleet, "phase:Failed", sort), ["validator-0"]);
+    assert_eq!(names(&fleet, "phase:none", sort), ["seed-0"]);
+    assert_eq!(
+        names(&fleet, "drift", sort),
+        ["replayer-0", "rpc-1", "seed-0", "validator-0"]
+    );
+    assert_eq!(
+        names(&fleet, "drift !mode:seed phase:Running", sort),
+        ["rpc-1"]
+    );
+    assert_eq!(names(&fleet, "chain:pacific-1 ARCH", sort), ["archive-0"]);
+    assert_eq!(
+        names(&fleet, "replace-pod", sort),
+        ["rpc-1"],
+        "substring of the current task"
+    );
+    assert_eq!(
+        names(&fleet, "renderfailed", sort),
+        ["seed-0"],
+        "substring of the warning"
+    );
+    assert_eq!(names(&fleet, "chain:arctic-1", sort), Vec::<String>::new());
+    assert_eq!(names(&fleet, "failed", sort), ["validator-0"]);
+}
+
+#[test]
+fn sorting_by_columns_and_header_counts() {
+    let fleet = demo();
+    let by = |column, descending| names(&fleet, "", Sort { column, descending });
+    assert_eq!(
+        by(Column::Name, false),
+        [
+            "archive-0",
+            "replayer-0",
+            "rpc-0",
+            "rpc-1",
+            "seed-0",
+            "validator-0"
+        ]
+    );
+    assert_eq!(by(Column::Phase, false)[0], "validator-0", "trouble first");
+    assert_eq!(by(Column::Age, false)[0], "archive-0", "oldest first");
+    assert_eq!(by(Column::Age, true)[0], "seed-0");
+    assert_eq!(
+        by(Column::Warning, false)[0],
+        "validator-0",
+        "most recent warning first"
+    );
+    let counts = listing(&fleet, &Filter::default(), Sort::default()).counts;
+    assert_eq!(
+        (counts.total, counts.shown, counts.drifted, counts.warnings),
+        (6, 6, 4, 2)
+    );
+    let phases: Vec<(Option<Phase>, usize)> =
+        counts.by_phase.iter().map(|(k, n)| (k.1.0, *n)).collect();
+    assert_eq!(
+        phases,
+        [
+            (Some(Phase::Running), 3),
+            (None, 1),
+            (Some(Phase::Initializing), 1),
+            (Some(Phase::Failed), 1)
+        ]
+    );
+    assert_eq!(counts.by_mode.get(&Some(NodeMode::Full)), Some(&2));
+    for column in Column::ALL {
+        assert_eq!(column.next().previous(), column);
+    }
+}
+
+#[test]
+fn detail_collects_spec_plan_events_and_workload() {
+    let mut fleet = demo();
+    fleet.apply(FleetDelta::StatefulSet(Delta::applied(
+        sample::statefulset("sei", "rpc-1", 0, "rpc-1-aaa", "rpc-1-bbb"),
+    )));
+    fleet.apply(FleetDelta::Pod(Delta::applied(sample::pod(
+        "sei",
+        "rpc-1",
+        false,
+        2,
+        "rpc-1-aaa",
+    ))));
+    fleet.apply(FleetDelta::DetailEvent(Delta::applied(
+        sample::event_about(
+            "Pod",
+            "rpc-1-0",
+            "sei",
+            true,
+            "BackOff",
+            "Back-off restarting failed container seid",
+            7,
+            30,
+        ),
+    )));
+    let detail = NodeDetail::build(&fleet, &key("rpc-1"), None).expect("detail");
+    assert_eq!(detail.spec.mode, Some(NodeMode::Full));
+    let plan = detail.plan.as_ref().expect("plan");
+    assert_eq!(plan.done(), 4);
+    assert!(plan.tasks[4].current);
+    let sts = detail.statefulset.as_ref().expect("sts");
+    assert_eq!(
+        (
+            sts.ready,
+            sts.current_revision.as_str(),
+            sts.update_revision.as_str()
+        ),
+        (0, "rpc-1-aaa", "rpc-1-bbb")
+    );
+    assert_eq!(detail.pods[0].ready_count(), (1, 2));
+    assert_eq!(detail.pods[0].containers[0].restarts, 2);
+    assert_eq!(detail.events[0].reason, "BackOff", "warnings first");
+    assert!(detail.seed_peer.is_none());
+    assert!(NodeDetail::build(&fleet, &key("missing"), None).is_none());
+}
+
+#[test]
+fn seed_peer_comes_from_a_peer_list_or_says_why_not() {
+    let mut fleet = demo();
+    let detail = NodeDetail::build(&fleet, &key("seed-0"), None).expect("detail");
+    match detail.seed_peer {
+        Some(SeedPeer::Unknown(why)) => assert!(why.contains("seed-0.sei.example:26656"), "{why}"),
+        other => panic!("expected unknown, got {other:?}"),
+    }
+    let dialer = sample::patched(
+        sample::running(sample::node("sei", "rpc-9", NodeMode::Full, 60)),
+        json!({"status": {"resolvedPeers": ["d3adb33f@seed-0.sei.example:26656"]}}),
+    );
+    fleet.apply(FleetDelta::Node(Delta::applied(dialer)));
+    let detail = NodeDetail::build(&fleet, &key("seed-0"), None).expect("detail");
+    assert_eq!(
+        detail.seed_peer,
+        Some(SeedPeer::Known {
+            peer: "d3adb33f@seed-0.sei.example:26656".into(),
+            source: "status.resolvedPeers of a peer"
+        })
+    );
+    let no_address = sample::node("sei", "seed-1", NodeMode::Seed, 60);
+    fleet.apply(FleetDelta::Node(Delta::applied(no_address)));
+    let detail = NodeDetail::build(&fleet, &key("seed-1"), None).expect("detail");
+    assert_eq!(
+        detail.seed_peer,
+        Some(SeedPeer::Unknown("spec.externalAddress is not set".into()))
+    );
+}
+
+#[test]
+fn text_cells() {
+    let now = sample::now();
+    let at = |s: i64| {
+        Some(
+            now.checked_sub(jiff::SignedDuration::from_secs(s))
+                .expect("range"),
+        )
+    };
+    assert_eq!(text::age(at(59), now), "59s");
+    assert_eq!(text::age(at(600), now), "10m");
+    assert_eq!(text::age(at(3 * 3600 + 300), now), "3h5m");
+    assert_eq!(text::age(at(30 * 3600), now), "30h");
+    assert_eq!(text::age(at(3 * 86_400 + 7200), now), "3d2h");
+    assert_eq!(text::age(None, now), "-");
+    assert_eq!(text::short_image(OLD_IMAGE), "sei:v6.2.1");
+    let fleet = demo();
+    let row: &FleetRow = fleet.row(&key("replayer-0")).expect("row");
+    assert_eq!(
+        text::conditions_cell(row),
+        "✗ StateSyncReady/NoSyncersConfigured"
+    );
+    assert_eq!(
+        text::conditions_cell(fleet.row(&key("rpc-0")).expect("row")),
+        "✓ 2 ok"
+    );
+    assert_eq!(
+        text::image_cell(fleet.row(&key("rpc-1")).expect("row")),
+        "sei:v6.4.0 ≠image"
+    );
+    assert_eq!(
+        text::warning_cell(fleet.row(&key("seed-0")).expect("row"), now),
+        "⚠ StatefulSetRenderFailed ×4 40s"
+    );
+}

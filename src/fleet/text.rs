@@ -1,0 +1,142 @@
+//! Plain-text renderings of view-model cells, shared by the screens and `get`/`describe`.
+//! Every status carries a symbol or word, so nothing depends on colour.
+use jiff::Timestamp;
+
+use super::rows::{Drift, FleetRow, PlanSummary};
+use crate::api::{Phase, PlanPhase, TaskStatus};
+
+/// kubectl-style age: `45s`, `12m`, `3h5m`, `4d2h`, `2y`.
+pub fn age(since: Option<Timestamp>, now: Timestamp) -> String {
+    let Some(since) = since else {
+        return "-".to_owned();
+    };
+    let seconds = now.as_second().saturating_sub(since.as_second()).max(0);
+    let (m, h, d) = (seconds / 60, seconds / 3600, seconds / 86_400);
+    match seconds {
+        s if s < 120 => format!("{s}s"),
+        _ if m < 60 => format!("{m}m"),
+        _ if h < 10 => match m % 60 {
+            0 => format!("{h}h"),
+            rest => format!("{h}h{rest}m"),
+        },
+        _ if h < 48 => format!("{h}h"),
+        _ if d < 8 => match h % 24 {
+            0 => format!("{d}d"),
+            rest => format!("{d}d{rest}h"),
+        },
+        _ if d < 365 * 2 => format!("{d}d"),
+        _ => format!("{}y", d / 365),
+    }
+}
+
+/// Symbol of a node phase; `None` is a node the controller has not touched.
+pub fn phase_symbol(phase: Option<Phase>) -> &'static str {
+    match phase {
+        Some(Phase::Running) => "●",
+        Some(Phase::Initializing) => "◐",
+        Some(Phase::Pending) => "○",
+        Some(Phase::Failed) => "✗",
+        Some(Phase::Terminating) => "⊘",
+        None => "·",
+    }
+}
+
+pub fn phase_text(phase: Option<Phase>) -> String {
+    format!(
+        "{} {}",
+        phase_symbol(phase),
+        phase.map_or("-", |p| p.as_str())
+    )
+}
+
+pub fn plan_symbol(phase: PlanPhase) -> &'static str {
+    match phase {
+        PlanPhase::Active => "▶",
+        PlanPhase::Complete => "✓",
+        PlanPhase::Failed => "✗",
+    }
+}
+
+/// Glyph of a task in the timeline. Upstream never writes `Running`: the task in flight stays
+/// `Pending`, so the current task is marked by position, not status.
+pub fn task_symbol(status: TaskStatus, current: bool) -> &'static str {
+    match status {
+        TaskStatus::Complete => "✓",
+        TaskStatus::Failed => "✗",
+        TaskStatus::Running => "▶",
+        TaskStatus::Pending if current => "▶",
+        TaskStatus::Pending => "·",
+    }
+}
+
+/// The last path segment of an image reference: `ghcr.io/sei-protocol/sei:v6.3.0` → `sei:v6.3.0`.
+pub fn short_image(image: &str) -> &str {
+    image.rsplit('/').next().unwrap_or(image)
+}
+
+pub fn drift_text(drift: Drift) -> &'static str {
+    match (drift.image, drift.sidecar) {
+        (true, true) => "≠image+sidecar",
+        (true, false) => "≠image",
+        (false, true) => "≠sidecar",
+        (false, false) => "",
+    }
+}
+
+/// Image cell: short image, then the drift mark.
+pub fn image_cell(row: &FleetRow) -> String {
+    let mark = drift_text(row.drift);
+    if mark.is_empty() {
+        short_image(&row.image).to_owned()
+    } else {
+        format!("{} {mark}", short_image(&row.image))
+    }
+}
+
+/// Plan cell: `▶ 3/7 config-validate r1/3 2m`, `✗ 4/7 replace-pod r3/3`, `✓ 7/7`, `-`.
+pub fn plan_cell(plan: Option<&PlanSummary>, now: Timestamp) -> String {
+    let Some(plan) = plan else {
+        return "-".to_owned();
+    };
+    let mut text = format!("{} {}/{}", plan_symbol(plan.phase), plan.done, plan.total);
+    if plan.phase != PlanPhase::Complete
+        && let Some(task) = &plan.current
+    {
+        text.push(' ');
+        text.push_str(&task.kind);
+        if task.max_retries > 0 || task.retries > 0 {
+            text.push_str(&format!(" r{}/{}", task.retries, task.max_retries));
+        }
+        if task.submitted_at.is_some() {
+            text.push(' ');
+            text.push_str(&age(task.submitted_at, now));
+        }
+    }
+    text
+}
+
+/// Condition cell: the bad conditions (`✗ SidecarReady/NotReady`), else `✓ N ok`.
+pub fn conditions_cell(row: &FleetRow) -> String {
+    let bad: Vec<String> = row
+        .bad_conditions()
+        .map(|c| format!("{}/{}", c.kind, c.reason))
+        .collect();
+    match (bad.as_slice(), row.conditions.len()) {
+        ([], 0) => "-".to_owned(),
+        ([], n) => format!("✓ {n} ok"),
+        (bad, _) => format!("✗ {}", bad.join(" ")),
+    }
+}
+
+/// Last-warning cell: `StatefulSetRenderFailed ×3 5m`.
+pub fn warning_cell(row: &FleetRow, now: Timestamp) -> String {
+    match &row.last_warning {
+        None => "-".to_owned(),
+        Some(w) if w.count > 1 => format!("⚠ {} ×{} {}", w.reason, w.count, age(w.last_seen, now)),
+        Some(w) => format!("⚠ {} {}", w.reason, age(w.last_seen, now)),
+    }
+}
+
+pub fn mode_text(row: &FleetRow) -> &'static str {
+    row.mode.map_or("?", |m| m.as_str())
+}

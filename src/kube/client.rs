@@ -1,0 +1,77 @@
+//! A Kubernetes client from kubeconfig (`--kubeconfig`, `--context`), kubectl's rules.
+use std::path::Path;
+
+use kube::Client;
+use kube::config::{Config, KubeConfigOptions, Kubeconfig};
+
+/// A connected client and what it points at.
+#[derive(Clone)]
+pub struct Connection {
+    pub client: Client,
+    /// Context name as kubeconfig spells it (`in-cluster` when running in a pod).
+    pub context: String,
+    /// The context's namespace, else `default`.
+    pub default_namespace: String,
+}
+
+/// Why no client could be made; one line for the user.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("cannot read kubeconfig: {0}")]
+    Kubeconfig(String),
+    #[error("cannot use context {context:?}: {reason}")]
+    Context { context: String, reason: String },
+    #[error("cannot create Kubernetes client: {0}")]
+    Client(String),
+}
+
+/// Connects like kubectl: the given kubeconfig file (else `$KUBECONFIG`, else
+/// `~/.kube/config`, else the in-cluster service account) and the given context (else the
+/// current one).
+pub async fn connect(
+    kubeconfig: Option<&Path>,
+    context: Option<&str>,
+) -> Result<Connection, ConnectError> {
+    let file = match kubeconfig {
+        Some(path) => {
+            Some(Kubeconfig::read_from(path).map_err(|e| ConnectError::Kubeconfig(e.to_string()))?)
+        }
+        None => Kubeconfig::read().ok(),
+    };
+    let (config, context_name) = match file {
+        Some(file) => {
+            let name = context
+                .map(str::to_owned)
+                .or_else(|| file.current_context.clone())
+                .unwrap_or_default();
+            let options = KubeConfigOptions {
+                context: context.map(str::to_owned),
+                ..KubeConfigOptions::default()
+            };
+            let config = Config::from_custom_kubeconfig(file, &options)
+                .await
+                .map_err(|e| ConnectError::Context {
+                    context: name.clone(),
+                    reason: e.to_string(),
+                })?;
+            (config, name)
+        }
+        None if context.is_some() => {
+            return Err(ConnectError::Kubeconfig(
+                "no kubeconfig found ($KUBECONFIG, ~/.kube/config) to look the context up in"
+                    .to_owned(),
+            ));
+        }
+        None => (
+            Config::incluster().map_err(|e| ConnectError::Kubeconfig(e.to_string()))?,
+            "in-cluster".to_owned(),
+        ),
+    };
+    let default_namespace = config.default_namespace.clone();
+    let client = Client::try_from(config).map_err(|e| ConnectError::Client(e.to_string()))?;
+    Ok(Connection {
+        client,
+        context: context_name,
+        default_namespace,
+    })
+}

@@ -1,0 +1,128 @@
+//! Watchers: a kube-runtime watcher per resource and scope, turned into store deltas on the
+//! app's bounded channel, with its health reported beside.
+//!
+//! On any watch error the stream is dropped and restarted after a backoff (0.5 s doubling to
+//! 30 s), which relists: so deletes missed while the connection was down are honoured, and the
+//! completed relist is the signal that the watch is live again (the STALE banner clears).
+use std::time::Duration;
+
+use futures::StreamExt;
+use kube::api::Api;
+use kube::runtime::watcher;
+use kube::{Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use tokio::sync::mpsc;
+
+use crate::app::model::{Msg, WatchKind, WatchReport};
+use crate::fleet::FleetDelta;
+use crate::fleet::store::Delta;
+
+/// Initial list page size (kubectl's chunk size): pages keep the relist peak low and paint the
+/// first rows before the whole list has arrived.
+pub const PAGE_SIZE: u32 = 500;
+const BACKOFF_START: Duration = Duration::from_millis(500);
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+
+/// Whether a watch error is the API server refusing us (RBAC), not a lost connection.
+pub fn is_forbidden(error: &watcher::Error) -> bool {
+    let client_error = match error {
+        watcher::Error::InitialListFailed(e)
+        | watcher::Error::WatchStartFailed(e)
+        | watcher::Error::WatchFailed(e) => e,
+        watcher::Error::WatchError(status) => return status.code == 403,
+        watcher::Error::NoResourceVersion => return false,
+    };
+    matches!(client_error, kube::Error::Api(status) if status.code == 403)
+}
+
+/// One line describing a watch error for the banner.
+pub fn describe_error(error: &watcher::Error) -> String {
+    let text = match error {
+        watcher::Error::InitialListFailed(e)
+        | watcher::Error::WatchStartFailed(e)
+        | watcher::Error::WatchFailed(e) => e.to_string(),
+        other => other.to_string(),
+    };
+    text.lines().next().unwrap_or_default().to_owned()
+}
+
+/// Runs a watch until the receiver is gone; `wrap` turns a store delta into a fleet delta.
+pub async fn run_watch<K>(
+    api: Api<K>,
+    config: watcher::Config,
+    kind: WatchKind,
+    epoch: u64,
+    tx: mpsc::Sender<Msg>,
+    wrap: fn(Delta<K>) -> FleetDelta,
+) where
+    K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
+    let mut backoff = BACKOFF_START;
+    loop {
+        let mut stream = watcher(api.clone(), config.clone()).boxed();
+        let mut failure = None;
+        while let Some(item) = stream.next().await {
+            let delta = match item {
+                Ok(watcher::Event::Init) => Delta::RelistStarted,
+                Ok(watcher::Event::InitApply(object)) => Delta::relist_item(slim(object)),
+                Ok(watcher::Event::InitDone) => Delta::RelistDone,
+                Ok(watcher::Event::Apply(object)) => Delta::applied(slim(object)),
+                Ok(watcher::Event::Delete(object)) => Delta::deleted(slim(object)),
+                Err(error) => {
+                    failure = Some(error);
+                    break;
+                }
+            };
+            let done = matches!(delta, Delta::RelistDone);
+            let sent = tx
+                .send(Msg::Delta {
+                    epoch,
+                    delta: wrap(delta),
+                })
+                .await;
+            if sent.is_err() {
+                return;
+            }
+            if done {
+                backoff = BACKOFF_START;
+                let live = Msg::Watch {
+                    epoch,
+                    kind,
+                    report: WatchReport::Live,
+                };
+                if tx.send(live).await.is_err() {
+                    return;
+                }
+            }
+        }
+        let (error, forbidden) = match &failure {
+            Some(error) => (describe_error(error), is_forbidden(error)),
+            None => ("watch stream ended".to_owned(), false),
+        };
+        tracing::warn!(resource = kind.resource(), %error, forbidden, "watch failed");
+        let report = WatchReport::Failed { error, forbidden };
+        if tx
+            .send(Msg::Watch {
+                epoch,
+                kind,
+                report,
+            })
+            .await
+            .is_err()
+        {
+            return;
+        }
+        let wait = if forbidden { BACKOFF_MAX } else { backoff };
+        tokio::time::sleep(wait).await;
+        backoff = (backoff * 2).min(BACKOFF_MAX);
+    }
+}
+
+/// Drops what the console never shows and what costs the most memory.
+fn slim<K: Resource>(mut object: K) -> K {
+    object.managed_fields_mut().clear();
+    if let Some(annotations) = object.meta_mut().annotations.as_mut() {
+        annotations.remove("kubectl.kubernetes.io/last-applied-configuration");
+    }
+    object
+}

@@ -1,0 +1,71 @@
+//! The help overlay, generated from the keymap table plus the symbol legend.
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::theme::Theme;
+use crate::keymap::{DEFAULT_BINDINGS, help_sections};
+
+const LEGEND: &[(&str, &str)] = &[
+    (
+        "● ◐ ○ ✗ ⊘ ·",
+        "Running, Initializing, Pending, Failed, Terminating, no phase",
+    ),
+    (
+        "▶ ✓ ✗ ·",
+        "plan/task: in progress, complete, failed, waiting",
+    ),
+    (
+        "≠image ≠sidecar",
+        "spec image differs from the observed one (drift)",
+    ),
+    ("⚠ ✖", "Warning event; StatefulSetRenderFailed"),
+    (
+        "STALE",
+        "a watch failed; data is from the time shown, retrying",
+    ),
+];
+
+pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for section in help_sections(DEFAULT_BINDINGS) {
+        lines.push(Line::styled(section.title, theme.title));
+        for (keys, help) in section.lines {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {keys:<16}"), theme.accent),
+                Span::raw(help),
+            ]));
+        }
+    }
+    lines.push(Line::styled("Symbols", theme.title));
+    for (symbol, meaning) in LEGEND {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {symbol:<16}"), theme.accent),
+            Span::raw(*meaning),
+        ]));
+    }
+    lines
+}
+
+pub fn render(theme: &Theme, frame: &mut Frame, area: Rect) {
+    let lines = lines(theme);
+    let width = area.width.saturating_sub(4).min(84);
+    let height = area
+        .height
+        .saturating_sub(2)
+        .min(u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
+    let popup = Rect {
+        x: area.x + (area.width.saturating_sub(width)) / 2,
+        y: area.y + (area.height.saturating_sub(height)) / 2,
+        width,
+        height,
+    };
+    frame.render_widget(Clear, popup);
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_style(theme.border)
+        .title(Line::styled(" Help — esc or ? closes ", theme.title))
+        .style(theme.base);
+    frame.render_widget(Paragraph::new(lines).block(block), popup);
+}

@@ -1,0 +1,495 @@
+//! The node screen: spec summary, conditions, plan timeline, events, StatefulSet and Pods.
+//! Wide terminals get two columns; narrow ones one scrolling column. Tab focuses a pane.
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use super::theme::Theme;
+use crate::api::{PlanPhase, TaskStatus};
+use crate::app::model::{Model, NodePane, WatchKind, WatchState};
+use crate::fleet::detail::{NodeDetail, SeedPeer};
+use crate::fleet::store::ObjectKey;
+use crate::fleet::text::{age, drift_text, phase_text, plan_symbol, task_symbol};
+
+/// Builds the lines of one pane.
+pub fn pane_lines(
+    pane: NodePane,
+    detail: &NodeDetail,
+    model: &Model,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    match pane {
+        NodePane::Plan => plan_lines(detail, model, theme),
+        NodePane::Conditions => condition_lines(detail, model, theme),
+        NodePane::Events => event_lines(detail, model, theme),
+        NodePane::Workload => workload_lines(detail, model, theme),
+    }
+}
+
+fn title(text: &str, focused: bool, theme: &Theme) -> Line<'static> {
+    let marker = if focused { "▸ " } else { "  " };
+    Line::styled(format!("{marker}{text}"), theme.title)
+}
+
+fn kv(key: &str, value: String, style: Style, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("  {key:<17}"), theme.dim),
+        Span::styled(value, style),
+    ])
+}
+
+fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+    let spec = &detail.spec;
+    let base = Style::new();
+    let mut lines = vec![
+        kv(
+            "mode",
+            spec.mode
+                .map_or("? (invalid: not exactly one mode)".to_owned(), |m| {
+                    m.as_str().to_owned()
+                }),
+            base,
+            theme,
+        ),
+        kv("chain", spec.chain_id.clone(), base, theme),
+        kv("phase", phase_text(detail.phase), base, theme),
+        kv("image", spec.image.clone(), base, theme),
+    ];
+    let current = detail
+        .current_image
+        .clone()
+        .unwrap_or_else(|| "(not observed yet)".to_owned());
+    let drift_style = if detail.drift.any() {
+        theme.warn
+    } else {
+        theme.good
+    };
+    let drift = if detail.drift.any() {
+        drift_text(detail.drift)
+    } else {
+        "= in sync"
+    };
+    lines.push(kv(
+        "current image",
+        format!("{current}  {drift}"),
+        drift_style,
+        theme,
+    ));
+    lines.push(kv(
+        "sidecar image",
+        spec.sidecar_image.clone().unwrap_or_else(|| {
+            "(platform default; set SEI_CONSOLE_PLATFORM_CONFIG to see it)".to_owned()
+        }),
+        base,
+        theme,
+    ));
+    if let Some(current) = &detail.current_sidecar_image {
+        lines.push(kv("current sidecar", current.clone(), base, theme));
+    }
+    lines.push(kv(
+        "externalAddress",
+        spec.external_address
+            .clone()
+            .unwrap_or_else(|| "-".to_owned()),
+        base,
+        theme,
+    ));
+    let peers = if spec.peers.is_empty() {
+        "-".to_owned()
+    } else {
+        spec.peers.join("; ")
+    };
+    lines.push(kv("peers", peers, base, theme));
+    let overrides = if spec.overrides.is_empty() {
+        "-".to_owned()
+    } else {
+        spec.overrides
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    lines.push(kv("overrides", overrides, base, theme));
+    let paused_style = if spec.paused { theme.warn } else { base };
+    lines.push(kv(
+        "paused",
+        if spec.paused {
+            "yes (reconcile frozen)"
+        } else {
+            "no"
+        }
+        .to_owned(),
+        paused_style,
+        theme,
+    ));
+    lines.push(kv("data volume", spec.data_volume.clone(), base, theme));
+    lines.push(kv("age", age(detail.created, model.now), base, theme));
+    match &detail.seed_peer {
+        Some(SeedPeer::Known { peer, source }) => lines.push(kv(
+            "seed peer",
+            format!("{peer}  (from {source})"),
+            theme.good,
+            theme,
+        )),
+        Some(SeedPeer::Unknown(why)) => lines.push(kv("seed peer", why.clone(), theme.warn, theme)),
+        None => {}
+    }
+    lines
+}
+
+fn condition_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+    if detail.conditions.is_empty() {
+        return vec![Line::styled("  no conditions yet", theme.dim)];
+    }
+    let mut lines = vec![Line::styled(
+        format!(
+            "  {:<22} {:<8} {:<20} {:>6}  MESSAGE",
+            "TYPE", "STATUS", "REASON", "AGE"
+        ),
+        theme.header,
+    )];
+    for c in &detail.conditions {
+        let brief = crate::fleet::rows::ConditionBrief {
+            kind: c.kind.clone(),
+            status: c.status.clone(),
+            reason: c.reason.clone(),
+        };
+        let (symbol, style) = match (c.status.as_str(), brief.is_bad()) {
+            (_, true) => ("✗", theme.bad),
+            ("True", false) => ("✓", theme.good),
+            ("Unknown", false) => ("?", theme.warn),
+            _ => ("·", Style::new()),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!(
+                    "{symbol} {:<22} {:<8} {:<20} {:>6}  ",
+                    c.kind,
+                    c.status,
+                    c.reason,
+                    age(c.since, model.now)
+                ),
+                style,
+            ),
+            Span::raw(c.message.clone()),
+        ]));
+    }
+    lines
+}
+
+fn plan_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+    let Some(plan) = &detail.plan else {
+        return vec![Line::styled("  steady state: no plan", theme.good)];
+    };
+    let phase_style = match plan.phase {
+        PlanPhase::Failed => theme.bad,
+        PlanPhase::Active => theme.accent,
+        PlanPhase::Complete => theme.good,
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(
+            format!(
+                "  {} {} {}/{}",
+                plan_symbol(plan.phase),
+                plan.phase,
+                plan.done(),
+                plan.tasks.len()
+            ),
+            phase_style,
+        ),
+        Span::styled(
+            format!(
+                "  target {}  on failure {}  id {}",
+                plan.target_phase.map_or("-", |p| p.as_str()),
+                plan.failed_phase.map_or("-", |p| p.as_str()),
+                if plan.id.is_empty() { "-" } else { &plan.id }
+            ),
+            theme.dim,
+        ),
+    ])];
+    lines.push(Line::styled(
+        format!(
+            "  {:<2} {:<28} {:>7} {:>9}  ERROR",
+            "", "TASK", "RETRIES", "SUBMITTED"
+        ),
+        theme.header,
+    ));
+    for task in &plan.tasks {
+        let style = match task.status {
+            TaskStatus::Complete => theme.good,
+            TaskStatus::Failed => theme.bad,
+            _ if task.current => theme.accent,
+            _ => theme.dim,
+        };
+        let submitted = task.submitted_at.map_or("-".to_owned(), |t| {
+            format!("{} ago", age(Some(t), model.now))
+        });
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!(
+                    "  {:<2} {:<28} {:>7} {:>9}  ",
+                    task_symbol(task.status, task.current),
+                    task.kind,
+                    format!("{}/{}", task.retries, task.max_retries),
+                    submitted
+                ),
+                style,
+            ),
+            Span::styled(task.error.clone(), theme.bad),
+        ]));
+    }
+    if let Some(failed) = &plan.failed {
+        lines.push(Line::styled(
+            format!(
+                "  ✗ failed task #{}: {} ({}) after {}/{} retries",
+                failed.index.map_or("?".to_owned(), |i| i.to_string()),
+                failed.kind,
+                failed.id,
+                failed.retries,
+                failed.max_retries
+            ),
+            theme.bad,
+        ));
+        lines.push(Line::styled(format!("    {}", failed.error), theme.bad));
+    }
+    lines
+}
+
+fn watch_note(model: &Model, kind: WatchKind, theme: &Theme) -> Option<Line<'static>> {
+    match model.watches.get(&kind)? {
+        WatchState::Forbidden(error) => Some(Line::styled(
+            format!("  ✖ {}: forbidden — {error}", kind.resource()),
+            theme.bad,
+        )),
+        WatchState::Syncing => Some(Line::styled(
+            format!("  … listing {}", kind.resource()),
+            theme.dim,
+        )),
+        _ => None,
+    }
+}
+
+fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = [WatchKind::NodeEvents, WatchKind::DetailEvents]
+        .into_iter()
+        .filter_map(|kind| watch_note(model, kind, theme))
+        .collect();
+    if detail.events.is_empty() {
+        lines.push(Line::styled("  no events", theme.dim));
+        return lines;
+    }
+    for event in &detail.events {
+        let (symbol, style) = match (event.warning, event.is_render_failure()) {
+            (_, true) => ("✖", theme.bad),
+            (true, false) => ("⚠", theme.warn),
+            (false, false) => ("·", theme.dim),
+        };
+        let kind = if event.warning { "Warning" } else { "Normal" };
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!(
+                    "{symbol} {kind:<7} {:<26} ×{:<3} {:>6} ",
+                    event.reason,
+                    event.count,
+                    age(event.last_seen, model.now)
+                ),
+                style,
+            ),
+            Span::styled(event.object.clone(), theme.dim),
+        ]));
+        let message_style = if event.is_render_failure() {
+            theme.bad
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(
+            format!("    {}", event.message),
+            message_style,
+        ));
+    }
+    lines
+}
+
+fn workload_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = [WatchKind::StatefulSet, WatchKind::Pods]
+        .into_iter()
+        .filter_map(|kind| watch_note(model, kind, theme))
+        .collect();
+    match &detail.statefulset {
+        Some(sts) => {
+            let rolled = sts.current_revision == sts.update_revision;
+            let style = if sts.ready >= sts.replicas && rolled {
+                theme.good
+            } else {
+                theme.warn
+            };
+            lines.push(Line::styled(
+                format!(
+                    "  StatefulSet {}  ready {}/{}  revision {}{}",
+                    sts.name,
+                    sts.ready,
+                    sts.replicas,
+                    sts.current_revision,
+                    if rolled {
+                        String::new()
+                    } else {
+                        format!(" → {} (rolling)", sts.update_revision)
+                    }
+                ),
+                style,
+            ));
+        }
+        None => lines.push(Line::styled("  no StatefulSet", theme.dim)),
+    }
+    if detail.pods.is_empty() {
+        lines.push(Line::styled("  no pods", theme.dim));
+    }
+    for pod in &detail.pods {
+        let (ready, total) = pod.ready_count();
+        let style = if ready == total && total > 0 {
+            theme.good
+        } else {
+            theme.warn
+        };
+        lines.push(Line::styled(
+            format!(
+                "  Pod {}  {}  ready {ready}/{total}  revision {}",
+                pod.name, pod.phase, pod.revision
+            ),
+            style,
+        ));
+        for c in &pod.containers {
+            let mark = if c.ready { "✓" } else { "✗" };
+            lines.push(Line::raw(format!(
+                "    {mark} {:<16} restarts {:<3} {}",
+                c.name, c.restarts, c.image
+            )));
+        }
+    }
+    lines
+}
+
+fn pane_title(pane: NodePane) -> &'static str {
+    match pane {
+        NodePane::Plan => "Plan",
+        NodePane::Conditions => "Conditions",
+        NodePane::Events => "Events",
+        NodePane::Workload => "StatefulSet and Pods",
+    }
+}
+
+/// Stacks panes into one column of lines; returns the lines and the first line of `focus`.
+fn column(
+    panes: &[NodePane],
+    detail: &NodeDetail,
+    model: &Model,
+    theme: &Theme,
+) -> (Vec<Line<'static>>, Option<usize>) {
+    let mut lines = Vec::new();
+    let mut focus_at = None;
+    for pane in panes {
+        if *pane == model.node_pane {
+            focus_at = Some(lines.len());
+        }
+        lines.push(title(pane_title(*pane), *pane == model.node_pane, theme));
+        lines.extend(pane_lines(*pane, detail, model, theme));
+        lines.push(Line::raw(""));
+    }
+    (lines, focus_at)
+}
+
+fn scrolled(
+    lines: Vec<Line<'static>>,
+    focus_at: Option<usize>,
+    model: &Model,
+) -> Paragraph<'static> {
+    let scroll = focus_at.map_or(0, |at| {
+        u16::try_from(at)
+            .unwrap_or(u16::MAX)
+            .saturating_add(model.node_scroll)
+    });
+    let scroll = if focus_at == Some(0) {
+        model.node_scroll
+    } else {
+        scroll
+    };
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .scroll((scroll, 0))
+}
+
+pub fn render(model: &Model, key: &ObjectKey, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let Some(detail) = &model.detail else {
+        let text = vec![
+            Line::styled(
+                format!("  SeiNode {key} is gone (deleted, or not listed yet)."),
+                theme.warn,
+            ),
+            Line::styled("  esc goes back to the fleet.", theme.dim),
+        ];
+        frame.render_widget(Paragraph::new(text), area);
+        return;
+    };
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .border_style(theme.border)
+        .title(Line::styled(format!(" SeiNode {key} "), theme.title));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let spec = spec_lines(detail, model, theme);
+    let wide = inner.width >= 120 && inner.height >= 20;
+    if wide {
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
+                .areas(inner);
+        let mut left_lines = vec![title("Spec", false, theme)];
+        left_lines.extend(spec);
+        left_lines.push(Line::raw(""));
+        let (more, focus_left) = column(
+            &[NodePane::Conditions, NodePane::Workload],
+            detail,
+            model,
+            theme,
+        );
+        let offset = left_lines.len();
+        left_lines.extend(more);
+        let (right_lines, focus_right) =
+            column(&[NodePane::Plan, NodePane::Events], detail, model, theme);
+        let left_focus = focus_left.map(|at| at + offset);
+        let left_para = if left_focus.is_some() {
+            scrolled(left_lines, left_focus, model)
+        } else {
+            Paragraph::new(left_lines).wrap(Wrap { trim: false })
+        };
+        let right_para = if focus_right.is_some() {
+            scrolled(right_lines, focus_right, model)
+        } else {
+            Paragraph::new(right_lines).wrap(Wrap { trim: false })
+        };
+        frame.render_widget(left_para, left);
+        frame.render_widget(right_para, right);
+    } else {
+        let mut lines = vec![title("Spec", false, theme)];
+        lines.extend(spec);
+        lines.push(Line::raw(""));
+        let offset = lines.len();
+        let (more, focus) = column(
+            &[
+                NodePane::Plan,
+                NodePane::Conditions,
+                NodePane::Events,
+                NodePane::Workload,
+            ],
+            detail,
+            model,
+            theme,
+        );
+        lines.extend(more);
+        let focus = focus
+            .map(|at| at + offset)
+            .filter(|_| model.node_pane != NodePane::Plan || model.node_scroll > 0);
+        frame.render_widget(scrolled(lines, focus, model), inner);
+    }
+}

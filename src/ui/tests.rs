@@ -1,0 +1,316 @@
+//! Snapshot tests of every screen on ratatui's TestBackend with the fixed sample clock.
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::style::Color;
+
+use super::theme::Theme;
+use super::view;
+use crate::app::model::{Model, Msg, Scope, WatchKind, WatchReport};
+use crate::app::tests::{demo_model, key, press};
+use crate::app::update::update;
+use crate::fleet::FleetDelta;
+use crate::fleet::sample;
+use crate::fleet::store::Delta;
+use crate::keymap::KeyCode;
+
+/// Draws `model` at `width`x`height` and returns the screen as text.
+pub fn render(model: &mut Model, width: u16, height: u16, theme: &Theme) -> String {
+    update(model, Msg::Resize { width, height });
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal
+        .draw(|frame| view(model, theme, frame))
+        .expect("draws");
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        let mut line = String::new();
+        for x in 0..buffer.area.width {
+            line.push_str(buffer[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn dark() -> Theme {
+    Theme::dark()
+}
+
+#[test]
+fn fleet_screen() {
+    let mut model = demo_model();
+    press(&mut model, "jj");
+    insta::assert_snapshot!(render(&mut model, 200, 14, &dark()));
+}
+
+#[test]
+fn fleet_screen_narrow_keeps_the_important_columns() {
+    let mut model = demo_model();
+    insta::assert_snapshot!(render(&mut model, 60, 12, &dark()));
+}
+
+#[test]
+fn filter_screen() {
+    let mut model = demo_model();
+    press(&mut model, "/drift !mode:seed");
+    insta::assert_snapshot!(render(&mut model, 160, 10, &dark()));
+}
+
+#[test]
+fn filter_with_no_match() {
+    let mut model = demo_model();
+    press(&mut model, "/chain:arctic-1");
+    key(&mut model, KeyCode::Enter);
+    insta::assert_snapshot!(render(&mut model, 100, 8, &dark()));
+}
+
+#[test]
+fn help_overlay() {
+    let mut model = demo_model();
+    press(&mut model, "?");
+    insta::assert_snapshot!(render(&mut model, 100, 40, &dark()));
+}
+
+#[test]
+fn stale_banner() {
+    let mut model = demo_model();
+    let epoch = model.scope_epoch;
+    update(
+        &mut model,
+        Msg::Watch {
+            epoch,
+            kind: WatchKind::Nodes,
+            report: WatchReport::Failed {
+                error:
+                    "error trying to connect: tcp connect error: Connection refused (os error 111)"
+                        .into(),
+                forbidden: false,
+            },
+        },
+    );
+    update(
+        &mut model,
+        Msg::Tick(
+            sample::now()
+                .checked_add(jiff::SignedDuration::from_secs(12))
+                .expect("t"),
+        ),
+    );
+    insta::assert_snapshot!(render(&mut model, 160, 10, &dark()));
+    update(
+        &mut model,
+        Msg::Watch {
+            epoch,
+            kind: WatchKind::Nodes,
+            report: WatchReport::Live,
+        },
+    );
+    assert!(
+        !render(&mut model, 160, 10, &dark()).contains("STALE"),
+        "banner clears on recovery"
+    );
+}
+
+#[test]
+fn empty_fleet() {
+    let scope = Scope {
+        context: "kind-sei".into(),
+        namespace: Some("empty".into()),
+    };
+    let mut model = Model::new(scope, sample::now(), None);
+    model.init();
+    let epoch = model.scope_epoch;
+    update(
+        &mut model,
+        Msg::Delta {
+            epoch,
+            delta: FleetDelta::Node(Delta::RelistStarted),
+        },
+    );
+    update(
+        &mut model,
+        Msg::Delta {
+            epoch,
+            delta: FleetDelta::Node(Delta::RelistDone),
+        },
+    );
+    update(
+        &mut model,
+        Msg::Watch {
+            epoch,
+            kind: WatchKind::Nodes,
+            report: WatchReport::Live,
+        },
+    );
+    insta::assert_snapshot!(render(&mut model, 100, 8, &dark()));
+}
+
+#[test]
+fn error_screens_forbidden_and_unreachable() {
+    let scope = Scope {
+        context: "kind-sei".into(),
+        namespace: Some("locked".into()),
+    };
+    let mut model = Model::new(scope.clone(), sample::now(), None);
+    model.init();
+    let epoch = model.scope_epoch;
+    update(&mut model, Msg::Watch {
+        epoch,
+        kind: WatchKind::Nodes,
+        report: WatchReport::Failed { error: "seinodes.sei.io is forbidden: User \"dev\" cannot list resource \"seinodes\" in API group \"sei.io\" in the namespace \"locked\"".into(), forbidden: true },
+    });
+    let forbidden = render(&mut model, 120, 8, &dark());
+    let mut model = Model::new(scope, sample::now(), None);
+    model.init();
+    update(
+        &mut model,
+        Msg::Watch {
+            epoch,
+            kind: WatchKind::Nodes,
+            report: WatchReport::Failed {
+                error: "error trying to connect: Connection refused".into(),
+                forbidden: false,
+            },
+        },
+    );
+    let unreachable = render(&mut model, 120, 8, &dark());
+    insta::assert_snapshot!(format!("{forbidden}---\n{unreachable}"));
+}
+
+fn open(model: &mut Model, name: &str) {
+    press(model, "/");
+    press(model, name);
+    key(model, KeyCode::Enter);
+    key(model, KeyCode::Enter);
+    let epoch = model.detail_epoch;
+    for delta in [
+        FleetDelta::StatefulSet(Delta::applied(sample::statefulset(
+            "sei",
+            name,
+            0,
+            &format!("{name}-6d9f"),
+            &format!("{name}-7c4b"),
+        ))),
+        FleetDelta::Pod(Delta::applied(sample::pod(
+            "sei",
+            name,
+            false,
+            2,
+            &format!("{name}-6d9f"),
+        ))),
+        FleetDelta::DetailEvent(Delta::applied(sample::event_about(
+            "Pod",
+            &format!("{name}-0"),
+            "sei",
+            true,
+            "BackOff",
+            "Back-off restarting failed container seid",
+            7,
+            30,
+        ))),
+    ] {
+        update(model, Msg::Delta { epoch, delta });
+    }
+    for kind in [
+        WatchKind::StatefulSet,
+        WatchKind::Pods,
+        WatchKind::DetailEvents,
+    ] {
+        update(
+            model,
+            Msg::Watch {
+                epoch,
+                kind,
+                report: WatchReport::Live,
+            },
+        );
+    }
+}
+
+#[test]
+fn node_screen_wide_with_plan_in_progress() {
+    let mut model = demo_model();
+    open(&mut model, "rpc-1");
+    insta::assert_snapshot!(render(&mut model, 200, 40, &dark()));
+}
+
+#[test]
+fn node_screen_failed_plan_narrow() {
+    let mut model = demo_model();
+    open(&mut model, "validator-0");
+    insta::assert_snapshot!(render(&mut model, 90, 40, &dark()));
+}
+
+#[test]
+fn node_screen_seed_with_render_failure_events_pane() {
+    let mut model = demo_model();
+    open(&mut model, "seed-0");
+    press(&mut model, "\t");
+    key(&mut model, KeyCode::Tab);
+    key(&mut model, KeyCode::Tab);
+    insta::assert_snapshot!(render(&mut model, 100, 30, &dark()));
+}
+
+#[test]
+fn node_screen_steady_state_without_plan() {
+    let mut model = demo_model();
+    open(&mut model, "rpc-0");
+    let screen = render(&mut model, 160, 30, &dark());
+    assert!(screen.contains("steady state: no plan"), "{screen}");
+}
+
+#[test]
+fn every_screen_survives_tiny_and_odd_sizes() {
+    let mut model = demo_model();
+    for (w, h) in [(40, 10), (1, 1), (0, 0), (41, 11), (300, 5), (10, 200)] {
+        render(&mut model, w, h, &dark());
+        press(&mut model, "?");
+        render(&mut model, w, h, &dark());
+        press(&mut model, "?");
+        press(&mut model, "/seed");
+        render(&mut model, w, h, &dark());
+        key(&mut model, KeyCode::Esc);
+    }
+    open(&mut model, "seed-0");
+    for (w, h) in [(40, 10), (1, 1), (0, 0), (300, 5), (10, 200)] {
+        render(&mut model, w, h, &dark());
+        key(&mut model, KeyCode::Tab);
+        render(&mut model, w, h, &Theme::light());
+    }
+}
+
+#[test]
+fn no_color_theme_draws_no_colour_and_keeps_every_status_as_text() {
+    let mut model = demo_model();
+    let theme = Theme::select(super::theme::ThemeName::Dark, true);
+    let screen = render(&mut model, 200, 14, &theme);
+    let mut terminal = Terminal::new(TestBackend::new(200, 14)).expect("terminal");
+    terminal
+        .draw(|frame| view(&model, &theme, frame))
+        .expect("draws");
+    for cell in terminal.backend().buffer().content() {
+        assert_eq!(
+            (cell.fg, cell.bg),
+            (Color::Reset, Color::Reset),
+            "no colour at all"
+        );
+    }
+    for text in [
+        "✗ Failed",
+        "● Running",
+        "◐ Initializing",
+        "≠image",
+        "⚠ StatefulSetRenderFailed",
+        "✗ 5/7 config-validate",
+    ] {
+        assert!(screen.contains(text), "{text} missing:\n{screen}");
+    }
+}
+
+#[test]
+fn light_theme_renders_the_same_text() {
+    let mut model = demo_model();
+    let dark_text = render(&mut model, 160, 12, &dark());
+    assert_eq!(render(&mut model, 160, 12, &Theme::light()), dark_text);
+}

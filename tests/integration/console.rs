@@ -1,0 +1,322 @@
+//! The live console against the real control plane: the model and the rendered screen follow
+//! SeiNodes being created, their status patched, a render-failure Event posted, and deletes;
+//! `get -o json` and `describe` print the same view models.
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::Event;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use sei_console::api::{NodeMode, PlanPhase, SeiNode};
+use sei_console::app::effects::Effects;
+use sei_console::app::model::{Model, Msg, Scope, Screen, WatchKind, WatchState};
+use sei_console::app::update::update;
+use sei_console::fleet::sample;
+use sei_console::fleet::store::ObjectKey;
+use sei_console::keymap::{Key, KeyCode};
+use sei_console::kube::client::Connection;
+use sei_console::ui::theme::Theme;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::common::{TestNamespace, control_plane};
+
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// The console's loop without a terminal: messages from the real watchers go through
+/// `update`, and every batch is drawn on a TestBackend.
+struct Console {
+    model: Model,
+    effects: Effects,
+    rx: mpsc::Receiver<Msg>,
+    terminal: Terminal<TestBackend>,
+}
+
+impl Console {
+    fn start(ns: &TestNamespace) -> Console {
+        let scope = Scope {
+            context: "test".into(),
+            namespace: Some(ns.name.clone()),
+        };
+        let mut model = Model::new(scope, Timestamp::now(), None);
+        model.size = (180, 30);
+        let (tx, rx) = mpsc::channel(1024);
+        let connection = Connection {
+            client: ns.client.clone(),
+            context: "test".into(),
+            default_namespace: ns.name.clone(),
+        };
+        let mut effects = Effects::new(connection, tx, None);
+        for cmd in model.init() {
+            effects.run(cmd);
+        }
+        let terminal = Terminal::new(TestBackend::new(180, 30)).expect("terminal");
+        Console {
+            model,
+            effects,
+            rx,
+            terminal,
+        }
+    }
+
+    fn screen(&mut self) -> String {
+        self.model.refresh_views();
+        let model = &self.model;
+        self.terminal
+            .draw(|frame| sei_console::ui::view(model, &Theme::plain(), frame))
+            .expect("draw");
+        let buffer = self.terminal.backend().buffer();
+        (0..buffer.area.height)
+            .map(|y| {
+                let line: String = (0..buffer.area.width)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect();
+                line.trim_end().to_owned() + "\n"
+            })
+            .collect()
+    }
+
+    fn send(&mut self, msg: Msg) {
+        for cmd in update(&mut self.model, msg) {
+            self.effects.run(cmd);
+        }
+    }
+
+    fn key(&mut self, code: KeyCode) {
+        self.send(Msg::Key(Key::plain(code)));
+    }
+
+    /// Feeds watcher messages until `done(model, screen)` holds; panics with the screen after
+    /// the deadline.
+    async fn until(&mut self, what: &str, done: impl Fn(&Model, &str) -> bool) -> String {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let screen = self.screen();
+            if done(&self.model, &screen) {
+                return screen;
+            }
+            if Instant::now() >= deadline {
+                panic!("timed out waiting for {what}; screen:\n{screen}");
+            }
+            if let Ok(Some(msg)) =
+                tokio::time::timeout(Duration::from_millis(200), self.rx.recv()).await
+            {
+                self.send(msg);
+                while let Ok(msg) = self.rx.try_recv() {
+                    self.send(msg);
+                }
+            }
+        }
+    }
+}
+
+fn new_node(ns: &str, name: &str, mode: NodeMode) -> SeiNode {
+    let mut node = sample::node(ns, name, mode, 0);
+    node.metadata.creation_timestamp = None;
+    node.metadata.uid = None;
+    node
+}
+
+fn render_failed_event(ns: &str, node: &SeiNode) -> Event {
+    serde_json::from_value(json!({
+        "metadata": {"name": "seed-0.render-failed", "namespace": ns},
+        "involvedObject": {
+            "apiVersion": "sei.io/v1alpha1", "kind": "SeiNode", "namespace": ns,
+            "name": node.metadata.name, "uid": node.metadata.uid,
+        },
+        "type": "Warning",
+        "reason": "StatefulSetRenderFailed",
+        "message": "Cannot render the StatefulSet: syncing statefulset: generating statefulset: scheduling.nodepoolSeed is not configured in the app-config file",
+        "count": 2,
+        "firstTimestamp": Timestamp::now().to_string(),
+        "lastTimestamp": Timestamp::now().to_string(),
+        "source": {"component": "seinode-controller"},
+    }))
+    .expect("event json")
+}
+
+#[tokio::test]
+async fn console_follows_creates_status_patches_events_and_deletes() {
+    let ns = TestNamespace::new("console").await;
+    let nodes: Api<SeiNode> = ns.api();
+    let mut console = Console::start(&ns);
+
+    console
+        .until("the first (empty) sync", |m, screen| {
+            m.watches.get(&WatchKind::Nodes) == Some(&WatchState::Live)
+                && screen.contains("No SeiNodes in")
+        })
+        .await;
+
+    let pp = PostParams::default();
+    nodes
+        .create(&pp, &new_node(&ns.name, "full-0", NodeMode::Full))
+        .await
+        .expect("create full-0");
+    let seed = nodes
+        .create(&pp, &new_node(&ns.name, "seed-0", NodeMode::Seed))
+        .await
+        .expect("create seed-0");
+    let screen = console
+        .until("both rows", |m, screen| {
+            m.listing.keys.len() == 2 && screen.contains("seed-0")
+        })
+        .await;
+    assert!(
+        screen.contains("full-0") && screen.contains("· -"),
+        "{screen}"
+    );
+
+    // Plan progress and conditions through the status subresource, as the controller writes them.
+    let status = json!({"status": {
+        "phase": "Initializing",
+        "plan": sample::plan(&sample::FULL_INIT_TASKS, 2, None),
+        "conditions": [sample::condition("StateSyncReady", "False", "NoSyncersConfigured", "no syncers", 5)],
+    }});
+    nodes
+        .patch_status("full-0", &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .expect("patch status");
+    let screen = console
+        .until("plan progress on the row", |_, screen| {
+            screen.contains("▶ 2/7 apply-service")
+        })
+        .await;
+    assert!(screen.contains("◐ Initializing"), "{screen}");
+    assert!(
+        screen.contains("✗ StateSyncReady/NoSyncersConfigured"),
+        "{screen}"
+    );
+    let row = console
+        .model
+        .fleet
+        .row(&ObjectKey::new(&ns.name, "full-0"))
+        .expect("row");
+    assert_eq!(
+        row.plan.as_ref().map(|p| (p.phase, p.done, p.total)),
+        Some((PlanPhase::Active, 2, 7))
+    );
+
+    // The plan advances and fails: the row follows.
+    let failed = json!({"status": {"phase": "Failed", "plan": sample::plan(&sample::FULL_INIT_TASKS, 5, Some("seid config is invalid"))}});
+    nodes
+        .patch_status("full-0", &PatchParams::default(), &Patch::Merge(&failed))
+        .await
+        .expect("patch status");
+    console
+        .until("the failed plan", |_, screen| {
+            screen.contains("✗ 5/7 config-validate r3/3") && screen.contains("✗ Failed")
+        })
+        .await;
+
+    // The render failure exists only as an Event: it reaches the row and the node screen.
+    Api::<Event>::namespaced(ns.client.clone(), &ns.name)
+        .create(&pp, &render_failed_event(&ns.name, &seed))
+        .await
+        .expect("post event");
+    console
+        .until("the warning on the seed row", |_, screen| {
+            screen.contains("⚠ StatefulSetRenderFailed ×2")
+        })
+        .await;
+    console.send(Msg::Key(Key::char('/')));
+    for c in "mode:seed".chars() {
+        console.send(Msg::Key(Key::char(c)));
+    }
+    console.key(KeyCode::Enter);
+    console.key(KeyCode::Enter);
+    assert_eq!(
+        console.model.screen,
+        Screen::Node(ObjectKey::new(&ns.name, "seed-0"))
+    );
+    console.key(KeyCode::Tab);
+    console.key(KeyCode::Tab);
+    let screen = console
+        .until("the render failure in the node screen", |_, screen| {
+            screen.contains("scheduling.nodepoolSeed is not configured")
+        })
+        .await;
+    assert!(
+        screen.contains("✖ Warning StatefulSetRenderFailed"),
+        "{screen}"
+    );
+    console.key(KeyCode::Esc);
+    console.key(KeyCode::Esc);
+
+    // CLI views of the same models.
+    let kubeconfig = control_plane().kubeconfig.clone();
+    let output = Command::cargo_bin("sei-console")
+        .expect("binary")
+        .args(["get", "-o", "json", "-n", &ns.name, "--kubeconfig"])
+        .arg(&kubeconfig)
+        .output()
+        .expect("run get");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let items: serde_json::Value = serde_json::from_slice(&output.stdout).expect("get prints JSON");
+    let full = &items[0];
+    assert_eq!(full["name"], "full-0");
+    assert_eq!(full["mode"], "full");
+    assert_eq!(full["chainId"], "pacific-1");
+    assert_eq!(full["phase"], "Failed");
+    assert_eq!(full["drift"], true);
+    assert_eq!(
+        full["plan"],
+        json!({"phase": "Failed", "done": 5, "total": 7, "current": "config-validate"})
+    );
+    assert_eq!(
+        full["conditions"][0],
+        json!({"type": "StateSyncReady", "status": "False", "reason": "NoSyncersConfigured"})
+    );
+    assert_eq!(items[1]["lastWarning"]["reason"], "StatefulSetRenderFailed");
+    assert_eq!(items[1]["lastWarning"]["count"], 2);
+    let keys: Vec<&String> = full.as_object().expect("object").keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "namespace",
+            "name",
+            "mode",
+            "chainId",
+            "phase",
+            "image",
+            "currentImage",
+            "drift",
+            "plan",
+            "conditions",
+            "lastWarning"
+        ]
+    );
+    let described = Command::cargo_bin("sei-console")
+        .expect("binary")
+        .args(["describe", "seed-0", "-n", &ns.name, "--kubeconfig"])
+        .arg(&kubeconfig)
+        .output()
+        .expect("run describe");
+    let text = String::from_utf8_lossy(&described.stdout);
+    assert!(
+        described.status.success(),
+        "{}",
+        String::from_utf8_lossy(&described.stderr)
+    );
+    assert!(
+        text.contains("StatefulSetRenderFailed")
+            && text.contains("Plan:             steady state: no plan"),
+        "{text}"
+    );
+
+    // Deletes are honoured.
+    nodes
+        .delete("full-0", &DeleteParams::default())
+        .await
+        .expect("delete");
+    let screen = console
+        .until("the deleted row to go", |m, _| m.listing.keys.len() == 1)
+        .await;
+    assert!(!screen.contains("full-0"), "{screen}");
+}
