@@ -13,10 +13,38 @@ pub const GROUP_ASSEMBLY_MAX_RETRIES: i64 = 180;
 /// Retry budget of `replace-pod` (inert upstream: it only fails through a terminal error).
 pub const REPLACE_POD_MAX_RETRIES: i64 = 3;
 
-/// Upstream `DeterministicTaskID`: UUIDv5 over `planID/taskType/planIndex`.
+/// Upstream `DeterministicTaskID`: UUIDv5 over `planID/taskType/planIndex`. Identical to
+/// `Uuid::new_v5(&TASK_ID_NAMESPACE, name)`, hashed incrementally with the (hardware-assisted
+/// where available) `sha1` crate because every planned task needs one.
 pub fn task_id(plan_id: &str, kind: &TaskKind, plan_index: usize) -> String {
-    let name = format!("{plan_id}/{}/{plan_index}", kind.as_str());
-    Uuid::new_v5(&TASK_ID_NAMESPACE, name.as_bytes()).to_string()
+    use sha1::{Digest, Sha1};
+    let mut hasher = Sha1::new();
+    hasher.update(TASK_ID_NAMESPACE.as_bytes());
+    hasher.update(plan_id.as_bytes());
+    hasher.update(b"/");
+    hasher.update(kind.as_str().as_bytes());
+    hasher.update(b"/");
+    let mut digits = [0u8; 20];
+    hasher.update(decimal(plan_index, &mut digits));
+    let digest = hasher.finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    uuid::Builder::from_sha1_bytes(bytes)
+        .into_uuid()
+        .to_string()
+}
+
+/// `value` in decimal, written at the end of `buf`.
+fn decimal(mut value: usize, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            return &buf[at..];
+        }
+    }
 }
 
 /// Upstream `taskMaxRetries`.
@@ -88,6 +116,17 @@ mod tests {
         ];
         for (plan, kind, index, want) in cases {
             assert_eq!(task_id(plan, &kind, index), want, "{plan}/{kind}/{index}");
+        }
+    }
+
+    #[test]
+    fn task_id_equals_the_uuid_crates_v5() {
+        for index in [0, 7, 10, 123, usize::MAX] {
+            for kind in TaskKind::KNOWN {
+                let name = format!("some-plan/{kind}/{index}");
+                let want = Uuid::new_v5(&TASK_ID_NAMESPACE, name.as_bytes()).to_string();
+                assert_eq!(task_id("some-plan", kind, index), want);
+            }
         }
     }
 

@@ -176,11 +176,15 @@ fn to_value<T: Serialize>(params: &T) -> Value {
     serde_json::to_value(params).unwrap_or(Value::Null)
 }
 
+/// `{"nodeName","namespace"}`, built directly: it is in every plan, several times.
 fn node_ref(node: &SeiNode) -> Value {
-    to_value(&NodeRefParams {
-        node_name: node.name().to_owned(),
-        namespace: node.namespace().to_owned(),
-    })
+    let mut map = serde_json::Map::with_capacity(2);
+    map.insert("nodeName".to_owned(), Value::String(node.name().to_owned()));
+    map.insert(
+        "namespace".to_owned(),
+        Value::String(node.namespace().to_owned()),
+    );
+    Value::Object(map)
 }
 
 /// Upstream `paramsForTaskType`: the stored params of `kind` for `node`. `snap` is the snapshot
