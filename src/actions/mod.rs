@@ -6,3 +6,4 @@ pub mod event;
 pub mod image_ref;
 pub mod node_key;
 pub mod preview;
+pub mod waves;

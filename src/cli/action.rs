@@ -56,6 +56,9 @@ pub struct ActionArgs {
     /// Give up following the plan after this many seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
     pub timeout: u64,
+    /// Upper bound on the wait between executor passes, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
+    pub max_wait_ms: u64,
 }
 
 /// Everything an action needs once the pre-flight steps passed.
@@ -310,6 +313,7 @@ pub struct Execution {
     pub platform: crate::platform::PlatformConfig,
     pub clock: SystemClock,
     pub timeout: Duration,
+    pub max_wait: Duration,
 }
 
 impl Execution {
@@ -341,6 +345,7 @@ impl Execution {
             platform,
             clock: SystemClock,
             timeout: Session::follow_timeout(args),
+            max_wait: Duration::from_millis(args.max_wait_ms),
         })
     }
 
@@ -352,6 +357,7 @@ impl Execution {
             clock: &self.clock,
             config: crate::executor::driver::DriverConfig {
                 deadline: self.timeout,
+                max_wait: self.max_wait,
                 ..crate::executor::driver::DriverConfig::default()
             },
         }
@@ -407,9 +413,16 @@ impl Execution {
             if let Progress::PlanResumed { total: t, .. } = p {
                 total = *t;
             }
+            // Waves follow several nodes at once: every line names its node.
             let line = match output {
-                ActionOutput::Json => serde_json::to_string(p).unwrap_or_default(),
-                ActionOutput::Text => super::exec::format_text(p, total),
+                ActionOutput::Json => {
+                    let mut value = serde_json::to_value(p).unwrap_or_default();
+                    if let Some(object) = value.as_object_mut() {
+                        object.insert("node".into(), node.into());
+                    }
+                    value.to_string()
+                }
+                ActionOutput::Text => format!("{node}: {}", super::exec::format_text(p, total)),
             };
             println!("{line}");
         };

@@ -1,5 +1,7 @@
-//! `sei-console rollout NODE... --image REF`: pin an image, one node after another; the first
-//! failure halts the rollout and names the node and task.
+//! `sei-console rollout NODE... --image REF`: pin an image in waves (a canary, then batches);
+//! each wave starts when the previous one completed, the first failure halts the rollout and
+//! names the node and task. Running the same command again resumes: nodes already on the image
+//! have nothing to do, a failed node gets a fresh update plan.
 use std::process::ExitCode;
 
 use clap::Args;
@@ -10,6 +12,7 @@ use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::preview::{image_pin_preview, image_pin_text};
+use crate::actions::waves::plan_waves;
 use crate::api::SeiNode;
 use crate::executor::driver::Persisted;
 use crate::journal::Outcome;
@@ -24,6 +27,12 @@ pub struct RolloutArgs {
     /// The image to pin (`name[:tag][@sha256:...]`; a digest pin is recommended).
     #[arg(long, value_name = "REF")]
     pub image: String,
+    /// Nodes rolled alone first (default: `waves.canary` in the config, 1).
+    #[arg(long, value_name = "N")]
+    pub canary: Option<u32>,
+    /// Nodes per wave after the canary (default: `waves.batch` in the config, 3).
+    #[arg(long, value_name = "N")]
+    pub batch: Option<u32>,
     #[command(flatten)]
     pub action: ActionArgs,
 }
@@ -92,42 +101,84 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
 
     let api: Api<SeiNode> = Api::namespaced(session.client.clone(), &session.namespace);
     let executor = session.executor(&args.action);
-    for node in &nodes {
-        let name = node.name();
-        let patch = serde_json::json!({"spec": {"image": image.to_string()}});
-        api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
-            .await
-            .map_err(|e| CliError::Failed(format!("patching spec.image of {name}: {e}")))?;
-        let uid = node.metadata.uid.as_deref().unwrap_or("");
-        session
-            .record_event(name, uid, &format!("image {} -> {image}", node.spec.image))
-            .await;
-        let one = vec![name.to_owned()];
-        let persisted = execution
-            .driver()
-            .persist(&session.namespace, name, &execution.platform.images.sidecar)
-            .await
-            .map_err(|e| CliError::Failed(format!("{}/{name}: {e}", session.namespace)))?;
-        match &persisted {
-            Persisted::Built(plan) | Persisted::Resumed(plan) => {
-                session.note(&format!("{name}: plan {} persisted", plan.id))
+    let defaults = session.config.config.waves;
+    let waves = plan_waves(
+        &nodes,
+        args.canary.unwrap_or(defaults.canary),
+        args.batch.unwrap_or(defaults.batch),
+    );
+    if args.action.no_wait && waves.len() > 1 {
+        session.note("--no-wait: every node is changed now; waves need waiting");
+    }
+    let mut done = 0;
+    for (index, wave) in waves.iter().enumerate() {
+        let names: Vec<&str> = wave.iter().map(SeiNode::name).collect();
+        session.note(&format!(
+            "wave {} of {}: {}",
+            index + 1,
+            waves.len(),
+            names.join(", ")
+        ));
+        let mut to_follow = Vec::new();
+        for node in wave {
+            let name = node.name();
+            let patch = serde_json::json!({"spec": {"image": image.to_string()}});
+            api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .map_err(|e| CliError::Failed(format!("patching spec.image of {name}: {e}")))?;
+            let uid = node.metadata.uid.as_deref().unwrap_or("");
+            session
+                .record_event(name, uid, &format!("image {} -> {image}", node.spec.image))
+                .await;
+            let persisted = execution
+                .driver()
+                .persist(&session.namespace, name, &execution.platform.images.sidecar)
+                .await
+                .map_err(|e| CliError::Failed(format!("{}/{name}: {e}", session.namespace)))?;
+            match &persisted {
+                Persisted::Built(plan) | Persisted::Resumed(plan) => {
+                    session.note(&format!("{name}: plan {} persisted", plan.id));
+                    to_follow.push(name);
+                }
+                Persisted::None(reason) => session.note(&format!("{name}: no plan: {reason}")),
             }
-            Persisted::None(reason) => session.note(&format!("{name}: no plan: {reason}")),
+            session.journal(&[name.to_owned()], &detail, Outcome::Started, None);
         }
-        session.journal(&one, &detail, Outcome::Started, None);
-        if args.action.no_wait || matches!(persisted, Persisted::None(_)) {
+        if args.action.no_wait {
             continue;
         }
-        let failure = execution
-            .follow_plan(&session, executor, &args.action.controller_namespace, name)
-            .await?;
-        if let Some(reason) = failure {
-            let message = format!("rollout halted at {}/{name}: {reason}", session.namespace);
-            session.journal(&one, &detail, Outcome::Failed, Some(reason));
+        let controller_namespace = args.action.controller_namespace.as_str();
+        let results = futures::future::join_all(
+            to_follow
+                .iter()
+                .map(|name| execution.follow_plan(&session, executor, controller_namespace, name)),
+        )
+        .await;
+        let mut halted = None;
+        for (name, result) in to_follow.iter().zip(results) {
+            let one = [(*name).to_owned()];
+            match result {
+                Ok(None) => session.journal(&one, &detail, Outcome::Succeeded, None),
+                Ok(Some(reason)) => {
+                    session.journal(&one, &detail, Outcome::Failed, Some(reason.clone()));
+                    halted.get_or_insert((*name, reason));
+                }
+                Err(err) => {
+                    session.journal(&one, &detail, Outcome::Failed, Some(err.to_string()));
+                    halted.get_or_insert((*name, err.to_string()));
+                }
+            }
+        }
+        done += wave.len();
+        if let Some((name, reason)) = halted {
+            let left = nodes.len() - done;
+            let message = format!(
+                "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same command again to resume",
+                session.namespace
+            );
             session.finish(false, &message, Some(name));
             return Ok(ExitCode::FAILURE);
         }
-        session.journal(&one, &detail, Outcome::Succeeded, None);
     }
     let message = if args.action.no_wait {
         "image pinned and plans persisted; not waiting (--no-wait)"

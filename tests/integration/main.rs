@@ -14,6 +14,7 @@ mod events;
 mod exec;
 mod render_dry_run;
 mod rollout_cli;
+mod rollout_e2e;
 mod safety;
 mod seed_cli;
 mod seinode_workload;
