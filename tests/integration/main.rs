@@ -6,6 +6,7 @@
 mod common;
 
 mod address_cli;
+mod address_e2e;
 mod console;
 mod control_plane;
 mod crd_validation;
