@@ -9,7 +9,7 @@ use kube::runtime::watcher;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
-use super::model::{Cmd, Msg, Scope, WatchKind, WatchReport};
+use super::model::{Cmd, Msg, SavedSetting, Scope, WatchKind, WatchReport};
 use crate::api::SeiNode;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::ObjectKey;
@@ -67,6 +67,9 @@ impl Effects {
                 )));
             }
             Cmd::StopDetail => abort(&mut self.detail_task),
+            Cmd::SaveSetting { path, setting } => {
+                tokio::spawn(save_setting(path, setting, self.tx.clone()));
+            }
         }
     }
 }
@@ -212,4 +215,17 @@ async fn watch_detail(
         detail_event_delta,
     );
     tokio::join!(statefulset, pods, pod_events);
+}
+
+/// Writes one setting with `toml_edit` off the loop's thread (a small file, but still disk I/O).
+pub(crate) async fn save_setting(path: PathBuf, setting: SavedSetting, tx: mpsc::Sender<Msg>) {
+    let to_save = setting.clone();
+    let result = tokio::task::spawn_blocking(move || match &to_save {
+        SavedSetting::Theme(theme) => crate::config::edit::save_theme(&path, *theme),
+        SavedSetting::Filter(text) => crate::config::edit::save_filter(&path, text),
+    })
+    .await
+    .map_err(|e| format!("saving the config file: {e}"))
+    .and_then(|saved| saved.map_err(|e| e.to_string()));
+    let _ = tx.send(Msg::SettingSaved { setting, result }).await;
 }

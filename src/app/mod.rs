@@ -3,6 +3,7 @@
 pub mod effects;
 pub mod model;
 pub mod run;
+pub mod settings;
 pub mod update;
 
 #[cfg(test)]

@@ -9,6 +9,9 @@ use crate::fleet::sort::{Listing, Sort, listing};
 use crate::fleet::store::ObjectKey;
 use crate::fleet::{Fleet, FleetDelta};
 use crate::keymap::{Key, Keymap};
+use crate::ui::theme::ThemeName;
+
+use super::settings::Settings;
 
 /// Which watch a status message is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -95,6 +98,19 @@ pub enum Msg {
         kind: WatchKind,
         report: WatchReport,
     },
+    /// A setting was written to the config file (or could not be).
+    SettingSaved {
+        setting: SavedSetting,
+        result: Result<(), String>,
+    },
+}
+
+/// A setting the console writes back into its config file with `toml_edit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SavedSetting {
+    Theme(ThemeName),
+    /// The last applied fleet filter.
+    Filter(String),
 }
 
 /// An effect the runtime performs for the update function.
@@ -111,6 +127,11 @@ pub enum Cmd {
         epoch: u64,
     },
     StopDetail,
+    /// Write one setting into the config file at `path`.
+    SaveSetting {
+        path: std::path::PathBuf,
+        setting: SavedSetting,
+    },
 }
 
 /// Screen under the overlays.
@@ -183,6 +204,7 @@ pub struct Model {
     pub now: Timestamp,
     pub size: (u16, u16),
     pub keymap: Keymap,
+    pub settings: Settings,
     pub scope_epoch: u64,
     pub detail_epoch: u64,
     pub quit: bool,
@@ -212,6 +234,7 @@ impl Model {
             now,
             size: (80, 24),
             keymap: Keymap::default(),
+            settings: Settings::default(),
             scope_epoch: 0,
             detail_epoch: 0,
             quit: false,

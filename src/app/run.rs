@@ -12,7 +12,9 @@ use tokio::sync::mpsc;
 
 use super::effects::Effects;
 use super::model::{Model, Msg, Scope};
+use super::settings::FlagOverrides;
 use super::update::update;
+use crate::config::LoadedConfig;
 use crate::keymap::{Key, KeyCode};
 use crate::kube::client::connect;
 use crate::ui::theme::Theme;
@@ -30,7 +32,12 @@ pub struct RunOptions {
     pub context: Option<String>,
     pub namespace: Option<String>,
     pub all_namespaces: bool,
-    pub theme: Theme,
+    /// The console config file as loaded (problems included, shown on the first screen).
+    pub config: LoadedConfig,
+    /// Flags that win over the config file (`--theme`, `--read-only`).
+    pub flags: FlagOverrides,
+    /// `NO_COLOR` forces the plain theme whatever is chosen.
+    pub no_color: bool,
     pub default_sidecar_image: Option<String>,
 }
 
@@ -96,6 +103,7 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
         Timestamp::now(),
         options.default_sidecar_image.clone(),
     );
+    model.configure(&options.config, options.flags);
     let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
     let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone());
 
@@ -112,13 +120,13 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     }
     model.refresh_views();
 
-    let theme = options.theme;
     let mut last_draw: Option<Instant> = None;
     let mut urgent = true;
     let result = loop {
         let due = last_draw.is_none_or(|at| at.elapsed() >= FRAME);
         if model.dirty && (urgent || due) {
             model.refresh_views();
+            let theme = Theme::select(model.settings.theme, options.no_color);
             if let Err(e) = terminal.draw(|frame| crate::ui::view(&model, &theme, frame)) {
                 break Err(format!("cannot draw: {e}"));
             }

@@ -1,8 +1,9 @@
 //! `update`: the only place the model changes. Pure: no I/O, no awaits, no terminal types.
 use super::model::{
-    Cmd, Flash, Input, InputKind, Model, Msg, NodePane, Scope, Screen, WatchKind, WatchReport,
-    WatchState,
+    Cmd, Flash, Input, InputKind, Model, Msg, NodePane, SavedSetting, Scope, Screen, WatchKind,
+    WatchReport, WatchState,
 };
+use super::settings::{next_theme, theme_name};
 use crate::fleet::filter::Filter;
 use crate::keymap::{Action, Context, Key, KeyCode};
 
@@ -55,6 +56,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             }
             Vec::new()
         }
+        Msg::SettingSaved { setting, result } => {
+            on_setting_saved(model, &setting, result);
+            Vec::new()
+        }
     };
     if !is_delta {
         // Deltas come in floods: the loop refreshes views once per batch, before drawing.
@@ -84,6 +89,44 @@ fn on_watch_report(model: &mut Model, kind: WatchKind, report: WatchReport) {
     }
 }
 
+fn on_setting_saved(model: &mut Model, setting: &SavedSetting, result: Result<(), String>) {
+    let what = match setting {
+        SavedSetting::Theme(theme) => format!("theme {}", theme_name(*theme)),
+        SavedSetting::Filter(text) if text.is_empty() => "empty filter".to_owned(),
+        SavedSetting::Filter(text) => format!("filter {text:?}"),
+    };
+    // A save that fails says why; a successful one only speaks for the theme switch, which
+    // the user asked for (filters are saved silently on every enter).
+    match result {
+        Err(error) => {
+            model.flash = Some(Flash {
+                text: error,
+                error: true,
+            });
+            model.dirty = true;
+        }
+        Ok(()) if matches!(setting, SavedSetting::Theme(_)) => {
+            model.flash = Some(Flash {
+                text: format!("{what} saved to the config file"),
+                error: false,
+            });
+            model.dirty = true;
+        }
+        Ok(()) => {}
+    }
+}
+
+/// Asks to write `setting` into the config file, when the console has one.
+fn save(model: &Model, setting: SavedSetting) -> Vec<Cmd> {
+    match &model.settings.config_path {
+        Some(path) => vec![Cmd::SaveSetting {
+            path: path.clone(),
+            setting,
+        }],
+        None => Vec::new(),
+    }
+}
+
 fn context(model: &Model) -> Context {
     if model.help_open {
         Context::Help
@@ -105,6 +148,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     };
     model.dirty = true;
     model.flash = None;
+    model.settings.problems.clear();
     match action {
         Action::Quit => model.quit = true,
         Action::ToggleHelp => model.help_open = !model.help_open,
@@ -123,7 +167,22 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
                 previous_filter: model.filter.clone(),
             })
         }
-        Action::ClearFilter => model.filter = Filter::default(),
+        Action::ClearFilter => {
+            let had_filter = !model.filter.is_empty();
+            model.filter = Filter::default();
+            if had_filter {
+                return save(model, SavedSetting::Filter(String::new()));
+            }
+        }
+        Action::SwitchTheme => {
+            model.settings.theme = next_theme(model.settings.theme);
+            let theme = model.settings.theme;
+            model.flash = Some(Flash {
+                text: format!("theme {}", theme_name(theme)),
+                error: false,
+            });
+            return save(model, SavedSetting::Theme(theme));
+        }
         Action::Up => move_selection(model, -1),
         Action::Down => move_selection(model, 1),
         Action::PageUp => move_selection(model, -page(model)),
@@ -215,7 +274,12 @@ fn on_input_key(model: &mut Model, key: Key) -> Vec<Cmd> {
             return match input.kind {
                 InputKind::Filter => {
                     apply_filter_text(model, &input.text, true);
-                    Vec::new()
+                    let applied = model.filter.text.clone();
+                    if applied != input.previous_filter.text {
+                        save(model, SavedSetting::Filter(applied))
+                    } else {
+                        Vec::new()
+                    }
                 }
                 InputKind::Command => run_command(model, &input.text),
             };

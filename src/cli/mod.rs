@@ -63,9 +63,9 @@ pub struct GlobalArgs {
     /// Log file (default: $XDG_STATE_HOME/sei-console/sei-console.log); level from SEI_CONSOLE_LOG.
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<std::path::PathBuf>,
-    /// Colour theme of the console (NO_COLOR forces plain).
-    #[arg(long, global = true, value_enum, default_value_t = crate::ui::theme::ThemeName::Dark)]
-    pub theme: crate::ui::theme::ThemeName,
+    /// Colour theme of the console (default: the config file's `theme`, else dark; NO_COLOR forces plain).
+    #[arg(long, global = true, value_enum)]
+    pub theme: Option<crate::ui::theme::ThemeName>,
 }
 
 #[derive(Debug, Subcommand)]

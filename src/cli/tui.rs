@@ -1,6 +1,7 @@
 //! No subcommand: open the interactive console.
 use super::{CliError, GlobalArgs, logging};
 use crate::app::run::{RunOptions, run};
+use crate::app::settings::FlagOverrides;
 use crate::ui::theme::Theme;
 
 pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
@@ -8,12 +9,23 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
     if let Some(guard) = &guard {
         tracing::info!(log = %guard.path.display(), "logging");
     }
+    // Same lookup as the commands: `--config FILE` (must be readable), else the XDG path.
+    let config = crate::config::load(global.config.as_deref())
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    for problem in &config.problems {
+        tracing::warn!(%problem, "config file");
+    }
     let options = RunOptions {
         kubeconfig: global.kubeconfig.clone(),
         context: global.context.clone(),
         namespace: global.namespace.clone(),
         all_namespaces: global.all_namespaces,
-        theme: Theme::select(global.theme, Theme::no_color_from_env()),
+        config,
+        flags: FlagOverrides {
+            theme: global.theme,
+            read_only: global.read_only,
+        },
+        no_color: Theme::no_color_from_env(),
         default_sidecar_image: super::platform_image::default_sidecar_image()?,
     };
     run(options).await.map_err(CliError::Failed)

@@ -26,6 +26,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("sort-previous", Action::SortPreviousColumn),
     ("sort-reverse", Action::SortReverse),
     ("next-pane", Action::NextPane),
+    ("theme", Action::SwitchTheme),
 ];
 
 /// Every key of `action` on `context` is replaced by `keys`.

@@ -154,6 +154,7 @@ pub enum Action {
     SortPreviousColumn,
     SortReverse,
     NextPane,
+    SwitchTheme,
 }
 
 /// One row of the binding table.
@@ -171,6 +172,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Global, keys: &["q", "ctrl-c"], action: Action::Quit, help: "quit" },
     Binding { context: Context::Global, keys: &["?"], action: Action::ToggleHelp, help: "toggle this help" },
     Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command: ns NAME | ns all | ctx NAME | q" },
+    Binding { context: Context::Global, keys: &["T"], action: Action::SwitchTheme, help: "switch theme: dark, light, plain (saved to the config file)" },
     Binding { context: Context::Fleet, keys: &["j", "down"], action: Action::Down, help: "next node" },
     Binding { context: Context::Fleet, keys: &["k", "up"], action: Action::Up, help: "previous node" },
     Binding { context: Context::Fleet, keys: &["pgdn", "ctrl-f"], action: Action::PageDown, help: "next page" },

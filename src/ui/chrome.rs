@@ -18,6 +18,9 @@ pub fn header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             theme.accent,
         ),
     ];
+    if model.settings.guard.is_read_only() {
+        spans.push(Span::styled("READ-ONLY ", theme.warn));
+    }
     let shown = if counts.shown == counts.total {
         format!("│ {} nodes ", counts.total)
     } else {
@@ -57,7 +60,8 @@ pub fn header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The banner text: the oldest STALE watch, else a forbidden one.
+/// The banner text: the oldest STALE watch, else a forbidden one, else the config file's first
+/// problem (until the first key).
 pub fn banner_line(model: &Model) -> Option<String> {
     if let Some((kind, WatchState::Stale { since, error })) = model.stale() {
         let clock = since
@@ -81,6 +85,17 @@ pub fn banner_line(model: &Model) -> Option<String> {
             }
             _ => None,
         })
+        .or_else(|| config_problem_line(model))
+}
+
+fn config_problem_line(model: &Model) -> Option<String> {
+    let problems = &model.settings.problems;
+    let first = problems.first()?;
+    let more = match problems.len() {
+        1 => String::new(),
+        n => format!(" (+{} more in the log)", n - 1),
+    };
+    Some(format!(" {first}{more} "))
 }
 
 pub fn banner(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {

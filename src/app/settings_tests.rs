@@ -1,0 +1,193 @@
+//! The TUI with a config file: overrides, problems, theme switch and filter saving.
+use std::path::Path;
+
+use super::*;
+use crate::app::model::{Cmd, Msg, SavedSetting};
+use crate::app::tests::{demo_model, key, press};
+use crate::app::update::update;
+use crate::config::from_text;
+use crate::keymap::{Action, Context, Key, KeyCode};
+
+fn configured(text: &str, flags: FlagOverrides) -> Model {
+    let mut model = demo_model();
+    model.configure(&from_text(text, Path::new("/cfg/config.toml")), flags);
+    model.refresh_views();
+    model
+}
+
+#[test]
+fn the_config_file_sets_theme_read_only_executor_waves_keys_and_filter() {
+    let model = configured(
+        r#"
+theme = "light"
+executor = "embedded"
+read_only = true
+[fleet]
+filter = "mode:full"
+[waves]
+canary = 2
+batch = 4
+[keys.fleet]
+open = ["l"]
+"#,
+        FlagOverrides::default(),
+    );
+    assert_eq!(model.settings.theme, ThemeName::Light);
+    assert!(model.settings.guard.is_read_only());
+    assert_eq!(model.settings.executor, ExecutorMode::Embedded);
+    assert_eq!(
+        model.settings.waves,
+        WaveDefaults {
+            canary: 2,
+            batch: 4
+        }
+    );
+    assert_eq!(model.filter.text, "mode:full");
+    assert_eq!(
+        model.listing.keys.len(),
+        2,
+        "two full nodes in the demo fleet"
+    );
+    assert_eq!(
+        model.keymap.action(Context::Fleet, Key::char('l')),
+        Some(Action::Open)
+    );
+    assert_eq!(
+        model
+            .keymap
+            .action(Context::Fleet, Key::plain(KeyCode::Enter)),
+        None
+    );
+    assert_eq!(
+        model.settings.config_path.as_deref(),
+        Some(Path::new("/cfg/config.toml"))
+    );
+}
+
+#[test]
+fn flags_win_over_the_file() {
+    let model = configured(
+        "theme = \"light\"\n",
+        FlagOverrides {
+            theme: Some(ThemeName::Plain),
+            read_only: true,
+        },
+    );
+    assert_eq!(model.settings.theme, ThemeName::Plain);
+    assert!(model.settings.guard.is_read_only());
+}
+
+#[test]
+fn a_broken_file_gives_defaults_and_a_banner_naming_the_line_until_a_key() {
+    let mut model = configured(
+        "theme = \"light\"\nread_only = true\nbatch = = 3\n",
+        FlagOverrides::default(),
+    );
+    assert_eq!(model.settings.theme, ThemeName::Dark);
+    assert!(!model.settings.guard.is_read_only());
+    let banner = crate::ui::chrome::banner_line(&model).expect("banner");
+    assert!(banner.contains("/cfg/config.toml"), "{banner}");
+    assert!(banner.contains("line 3"), "{banner}");
+    press(&mut model, "j");
+    assert_eq!(crate::ui::chrome::banner_line(&model), None);
+}
+
+#[test]
+fn a_filter_that_does_not_parse_is_reported_not_applied() {
+    let model = configured(
+        "[fleet]\nfilter = \"mode:nothing\"\n",
+        FlagOverrides::default(),
+    );
+    assert!(model.filter.is_empty());
+    assert!(
+        model.settings.problems[0].contains("fleet.filter"),
+        "{:?}",
+        model.settings.problems
+    );
+}
+
+#[test]
+fn the_theme_key_cycles_and_asks_to_save() {
+    let mut model = configured("", FlagOverrides::default());
+    let cmds = press(&mut model, "T");
+    assert_eq!(model.settings.theme, ThemeName::Light);
+    assert_eq!(
+        cmds,
+        vec![Cmd::SaveSetting {
+            path: "/cfg/config.toml".into(),
+            setting: SavedSetting::Theme(ThemeName::Light),
+        }]
+    );
+    press(&mut model, "TT");
+    assert_eq!(model.settings.theme, ThemeName::Dark);
+    update(
+        &mut model,
+        Msg::SettingSaved {
+            setting: SavedSetting::Theme(ThemeName::Dark),
+            result: Err("cannot write config file /cfg/config.toml: denied".into()),
+        },
+    );
+    let flash = model.flash.clone().expect("flash");
+    assert!(flash.error && flash.text.contains("denied"), "{flash:?}");
+}
+
+#[test]
+fn an_applied_filter_is_saved_and_clearing_saves_the_empty_one() {
+    let mut model = configured("", FlagOverrides::default());
+    press(&mut model, "/mode:seed");
+    let cmds = key(&mut model, KeyCode::Enter);
+    assert_eq!(
+        cmds,
+        vec![Cmd::SaveSetting {
+            path: "/cfg/config.toml".into(),
+            setting: SavedSetting::Filter("mode:seed".into()),
+        }]
+    );
+    // Enter on the same filter again writes nothing.
+    press(&mut model, "/");
+    assert!(key(&mut model, KeyCode::Enter).is_empty());
+    let cmds = key(&mut model, KeyCode::Esc);
+    assert_eq!(
+        cmds,
+        vec![Cmd::SaveSetting {
+            path: "/cfg/config.toml".into(),
+            setting: SavedSetting::Filter(String::new()),
+        }]
+    );
+}
+
+#[test]
+fn without_a_config_location_nothing_is_saved() {
+    let mut model = demo_model();
+    assert!(press(&mut model, "T").is_empty());
+    assert_eq!(model.settings.theme, ThemeName::Light);
+}
+
+#[tokio::test]
+async fn the_save_effect_writes_with_toml_edit_and_reports_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    std::fs::write(
+        &path,
+        "# mine\ntheme = \"dark\" # keep\n\n[fleet]\nfilter = \"\"\n",
+    )
+    .expect("write");
+    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+    crate::app::effects::save_setting(
+        path.clone(),
+        SavedSetting::Theme(ThemeName::Plain),
+        tx.clone(),
+    )
+    .await;
+    crate::app::effects::save_setting(path.clone(), SavedSetting::Filter("drift".into()), tx).await;
+    for _ in 0..2 {
+        match rx.recv().await {
+            Some(Msg::SettingSaved { result, .. }) => assert_eq!(result, Ok(())),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("read"),
+        "# mine\ntheme = \"plain\" # keep\n\n[fleet]\nfilter = \"drift\"\n"
+    );
+}
