@@ -6,12 +6,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use k8s_openapi::api::core::v1::Event;
-use kube::api::{Api, PostParams};
 
 use super::render::{kube_config, read_platform_file};
 use super::{CliError, GlobalArgs};
-use crate::actions::event::{ActionKind, EventTarget, console_event};
+use crate::actions::event::ActionKind;
 use crate::config::{ExecutorMode, LoadedConfig};
 use crate::journal::{Journal, JournalEntry, Outcome};
 use crate::kube::access::{PermissionCheck, check_permissions};
@@ -221,22 +219,19 @@ impl Session {
     /// Records the `Console*` Event on the node (a failure to record is a warning, not a stop:
     /// the change itself already happened).
     pub async fn record_event(&self, node: &str, uid: &str, what: &str) {
-        let event = console_event(
-            self.kind,
-            &EventTarget {
-                namespace: &self.namespace,
-                name: node,
-                uid,
-            },
-            &self.operator.to_string(),
-            what,
-            &SystemClock,
-        );
-        let api: Api<Event> = Api::namespaced(self.client.clone(), &self.namespace);
-        if let Err(err) = api.create(&PostParams::default(), &event).await {
-            self.note(&format!(
-                "warning: could not record the Event on {node}: {err}"
-            ));
+        if let Err(err) = self.recorder().event(node, uid, what, &SystemClock).await {
+            self.note(&format!("warning: {err}"));
+        }
+    }
+
+    /// The shared recorder of Events and journal lines.
+    pub fn recorder(&self) -> crate::operate::Recorder {
+        crate::operate::Recorder {
+            client: self.client.clone(),
+            namespace: self.namespace.clone(),
+            operator: self.operator.to_string(),
+            kind: self.kind,
+            journal: self.journal.clone(),
         }
     }
 
@@ -248,22 +243,10 @@ impl Session {
         outcome: Outcome,
         reason: Option<String>,
     ) {
-        let Some(journal) = &self.journal else {
-            return;
-        };
-        let entry = JournalEntry {
-            time: SystemClock.now(),
-            operator: self.operator.to_string(),
-            action: self.kind,
-            nodes: nodes
-                .iter()
-                .map(|n| format!("{}/{n}", self.namespace))
-                .collect(),
-            detail: detail.to_owned(),
-            outcome,
-            reason,
-        };
-        if let Err(err) = journal.append(&entry) {
+        if let Err(err) = self
+            .recorder()
+            .journal(nodes, detail, outcome, reason, &SystemClock)
+        {
             self.note(&format!("warning: {err}"));
         }
     }
@@ -295,15 +278,7 @@ fn operator_identity(global: &GlobalArgs) -> OperatorIdentity {
         })
 }
 
-/// The checks for changing one SeiNode's spec and persisting its plan, plus its Event.
-pub fn node_change_checks(namespace: &str, node: &str) -> Vec<PermissionCheck> {
-    vec![
-        PermissionCheck::new("get", "sei.io", "seinodes", namespace, node),
-        PermissionCheck::new("patch", "sei.io", "seinodes", namespace, node),
-        PermissionCheck::new("patch", "sei.io", "seinodes", namespace, node).subresource("status"),
-        PermissionCheck::new("create", "", "events", namespace, ""),
-    ]
-}
+pub use crate::operate::checks::node_change_checks;
 
 /// The pieces the executor driver needs, owned here so a command can borrow a [`Driver`].
 pub struct Execution {
@@ -373,43 +348,20 @@ impl Execution {
         node: &str,
     ) -> Result<Option<String>, CliError> {
         use crate::executor::driver::Progress;
-        use crate::executor::lease::{ControllerLiveness, controller_liveness};
-        let embedded = match executor {
-            ExecutorMode::Embedded => true,
-            ExecutorMode::Controller => false,
-            ExecutorMode::Auto => {
-                let liveness =
-                    controller_liveness(&self.cluster, controller_namespace, self.clock.now())
-                        .await
-                        .map_err(|e| {
-                            CliError::Failed(format!("reading the controller's Lease: {e}"))
-                        })?;
-                match liveness {
-                    ControllerLiveness::Live { holder } => {
-                        session.note(&format!("executor: controller ({holder})"));
-                        false
-                    }
-                    ControllerLiveness::NotLive { reason } => {
-                        session.note(&format!("executor: embedded ({reason})"));
-                        true
-                    }
-                }
-            }
-        };
+        let choice = crate::operate::follow::choose_executor(
+            executor,
+            &self.cluster,
+            controller_namespace,
+            self.clock.now(),
+        )
+        .await
+        .map_err(|e| CliError::Failed(format!("reading the controller's Lease: {e}")))?;
+        if let Some(note) = &choice.note {
+            session.note(note);
+        }
         let output = session.output;
         let mut total = 0;
-        let mut failure: Option<String> = None;
         let mut emit = |p: &Progress| {
-            if let Progress::TaskTransition {
-                task, to, error, ..
-            } = p
-                && to == "Failed"
-            {
-                failure = Some(format!(
-                    "task {task} failed: {}",
-                    error.as_deref().unwrap_or("no detail")
-                ));
-            }
             if let Progress::PlanResumed { total: t, .. } = p {
                 total = *t;
             }
@@ -426,20 +378,14 @@ impl Execution {
             };
             println!("{line}");
         };
-        let driver = self.driver();
-        let report = if embedded {
-            driver.drive(&session.namespace, node, &mut emit).await
-        } else {
-            driver
-                .follow(&session.namespace, node, Duration::from_secs(2), &mut emit)
-                .await
-        }
-        .map_err(|e| CliError::Failed(format!("{}/{node}: {e}", session.namespace)))?;
-        Ok(match report.plan_phase {
-            crate::api::PlanPhase::Failed => {
-                Some(failure.unwrap_or_else(|| format!("plan {} failed", report.plan_id)))
-            }
-            _ => None,
-        })
+        crate::operate::follow::follow_plan(
+            &self.driver(),
+            choice.embedded,
+            &session.namespace,
+            node,
+            &mut emit,
+        )
+        .await
+        .map_err(|e| CliError::Failed(format!("{}/{node}: {e}", session.namespace)))
     }
 }

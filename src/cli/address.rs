@@ -4,17 +4,15 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use kube::api::{Api, Patch, PatchParams};
 
 use super::action::{ActionArgs, Execution, Session, node_change_checks};
 use super::{CliError, GlobalArgs};
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::preview::{address_preview, address_text};
-use crate::api::SeiNode;
 use crate::journal::Outcome;
 use crate::planner::PlanContext;
-use crate::ports::{Clock, ClusterApi, StatusPatch};
+use crate::ports::{Clock, ClusterApi};
 
 #[derive(Debug, Args)]
 pub struct AddressArgs {
@@ -83,12 +81,16 @@ async fn run_async(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, 
         &format!("set the external address of {name} to {address}?"),
     )?;
 
-    let api: Api<SeiNode> = Api::namespaced(session.client.clone(), &session.namespace);
-    let patch = serde_json::json!({"spec": {"externalAddress": address.to_string()}});
-    let patched = api
-        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
-        .await
-        .map_err(|e| CliError::Failed(format!("patching spec.externalAddress of {name}: {e}")))?;
+    let (patched, plan) = crate::operate::steps::set_address(
+        &session.client,
+        &execution.cluster,
+        &session.namespace,
+        name,
+        &address,
+        &ctx(),
+    )
+    .await
+    .map_err(|e| CliError::Failed(e.to_string()))?;
     let uid = patched.metadata.uid.clone().unwrap_or_default();
     session
         .record_event(
@@ -104,30 +106,6 @@ async fn run_async(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, 
             ),
         )
         .await;
-    // The plan is built from the stored node and written under its resourceVersion, so a
-    // concurrent writer (the controller persisting its own plan) makes this fail, not clobber.
-    let plan = address_preview(&patched, &address, &ctx())
-        .map_err(|e| CliError::Failed(e.to_string()))?
-        .plan
-        .plan
-        .ok_or_else(|| CliError::Failed(format!("{name}: the update plan vanished")))?;
-    let status_patch = StatusPatch {
-        resource_version: patched
-            .metadata
-            .resource_version
-            .clone()
-            .unwrap_or_default(),
-        status: serde_json::json!({"plan": plan}),
-    };
-    execution
-        .cluster
-        .patch_seinode_status(&session.namespace, name, &status_patch)
-        .await
-        .map_err(|e| {
-            CliError::Failed(format!(
-                "spec.externalAddress is set but the update plan could not be persisted: {e}"
-            ))
-        })?;
     session.note(&format!("{name}: plan {} persisted", plan.id));
     session.journal(&nodes, &detail, Outcome::Started, None);
     if args.action.no_wait {

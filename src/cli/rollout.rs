@@ -5,7 +5,6 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use kube::api::{Api, Patch, PatchParams};
 
 use super::action::{ActionArgs, Execution, Session, node_change_checks};
 use super::{CliError, GlobalArgs};
@@ -99,7 +98,6 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
         &format!("roll {} node(s) to {image}?", args.nodes.len()),
     )?;
 
-    let api: Api<SeiNode> = Api::namespaced(session.client.clone(), &session.namespace);
     let executor = session.executor(&args.action);
     let defaults = session.config.config.waves;
     let waves = plan_waves(
@@ -122,19 +120,20 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
         let mut to_follow = Vec::new();
         for node in wave {
             let name = node.name();
-            let patch = serde_json::json!({"spec": {"image": image.to_string()}});
-            api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
-                .await
-                .map_err(|e| CliError::Failed(format!("patching spec.image of {name}: {e}")))?;
+            let persisted = crate::operate::steps::pin_image(
+                &session.client,
+                &execution.driver(),
+                &session.namespace,
+                name,
+                &image,
+                &execution.platform.images.sidecar,
+            )
+            .await
+            .map_err(|e| CliError::Failed(e.to_string()))?;
             let uid = node.metadata.uid.as_deref().unwrap_or("");
             session
                 .record_event(name, uid, &format!("image {} -> {image}", node.spec.image))
                 .await;
-            let persisted = execution
-                .driver()
-                .persist(&session.namespace, name, &execution.platform.images.sidecar)
-                .await
-                .map_err(|e| CliError::Failed(format!("{}/{name}: {e}", session.namespace)))?;
             match &persisted {
                 Persisted::Built(plan) | Persisted::Resumed(plan) => {
                     session.note(&format!("{name}: plan {} persisted", plan.id));

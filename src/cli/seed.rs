@@ -2,14 +2,12 @@
 //! create its Secret and the seed SeiNode, follow the init plan, and end with the peer string
 //! `<NodeID>@<externalAddress>` once the sidecar reports the same NodeID. The private key only
 //! ever goes into the Secret's data.
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, ObjectMeta, PostParams};
+use kube::api::Api;
 
 use super::action::{ActionArgs, ActionOutput, Execution, Session};
 use super::{CliError, GlobalArgs};
@@ -17,10 +15,10 @@ use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
-use crate::api::{NodeKeySource, SecretNameRef, SeedSpec, SeiNode, SeiNodeSpec};
 use crate::executor::driver::Persisted;
+use crate::operate::steps::{SeedRequest, create_seed, seed_node};
 use crate::journal::Outcome;
-use crate::kube::access::PermissionCheck;
+use crate::operate::checks::seed_checks;
 use crate::planner::{PlanContext, preview};
 use crate::ports::{Clock, SidecarApi, SidecarTarget};
 
@@ -112,14 +110,15 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
     let node_id = key.node_id();
     let peer = address.as_ref().map(|a| key.peer_string(a));
 
-    let node = seed_node(
-        &session.namespace,
-        name,
-        args,
-        &image,
-        address.as_ref(),
-        &secret_name,
-    );
+    let request = SeedRequest {
+        namespace: session.namespace.clone(),
+        name: name.to_owned(),
+        chain_id: args.chain_id.clone(),
+        image: image.clone(),
+        external_address: address.clone(),
+        secret_name: secret_name.clone(),
+    };
+    let node = seed_node(&request);
     let ctx = PlanContext::from_platform(&execution.platform, execution.clock.now());
     let init = preview(&node, None, &ctx).map_err(|e| CliError::BadInput(e.to_string()))?;
     let plan = init.outcome.ok();
@@ -168,51 +167,16 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
         return Ok(ExitCode::SUCCESS);
     }
     let ns = session.namespace.as_str();
-    let mut checks = vec![
-        PermissionCheck::new("create", "sei.io", "seinodes", ns, ""),
-        PermissionCheck::new("get", "sei.io", "seinodes", ns, name),
-        PermissionCheck::new("patch", "sei.io", "seinodes", ns, name).subresource("status"),
-        PermissionCheck::new("create", "", "events", ns, ""),
-    ];
-    checks.push(if generated {
-        PermissionCheck::new("create", "", "secrets", ns, "")
-    } else {
-        PermissionCheck::new("get", "", "secrets", ns, &secret_name)
-    });
+    let checks = seed_checks(ns, name, &secret_name, generated);
     if let Err(err) = session.check(&checks).await {
         session.journal(&nodes, &detail, Outcome::Refused, Some(err.to_string()));
         return Err(err);
     }
     session.confirm(&args.action, &format!("create seed {name}?"))?;
 
-    if generated {
-        let secret = Secret {
-            metadata: ObjectMeta {
-                name: Some(secret_name.clone()),
-                namespace: Some(session.namespace.clone()),
-                labels: Some(BTreeMap::from([(
-                    "app.kubernetes.io/managed-by".to_owned(),
-                    "sei-console".to_owned(),
-                )])),
-                ..ObjectMeta::default()
-            },
-            data: Some(BTreeMap::from([(
-                NODE_KEY_FILE.to_owned(),
-                ByteString(key.to_node_key_json().expose().as_bytes().to_vec()),
-            )])),
-            type_: Some("Opaque".to_owned()),
-            ..Secret::default()
-        };
-        secrets
-            .create(&PostParams::default(), &secret)
-            .await
-            .map_err(|e| CliError::Failed(format!("creating Secret {secret_name}: {e}")))?;
-    }
-    let api: Api<SeiNode> = Api::namespaced(session.client.clone(), &session.namespace);
-    let created = api
-        .create(&PostParams::default(), &node)
+    let created = create_seed(&session.client, &request, generated.then_some(&key))
         .await
-        .map_err(|e| CliError::Failed(format!("creating SeiNode {name}: {e}")))?;
+        .map_err(|e| CliError::Failed(e.to_string()))?;
     let uid = created.metadata.uid.clone().unwrap_or_default();
     session
         .record_event(
@@ -296,37 +260,6 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
         peer.as_deref(),
         true,
     ))
-}
-
-fn seed_node(
-    namespace: &str,
-    name: &str,
-    args: &SeedCreateArgs,
-    image: &ImageRef,
-    address: Option<&ExternalAddress>,
-    secret_name: &str,
-) -> SeiNode {
-    let seed = SeedSpec {
-        node_key: NodeKeySource {
-            secret: Some(SecretNameRef {
-                secret_name: secret_name.to_owned(),
-                ..SecretNameRef::default()
-            }),
-            ..NodeKeySource::default()
-        },
-        ..SeedSpec::default()
-    };
-    SeiNode::new(
-        namespace,
-        name,
-        SeiNodeSpec {
-            chain_id: args.chain_id.clone(),
-            image: image.to_string(),
-            external_address: address.map(ToString::to_string),
-            seed: Some(seed),
-            ..SeiNodeSpec::default()
-        },
-    )
 }
 
 /// The last line; in JSON it carries `peer` and `nodeId`.
