@@ -337,55 +337,51 @@ impl Execution {
             },
         }
     }
+}
 
-    /// Follows the node's Active plan to its end: embedded, or watching a live controller.
-    /// `Ok(None)` on success, `Ok(Some(reason))` when the plan failed.
-    pub async fn follow_plan(
-        &self,
-        session: &Session,
-        executor: ExecutorMode,
-        controller_namespace: &str,
-        node: &str,
-    ) -> Result<Option<String>, CliError> {
-        use crate::executor::driver::Progress;
-        let choice = crate::operate::follow::choose_executor(
-            executor,
-            &self.cluster,
-            controller_namespace,
-            self.clock.now(),
-        )
-        .await
-        .map_err(|e| CliError::Failed(format!("reading the controller's Lease: {e}")))?;
-        if let Some(note) = &choice.note {
-            session.note(note);
+impl Execution {
+    /// The shared runner of actions over this execution's ports.
+    pub fn runner<'a>(
+        &'a self,
+        session: &'a Session,
+        args: &'a ActionArgs,
+    ) -> crate::operate::run::Runner<'a> {
+        crate::operate::run::Runner {
+            client: &session.client,
+            cluster: &self.cluster,
+            sidecar: &self.sidecar,
+            renderer: &self.renderer,
+            platform: &self.platform,
+            clock: &self.clock,
+            driver_config: self.driver().config,
+            recorder: session.recorder(),
+            executor: session.executor(args),
+            controller_namespace: &args.controller_namespace,
         }
-        let output = session.output;
-        let mut total = 0;
-        let mut emit = |p: &Progress| {
-            if let Progress::PlanResumed { total: t, .. } = p {
-                total = *t;
-            }
-            // Waves follow several nodes at once: every line names its node.
-            let line = match output {
-                ActionOutput::Json => {
-                    let mut value = serde_json::to_value(p).unwrap_or_default();
-                    if let Some(object) = value.as_object_mut() {
-                        object.insert("node".into(), node.into());
-                    }
-                    value.to_string()
-                }
-                ActionOutput::Text => format!("{node}: {}", super::exec::format_text(p, total)),
-            };
-            println!("{line}");
-        };
-        crate::operate::follow::follow_plan(
-            &self.driver(),
-            choice.embedded,
-            &session.namespace,
-            node,
-            &mut emit,
-        )
-        .await
-        .map_err(|e| CliError::Failed(format!("{}/{node}: {e}", session.namespace)))
     }
 }
+
+/// Notes on stderr (or JSON lines); progress lines name their node, since waves follow
+/// several nodes at once.
+impl crate::operate::run::Report for Session {
+    fn note(&self, message: &str) {
+        Session::note(self, message);
+    }
+
+    fn progress(&self, node: &str, progress: &crate::executor::driver::Progress, total: usize) {
+        let line = match self.output {
+            ActionOutput::Json => {
+                let mut value = serde_json::to_value(progress).unwrap_or_default();
+                if let Some(object) = value.as_object_mut() {
+                    object.insert("node".into(), node.into());
+                }
+                value.to_string()
+            }
+            ActionOutput::Text => {
+                format!("{node}: {}", super::exec::format_text(progress, total))
+            }
+        };
+        println!("{line}");
+    }
+}
+

@@ -81,59 +81,15 @@ async fn run_async(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, 
         &format!("set the external address of {name} to {address}?"),
     )?;
 
-    let (patched, plan) = crate::operate::steps::set_address(
-        &session.client,
-        &execution.cluster,
-        &session.namespace,
-        name,
-        &address,
-        &ctx(),
-    )
-    .await
-    .map_err(|e| CliError::Failed(e.to_string()))?;
-    let uid = patched.metadata.uid.clone().unwrap_or_default();
-    session
-        .record_event(
-            name,
-            &uid,
-            &format!(
-                "external address {} -> {address}",
-                if node.spec.external_address().is_empty() {
-                    "(unset)"
-                } else {
-                    node.spec.external_address()
-                }
-            ),
-        )
-        .await;
-    session.note(&format!("{name}: plan {} persisted", plan.id));
-    session.journal(&nodes, &detail, Outcome::Started, None);
-    if args.action.no_wait {
-        session.finish(
-            true,
-            "address set and update plan persisted; not waiting (--no-wait)",
-            None,
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    let executor = session.executor(&args.action);
-    match execution
-        .follow_plan(&session, executor, &args.action.controller_namespace, name)
-        .await?
-    {
-        Some(reason) => {
-            session.journal(&nodes, &detail, Outcome::Failed, Some(reason.clone()));
-            session.finish(
-                false,
-                &format!("{}/{name}: {reason}", session.namespace),
-                Some(name),
-            );
-            Ok(ExitCode::FAILURE)
-        }
-        None => {
-            session.journal(&nodes, &detail, Outcome::Succeeded, None);
-            session.finish(true, "external address propagated", None);
-            Ok(ExitCode::SUCCESS)
-        }
-    }
+    let end = execution
+        .runner(&session, &args.action)
+        .address(&node, &address, &ctx(), !args.action.no_wait, &session)
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    session.finish(end.ok, &end.message, end.failed_node.as_deref());
+    Ok(if end.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -11,9 +11,6 @@ use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::preview::{image_pin_preview, image_pin_text};
-use crate::actions::waves::plan_waves;
-use crate::api::SeiNode;
-use crate::executor::driver::Persisted;
 use crate::journal::Outcome;
 use crate::planner::PlanContext;
 use crate::ports::{Clock, ClusterApi};
@@ -98,92 +95,20 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
         &format!("roll {} node(s) to {image}?", args.nodes.len()),
     )?;
 
-    let executor = session.executor(&args.action);
     let defaults = session.config.config.waves;
-    let waves = plan_waves(
-        &nodes,
-        args.canary.unwrap_or(defaults.canary),
-        args.batch.unwrap_or(defaults.batch),
-    );
-    if args.action.no_wait && waves.len() > 1 {
-        session.note("--no-wait: every node is changed now; waves need waiting");
-    }
-    let mut done = 0;
-    for (index, wave) in waves.iter().enumerate() {
-        let names: Vec<&str> = wave.iter().map(SeiNode::name).collect();
-        session.note(&format!(
-            "wave {} of {}: {}",
-            index + 1,
-            waves.len(),
-            names.join(", ")
-        ));
-        let mut to_follow = Vec::new();
-        for node in wave {
-            let name = node.name();
-            let persisted = crate::operate::steps::pin_image(
-                &session.client,
-                &execution.driver(),
-                &session.namespace,
-                name,
-                &image,
-                &execution.platform.images.sidecar,
-            )
-            .await
-            .map_err(|e| CliError::Failed(e.to_string()))?;
-            let uid = node.metadata.uid.as_deref().unwrap_or("");
-            session
-                .record_event(name, uid, &format!("image {} -> {image}", node.spec.image))
-                .await;
-            match &persisted {
-                Persisted::Built(plan) | Persisted::Resumed(plan) => {
-                    session.note(&format!("{name}: plan {} persisted", plan.id));
-                    to_follow.push(name);
-                }
-                Persisted::None(reason) => session.note(&format!("{name}: no plan: {reason}")),
-            }
-            session.journal(&[name.to_owned()], &detail, Outcome::Started, None);
-        }
-        if args.action.no_wait {
-            continue;
-        }
-        let controller_namespace = args.action.controller_namespace.as_str();
-        let results = futures::future::join_all(
-            to_follow
-                .iter()
-                .map(|name| execution.follow_plan(&session, executor, controller_namespace, name)),
-        )
-        .await;
-        let mut halted = None;
-        for (name, result) in to_follow.iter().zip(results) {
-            let one = [(*name).to_owned()];
-            match result {
-                Ok(None) => session.journal(&one, &detail, Outcome::Succeeded, None),
-                Ok(Some(reason)) => {
-                    session.journal(&one, &detail, Outcome::Failed, Some(reason.clone()));
-                    halted.get_or_insert((*name, reason));
-                }
-                Err(err) => {
-                    session.journal(&one, &detail, Outcome::Failed, Some(err.to_string()));
-                    halted.get_or_insert((*name, err.to_string()));
-                }
-            }
-        }
-        done += wave.len();
-        if let Some((name, reason)) = halted {
-            let left = nodes.len() - done;
-            let message = format!(
-                "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same command again to resume",
-                session.namespace
-            );
-            session.finish(false, &message, Some(name));
-            return Ok(ExitCode::FAILURE);
-        }
-    }
-    let message = if args.action.no_wait {
-        "image pinned and plans persisted; not waiting (--no-wait)"
-    } else {
-        "rollout complete"
+    let waves = crate::config::WaveDefaults {
+        canary: args.canary.unwrap_or(defaults.canary),
+        batch: args.batch.unwrap_or(defaults.batch),
     };
-    session.finish(true, message, None);
-    Ok(ExitCode::SUCCESS)
+    let end = execution
+        .runner(&session, &args.action)
+        .rollout(&nodes, &image, waves, !args.action.no_wait, &session)
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    session.finish(end.ok, &end.message, end.failed_node.as_deref());
+    Ok(if end.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -2,7 +2,6 @@
 //! create its Secret and the seed SeiNode, follow the init plan, and end with the peer string
 //! `<NodeID>@<externalAddress>` once the sidecar reports the same NodeID. The private key only
 //! ever goes into the Secret's data.
-use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -15,12 +14,11 @@ use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
-use crate::executor::driver::Persisted;
-use crate::operate::steps::{SeedRequest, create_seed, seed_node};
+use crate::operate::steps::{SeedRequest, seed_node, seed_preview_text};
 use crate::journal::Outcome;
 use crate::operate::checks::seed_checks;
 use crate::planner::{PlanContext, preview};
-use crate::ports::{Clock, SidecarApi, SidecarTarget};
+use crate::ports::Clock;
 
 #[derive(Debug, Subcommand)]
 pub enum SeedCommand {
@@ -122,35 +120,7 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
     let ctx = PlanContext::from_platform(&execution.platform, execution.clock.now());
     let init = preview(&node, None, &ctx).map_err(|e| CliError::BadInput(e.to_string()))?;
     let plan = init.outcome.ok();
-    let mut text = String::new();
-    let _ = writeln!(text, "Seed bring-up of {}/{name}", session.namespace);
-    let _ = writeln!(text, "  chain: {}  image: {image}", args.chain_id);
-    for warning in image.warnings() {
-        let _ = writeln!(text, "  warning: {warning}");
-    }
-    let key_line = if generated {
-        format!("new ed25519 key in a new Secret {secret_name} (key {NODE_KEY_FILE})")
-    } else {
-        format!("existing Secret {secret_name}")
-    };
-    let _ = writeln!(text, "  node key: {key_line}; NodeID {node_id}");
-    match &peer {
-        Some(peer) => {
-            let _ = writeln!(text, "  peer: {peer}");
-        }
-        None => {
-            let _ = writeln!(text, "  peer: needs --external-address HOST:PORT");
-        }
-    }
-    if let Some(plan) = &plan {
-        let kinds: Vec<&str> = plan.tasks.iter().map(|t| t.kind.as_str()).collect();
-        let _ = writeln!(
-            text,
-            "Init plan ({} tasks): {}",
-            kinds.len(),
-            kinds.join(", ")
-        );
-    }
+    let text = seed_preview_text(&request, generated, &node_id, plan.as_ref());
     let json = serde_json::json!({"event": "preview", "preview": {
         "namespace": session.namespace, "node": name, "chainId": args.chain_id,
         "image": image.to_string(), "nodeKeySecret": secret_name, "generatedKey": generated,
@@ -174,91 +144,18 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
     }
     session.confirm(&args.action, &format!("create seed {name}?"))?;
 
-    let created = create_seed(&session.client, &request, generated.then_some(&key))
+    let (end, verified) = execution
+        .runner(&session, &args.action)
+        .seed(&request, &key, generated, !args.action.no_wait, &session)
         .await
         .map_err(|e| CliError::Failed(e.to_string()))?;
-    let uid = created.metadata.uid.clone().unwrap_or_default();
-    session
-        .record_event(
-            name,
-            &uid,
-            &format!("seed created with NodeID {node_id} (Secret {secret_name})"),
-        )
-        .await;
-    session.journal(
-        &nodes,
-        &format!("{detail}, NodeID {node_id}"),
-        Outcome::Started,
-        None,
-    );
-    if args.action.no_wait {
-        return Ok(result(
-            &session,
-            true,
-            "seed created; not waiting (--no-wait)",
-            &node_id,
-            peer.as_deref(),
-            false,
-        ));
-    }
-    let persisted = execution
-        .driver()
-        .persist(&session.namespace, name, &execution.platform.images.sidecar)
-        .await
-        .map_err(|e| CliError::Failed(format!("{}/{name}: {e}", session.namespace)))?;
-    if let Persisted::None(reason) = &persisted {
-        return Err(CliError::Failed(format!("{name}: no init plan: {reason}")));
-    }
-    let executor = session.executor(&args.action);
-    if let Some(reason) = execution
-        .follow_plan(&session, executor, &args.action.controller_namespace, name)
-        .await?
-    {
-        session.journal(&nodes, &detail, Outcome::Failed, Some(reason.clone()));
-        return Ok(result(
-            &session,
-            false,
-            &format!("{}/{name}: {reason}", session.namespace),
-            &node_id,
-            peer.as_deref(),
-            false,
-        ));
-    }
-    let target = SidecarTarget::new(&session.namespace, name);
-    let reported = execution.sidecar.node_id(&target).await.map_err(|e| {
-        CliError::Failed(format!(
-            "the seed runs but its sidecar's node ID could not be read: {e}"
-        ))
-    })?;
-    if reported != node_id {
-        let reason = format!("the sidecar reports NodeID {reported}, the key says {node_id}");
-        session.journal(&nodes, &detail, Outcome::Failed, Some(reason.clone()));
-        return Ok(result(
-            &session,
-            false,
-            &reason,
-            &node_id,
-            peer.as_deref(),
-            false,
-        ));
-    }
-    session.journal(
-        &nodes,
-        &format!("{detail}, NodeID {node_id}"),
-        Outcome::Succeeded,
-        None,
-    );
-    let message = match &peer {
-        Some(peer) => format!("seed running; peer {peer}"),
-        None => format!("seed running; NodeID {node_id} (no external address for a peer string)"),
-    };
     Ok(result(
         &session,
-        true,
-        &message,
+        end.ok,
+        &end.message,
         &node_id,
         peer.as_deref(),
-        true,
+        verified,
     ))
 }
 

@@ -85,3 +85,64 @@ pub async fn follow_plan(
         _ => None,
     })
 }
+
+/// One human line per progress event.
+pub fn progress_text(progress: &Progress, total: usize) -> String {
+    match progress {
+        Progress::PlanPersisted { plan_id, tasks, .. } => {
+            format!(
+                "plan {plan_id} persisted: {} tasks: {}",
+                tasks.len(),
+                tasks.join(", ")
+            )
+        }
+        Progress::PlanResumed {
+            plan_id,
+            complete,
+            total,
+        } => {
+            format!(
+                "plan {plan_id} already active: {complete}/{total} tasks complete; following it"
+            )
+        }
+        Progress::NoPlan { reason } => format!("no plan: {reason}"),
+        Progress::TaskStarted { index, task, .. } => {
+            format!("[{}/{total}] {task}: submitted", index + 1)
+        }
+        Progress::TaskTransition {
+            index,
+            task,
+            from,
+            to,
+            error,
+            retry_count,
+            ..
+        } => {
+            let mut line = format!("[{}/{total}] {task}: {from} -> {to}", index + 1);
+            if *retry_count > 0 && from == to {
+                line.push_str(&format!(" (retry {retry_count})"));
+            }
+            if let Some(error) = error {
+                line.push_str(&format!(": {error}"));
+            }
+            line
+        }
+        Progress::RenderFailed { message } => {
+            format!("warning: StatefulSetRenderFailed: {message}")
+        }
+        Progress::PlanFinished {
+            plan_id,
+            phase,
+            node_phase,
+            conflicts,
+        } => format!(
+            "plan {plan_id} {phase}; node phase {}{}",
+            node_phase.as_deref().unwrap_or("(none)"),
+            if *conflicts > 0 {
+                format!(" ({conflicts} conflicting status writes retried)")
+            } else {
+                String::new()
+            }
+        ),
+    }
+}

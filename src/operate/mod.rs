@@ -11,6 +11,7 @@ use crate::ports::Clock;
 
 pub mod checks;
 pub mod follow;
+pub mod run;
 pub mod steps;
 
 /// Who is acting and where their actions are recorded.

@@ -163,3 +163,55 @@ pub async fn create_seed(
         .await
         .map_err(|e| StepError(format!("creating SeiNode {}: {e}", request.name)))
 }
+
+/// The text preview of a seed bring-up. `node_id` is the key's NodeID; the peer string needs
+/// the external address.
+pub fn seed_preview_text(
+    request: &SeedRequest,
+    generated: bool,
+    node_id: &str,
+    plan: Option<&TaskPlan>,
+) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "Seed bring-up of {}/{}",
+        request.namespace, request.name
+    );
+    let _ = writeln!(
+        text,
+        "  chain: {}  image: {}",
+        request.chain_id, request.image
+    );
+    for warning in request.image.warnings() {
+        let _ = writeln!(text, "  warning: {warning}");
+    }
+    let key_line = if generated {
+        format!(
+            "new ed25519 key in a new Secret {} (key {NODE_KEY_FILE})",
+            request.secret_name
+        )
+    } else {
+        format!("existing Secret {}", request.secret_name)
+    };
+    let _ = writeln!(text, "  node key: {key_line}; NodeID {node_id}");
+    match &request.external_address {
+        Some(address) => {
+            let _ = writeln!(text, "  peer: {node_id}@{address}");
+        }
+        None => {
+            let _ = writeln!(text, "  peer: needs an external address HOST:PORT");
+        }
+    }
+    if let Some(plan) = plan {
+        let kinds: Vec<&str> = plan.tasks.iter().map(|t| t.kind.as_str()).collect();
+        let _ = writeln!(
+            text,
+            "Init plan ({} tasks): {}",
+            kinds.len(),
+            kinds.join(", ")
+        );
+    }
+    text
+}

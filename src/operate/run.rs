@@ -1,0 +1,330 @@
+//! Running an action after its preview and confirmation: the changes, the Event and journal
+//! line per node, then following each plan. The commands print what [`Report`] receives; the
+//! console shows it in its progress dialog.
+use crate::actions::address::ExternalAddress;
+use crate::actions::image_ref::ImageRef;
+use crate::actions::node_key::NodeKey;
+use crate::actions::waves::plan_waves;
+use crate::api::SeiNode;
+use crate::config::{ExecutorMode, WaveDefaults};
+use crate::executor::driver::{Driver, DriverConfig, Persisted, Progress};
+use crate::journal::Outcome;
+use crate::planner::PlanContext;
+use crate::platform::PlatformConfig;
+use crate::ports::{Clock, ClusterApi, SidecarApi, SidecarTarget};
+use crate::tasks::WorkloadRenderer;
+
+use super::Recorder;
+use super::follow::{choose_executor, follow_plan};
+use super::steps::{SeedRequest, StepError, create_seed, pin_image, set_address};
+
+/// Where notes and plan progress go.
+pub trait Report: Send + Sync {
+    /// A line for the operator ("wave 1 of 2: a", "a: plan X persisted", warnings).
+    fn note(&self, message: &str);
+    /// A progress event of `node`'s plan; `total` is the plan's task count when known.
+    fn progress(&self, node: &str, progress: &Progress, total: usize);
+}
+
+/// How an action ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunEnd {
+    pub ok: bool,
+    /// The last line: what happened, or where it stopped and what to do.
+    pub message: String,
+    /// The node it stopped at.
+    pub failed_node: Option<String>,
+}
+
+impl RunEnd {
+    fn done(message: impl Into<String>) -> RunEnd {
+        RunEnd {
+            ok: true,
+            message: message.into(),
+            failed_node: None,
+        }
+    }
+
+    fn failed(node: &str, message: impl Into<String>) -> RunEnd {
+        RunEnd {
+            ok: false,
+            message: message.into(),
+            failed_node: Some(node.to_owned()),
+        }
+    }
+}
+
+/// What an action works with; borrowed so the commands and the console can own the parts.
+pub struct Runner<'a> {
+    pub client: &'a kube::Client,
+    pub cluster: &'a dyn ClusterApi,
+    pub sidecar: &'a dyn SidecarApi,
+    pub renderer: &'a dyn WorkloadRenderer,
+    pub platform: &'a PlatformConfig,
+    pub clock: &'a dyn Clock,
+    pub driver_config: DriverConfig,
+    pub recorder: Recorder,
+    pub executor: ExecutorMode,
+    pub controller_namespace: &'a str,
+}
+
+impl Runner<'_> {
+    pub fn driver(&self) -> Driver<'_> {
+        Driver {
+            cluster: self.cluster,
+            sidecar: self.sidecar,
+            renderer: self.renderer,
+            clock: self.clock,
+            config: self.driver_config.clone(),
+        }
+    }
+
+    fn namespace(&self) -> &str {
+        &self.recorder.namespace
+    }
+
+    fn journal(
+        &self,
+        nodes: &[String],
+        detail: &str,
+        outcome: Outcome,
+        reason: Option<String>,
+        report: &dyn Report,
+    ) {
+        if let Err(err) = self
+            .recorder
+            .journal(nodes, detail, outcome, reason, self.clock)
+        {
+            report.note(&format!("warning: {err}"));
+        }
+    }
+
+    async fn event(&self, node: &str, uid: &str, what: &str, report: &dyn Report) {
+        if let Err(err) = self.recorder.event(node, uid, what, self.clock).await {
+            report.note(&format!("warning: {err}"));
+        }
+    }
+
+    /// Follows `node`'s Active plan: `Ok(None)` when it completed, `Ok(Some(reason))` when it
+    /// failed, `Err` when it could not be followed.
+    pub async fn follow(&self, node: &str, report: &dyn Report) -> Result<Option<String>, String> {
+        let choice = choose_executor(
+            self.executor,
+            self.cluster,
+            self.controller_namespace,
+            self.clock.now(),
+        )
+        .await
+        .map_err(|e| format!("reading the controller's Lease: {e}"))?;
+        if let Some(note) = &choice.note {
+            report.note(note);
+        }
+        let mut total = 0;
+        let mut emit = |p: &Progress| {
+            if let Progress::PlanResumed { total: t, .. } = p {
+                total = *t;
+            }
+            if let Progress::PlanPersisted { tasks, .. } = p {
+                total = tasks.len();
+            }
+            report.progress(node, p, total);
+        };
+        let driver = self.driver();
+        follow_plan(&driver, choice.embedded, self.namespace(), node, &mut emit)
+            .await
+            .map_err(|e| format!("{}/{node}: {e}", self.namespace()))
+    }
+
+    /// Pins `image` on `nodes` in waves; each wave starts when the previous one completed, the
+    /// first failure halts the rest. Without `wait`, every node is changed at once.
+    pub async fn rollout(
+        &self,
+        nodes: &[SeiNode],
+        image: &ImageRef,
+        waves: WaveDefaults,
+        wait: bool,
+        report: &dyn Report,
+    ) -> Result<RunEnd, StepError> {
+        let detail = format!("image {image}");
+        let waves = plan_waves(nodes, waves.canary, waves.batch);
+        if !wait && waves.len() > 1 {
+            report.note("--no-wait: every node is changed now; waves need waiting");
+        }
+        let mut done = 0;
+        for (index, wave) in waves.iter().enumerate() {
+            let names: Vec<&str> = wave.iter().map(SeiNode::name).collect();
+            report.note(&format!(
+                "wave {} of {}: {}",
+                index + 1,
+                waves.len(),
+                names.join(", ")
+            ));
+            let mut to_follow = Vec::new();
+            for node in wave {
+                let name = node.name();
+                let persisted = pin_image(
+                    self.client,
+                    &self.driver(),
+                    self.namespace(),
+                    name,
+                    image,
+                    &self.platform.images.sidecar,
+                )
+                .await?;
+                let uid = node.metadata.uid.as_deref().unwrap_or("");
+                let what = format!("image {} -> {image}", node.spec.image);
+                self.event(name, uid, &what, report).await;
+                match &persisted {
+                    Persisted::Built(plan) | Persisted::Resumed(plan) => {
+                        report.note(&format!("{name}: plan {} persisted", plan.id));
+                        to_follow.push(name);
+                    }
+                    Persisted::None(reason) => report.note(&format!("{name}: no plan: {reason}")),
+                }
+                self.journal(&[name.to_owned()], &detail, Outcome::Started, None, report);
+            }
+            if !wait {
+                continue;
+            }
+            let results = futures::future::join_all(
+                to_follow.iter().map(|name| self.follow(name, report)),
+            )
+            .await;
+            let mut halted = None;
+            for (name, result) in to_follow.iter().zip(results) {
+                let one = [(*name).to_owned()];
+                match result {
+                    Ok(None) => self.journal(&one, &detail, Outcome::Succeeded, None, report),
+                    Ok(Some(reason)) | Err(reason) => {
+                        self.journal(&one, &detail, Outcome::Failed, Some(reason.clone()), report);
+                        halted.get_or_insert((*name, reason));
+                    }
+                }
+            }
+            done += wave.len();
+            if let Some((name, reason)) = halted {
+                let left = nodes.len() - done;
+                return Ok(RunEnd::failed(
+                    name,
+                    format!(
+                        "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same rollout again to resume",
+                        self.namespace()
+                    ),
+                ));
+            }
+        }
+        Ok(RunEnd::done(if wait {
+            "rollout complete"
+        } else {
+            "image pinned and plans persisted; not waiting (--no-wait)"
+        }))
+    }
+
+    /// Sets `node`'s external address, persists the update plan carrying it, and follows it.
+    pub async fn address(
+        &self,
+        node: &SeiNode,
+        address: &ExternalAddress,
+        ctx: &PlanContext,
+        wait: bool,
+        report: &dyn Report,
+    ) -> Result<RunEnd, StepError> {
+        let name = node.name();
+        let nodes = vec![name.to_owned()];
+        let detail = format!("external address {address}");
+        let (patched, plan) =
+            set_address(self.client, self.cluster, self.namespace(), name, address, ctx).await?;
+        let uid = patched.metadata.uid.clone().unwrap_or_default();
+        let from = match node.spec.external_address() {
+            "" => "(unset)",
+            from => from,
+        };
+        self.event(name, &uid, &format!("external address {from} -> {address}"), report)
+            .await;
+        report.note(&format!("{name}: plan {} persisted", plan.id));
+        self.journal(&nodes, &detail, Outcome::Started, None, report);
+        if !wait {
+            return Ok(RunEnd::done(
+                "address set and update plan persisted; not waiting (--no-wait)",
+            ));
+        }
+        Ok(match self.follow(name, report).await {
+            Ok(None) => {
+                self.journal(&nodes, &detail, Outcome::Succeeded, None, report);
+                RunEnd::done("external address propagated")
+            }
+            Ok(Some(reason)) | Err(reason) => {
+                self.journal(&nodes, &detail, Outcome::Failed, Some(reason.clone()), report);
+                RunEnd::failed(name, format!("{}/{name}: {reason}", self.namespace()))
+            }
+        })
+    }
+
+    /// Creates the seed (and the Secret of a generated key), follows its init plan, then checks
+    /// that the sidecar reports the key's NodeID. `verified` in the result says it did.
+    pub async fn seed(
+        &self,
+        request: &SeedRequest,
+        key: &NodeKey,
+        generated: bool,
+        wait: bool,
+        report: &dyn Report,
+    ) -> Result<(RunEnd, bool), StepError> {
+        let name = request.name.as_str();
+        let nodes = vec![name.to_owned()];
+        let node_id = key.node_id();
+        let detail = format!(
+            "seed for chain {} with image {}",
+            request.chain_id, request.image
+        );
+        let created = create_seed(self.client, request, generated.then_some(key)).await?;
+        let uid = created.metadata.uid.clone().unwrap_or_default();
+        let what = format!(
+            "seed created with NodeID {node_id} (Secret {})",
+            request.secret_name
+        );
+        self.event(name, &uid, &what, report).await;
+        let detail_with_id = format!("{detail}, NodeID {node_id}");
+        self.journal(&nodes, &detail_with_id, Outcome::Started, None, report);
+        if !wait {
+            return Ok((RunEnd::done("seed created; not waiting (--no-wait)"), false));
+        }
+        let persisted = self
+            .driver()
+            .persist(self.namespace(), name, &self.platform.images.sidecar)
+            .await
+            .map_err(|e| StepError(format!("{}/{name}: {e}", self.namespace())))?;
+        if let Persisted::None(reason) = &persisted {
+            return Err(StepError(format!("{name}: no init plan: {reason}")));
+        }
+        let failed = |reason: String| {
+            self.journal(&nodes, &detail, Outcome::Failed, Some(reason.clone()), report);
+            (RunEnd::failed(name, reason), false)
+        };
+        match self.follow(name, report).await {
+            Ok(None) => {}
+            Ok(Some(reason)) | Err(reason) => {
+                return Ok(failed(format!("{}/{name}: {reason}", self.namespace())));
+            }
+        }
+        let target = SidecarTarget::new(self.namespace(), name);
+        let reported = self.sidecar.node_id(&target).await.map_err(|e| {
+            StepError(format!(
+                "the seed runs but its sidecar's node ID could not be read: {e}"
+            ))
+        })?;
+        if reported != node_id {
+            return Ok(failed(format!(
+                "the sidecar reports NodeID {reported}, the key says {node_id}"
+            )));
+        }
+        self.journal(&nodes, &detail_with_id, Outcome::Succeeded, None, report);
+        let message = match &request.external_address {
+            Some(address) => format!("seed running; peer {}", key.peer_string(address)),
+            None => {
+                format!("seed running; NodeID {node_id} (no external address for a peer string)")
+            }
+        };
+        Ok((RunEnd::done(message), true))
+    }
+}
