@@ -9,6 +9,8 @@ use kube::runtime::watcher;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
+use super::action::Finished;
+use super::jobs::{self, ActionEnv, PendingKeys};
 use super::model::{Cmd, Msg, SavedSetting, Scope, WatchKind, WatchReport};
 use crate::api::SeiNode;
 use crate::fleet::FleetDelta;
@@ -28,6 +30,12 @@ pub struct Effects {
     connection: watch::Sender<Option<Connection>>,
     scope_task: Option<JoinHandle<()>>,
     detail_task: Option<JoinHandle<()>>,
+    /// Operator actions; `None` when the console was started without them (tests of the
+    /// read views).
+    actions: Option<ActionEnv>,
+    pending_keys: PendingKeys,
+    prepare_task: Option<JoinHandle<()>>,
+    run_task: Option<JoinHandle<()>>,
 }
 
 impl Effects {
@@ -42,7 +50,36 @@ impl Effects {
             connection: watch::Sender::new(Some(connection)),
             scope_task: None,
             detail_task: None,
+            actions: None,
+            pending_keys: PendingKeys::default(),
+            prepare_task: None,
+            run_task: None,
         }
+    }
+
+    /// Enables operator actions.
+    pub fn with_actions(mut self, env: ActionEnv) -> Effects {
+        self.actions = Some(env);
+        self
+    }
+
+    fn client(&self) -> Option<kube::Client> {
+        self.connection.borrow().as_ref().map(|c| c.client.clone())
+    }
+
+    fn action_env(&self, id: u64) -> Option<(ActionEnv, kube::Client)> {
+        let found = self.actions.clone().zip(self.client());
+        if found.is_none() {
+            let tx = self.tx.clone();
+            let finished = Finished {
+                ok: false,
+                message: "operator actions are not available in this console".into(),
+            };
+            tokio::spawn(async move {
+                let _ = tx.send(Msg::ActionFinished { id, finished }).await;
+            });
+        }
+        found
     }
 
     pub fn run(&mut self, cmd: Cmd) {
@@ -67,6 +104,71 @@ impl Effects {
                 )));
             }
             Cmd::StopDetail => abort(&mut self.detail_task),
+            Cmd::PrepareAction {
+                id,
+                request,
+                executor,
+                waves,
+            } => {
+                abort(&mut self.prepare_task);
+                let tx = self.tx.clone();
+                let keys = self.pending_keys.clone();
+                let Some((env, client)) = self.actions.clone().zip(self.client()) else {
+                    let result = Err("operator actions are not available in this console".into());
+                    tokio::spawn(async move {
+                        let _ = tx.send(Msg::ActionPrepared { id, result }).await;
+                    });
+                    return;
+                };
+                self.prepare_task = Some(tokio::spawn(async move {
+                    let result =
+                        jobs::prepare(&env, &client, id, &request, executor, waves, &keys).await;
+                    let _ = tx.send(Msg::ActionPrepared { id, result }).await;
+                }));
+            }
+            Cmd::CancelAction { id } => {
+                abort(&mut self.prepare_task);
+                if let Ok(mut keys) = self.pending_keys.lock() {
+                    keys.remove(&id);
+                }
+            }
+            Cmd::RunAction {
+                id,
+                request,
+                executor,
+                waves,
+            } => {
+                let Some((env, client)) = self.action_env(id) else {
+                    return;
+                };
+                // The update allows one action at a time; a finished task is simply replaced.
+                self.run_task = Some(tokio::spawn(jobs::run(
+                    env,
+                    client,
+                    id,
+                    request,
+                    executor,
+                    waves,
+                    self.pending_keys.clone(),
+                    self.tx.clone(),
+                )));
+            }
+            Cmd::RecordRefusal {
+                kind,
+                namespace,
+                nodes,
+                reason,
+            } => {
+                if let Some(env) = self.actions.clone() {
+                    tokio::task::spawn_blocking(move || {
+                        if let Err(err) =
+                            jobs::record_refusal(&env, kind, &namespace, &nodes, reason)
+                        {
+                            tracing::warn!(error = %err, "journal");
+                        }
+                    });
+                }
+            }
             Cmd::SaveSetting { path, setting } => {
                 tokio::spawn(save_setting(path, setting, self.tx.clone()));
             }
@@ -78,6 +180,10 @@ impl Drop for Effects {
     fn drop(&mut self) {
         abort(&mut self.scope_task);
         abort(&mut self.detail_task);
+        abort(&mut self.prepare_task);
+        // A running action stops with the console; the embedded executor resumes a half-done
+        // plan on the next run, and a hand-off plan runs on in the controller.
+        abort(&mut self.run_task);
     }
 }
 

@@ -1,6 +1,9 @@
 //! The TUI loop: `Model`, `Msg`, `Cmd`, the pure `update`, the effects runner and the terminal
 //! loop. `update` never sees ratatui or crossterm types.
+pub mod action;
+pub mod action_update;
 pub mod effects;
+pub mod jobs;
 pub mod model;
 pub mod run;
 pub mod settings;

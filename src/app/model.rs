@@ -1,5 +1,5 @@
 //! The UI state, its messages and the effects it asks for. No terminal or ratatui types here.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
 
@@ -11,7 +11,10 @@ use crate::fleet::{Fleet, FleetDelta};
 use crate::keymap::{Key, Keymap};
 use crate::ui::theme::ThemeName;
 
+use super::action::{ActionFlow, ActionPreview, ActionRequest, Finished, ProgressLine};
 use super::settings::Settings;
+use crate::actions::event::ActionKind;
+use crate::config::{ExecutorMode, WaveDefaults};
 
 /// Which watch a status message is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -98,6 +101,14 @@ pub enum Msg {
         kind: WatchKind,
         report: WatchReport,
     },
+    /// The preview of action `id` (or why it could not be computed; nothing was changed).
+    ActionPrepared {
+        id: u64,
+        result: Result<ActionPreview, String>,
+    },
+    /// A line of action `id`'s progress.
+    ActionProgress { id: u64, line: ProgressLine },
+    ActionFinished { id: u64, finished: Finished },
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
@@ -127,6 +138,29 @@ pub enum Cmd {
         epoch: u64,
     },
     StopDetail,
+    /// Compute the preview of an action: the plan, the permission checks, who executes.
+    PrepareAction {
+        id: u64,
+        request: ActionRequest,
+        executor: ExecutorMode,
+        waves: WaveDefaults,
+    },
+    /// Forget a prepared action (its generated seed key with it).
+    CancelAction { id: u64 },
+    /// Execute a confirmed action, sending progress and the result back.
+    RunAction {
+        id: u64,
+        request: ActionRequest,
+        executor: ExecutorMode,
+        waves: WaveDefaults,
+    },
+    /// Journal an action refused before any request (read-only).
+    RecordRefusal {
+        kind: ActionKind,
+        namespace: String,
+        nodes: Vec<String>,
+        reason: String,
+    },
     /// Write one setting into the config file at `path`.
     SaveSetting {
         path: std::path::PathBuf,
@@ -205,6 +239,11 @@ pub struct Model {
     pub size: (u16, u16),
     pub keymap: Keymap,
     pub settings: Settings,
+    /// Nodes marked with space for a multi-node rollout.
+    pub marked: BTreeSet<ObjectKey>,
+    /// The action dialog: at most one action at a time.
+    pub action: Option<ActionFlow>,
+    pub next_action_id: u64,
     pub scope_epoch: u64,
     pub detail_epoch: u64,
     pub quit: bool,
@@ -235,6 +274,9 @@ impl Model {
             size: (80, 24),
             keymap: Keymap::default(),
             settings: Settings::default(),
+            marked: BTreeSet::new(),
+            action: None,
+            next_action_id: 0,
             scope_epoch: 0,
             detail_epoch: 0,
             quit: false,

@@ -3,7 +3,9 @@ use super::model::{
     Cmd, Flash, Input, InputKind, Model, Msg, NodePane, SavedSetting, Scope, Screen, WatchKind,
     WatchReport, WatchState,
 };
+use super::action_update;
 use super::settings::{next_theme, theme_name};
+use crate::actions::event::ActionKind;
 use crate::fleet::filter::Filter;
 use crate::keymap::{Action, Context, Key, KeyCode};
 
@@ -54,6 +56,18 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             if epoch == current {
                 on_watch_report(model, kind, report);
             }
+            Vec::new()
+        }
+        Msg::ActionPrepared { id, result } => {
+            action_update::on_prepared(model, id, result);
+            Vec::new()
+        }
+        Msg::ActionProgress { id, line } => {
+            action_update::on_progress(model, id, line);
+            Vec::new()
+        }
+        Msg::ActionFinished { id, finished } => {
+            action_update::on_finished(model, id, finished);
             Vec::new()
         }
         Msg::SettingSaved { setting, result } => {
@@ -127,8 +141,15 @@ fn save(model: &Model, setting: SavedSetting) -> Vec<Cmd> {
     }
 }
 
+/// Whether the action dialog is on screen (and so owns the keys).
+pub fn dialog_open(model: &Model) -> bool {
+    model.action.as_ref().is_some_and(|flow| !flow.hidden)
+}
+
 fn context(model: &Model) -> Context {
-    if model.help_open {
+    if dialog_open(model) {
+        Context::Dialog
+    } else if model.help_open {
         Context::Help
     } else {
         match model.screen {
@@ -139,6 +160,9 @@ fn context(model: &Model) -> Context {
 }
 
 fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
+    if dialog_open(model) {
+        return action_update::on_key(model, key);
+    }
     if model.input.is_some() {
         model.dirty = true;
         return on_input_key(model, key);
@@ -174,6 +198,13 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
                 return save(model, SavedSetting::Filter(String::new()));
             }
         }
+        Action::ToggleMark => action_update::toggle_mark(model),
+        Action::RolloutImage => return action_update::start(model, ActionKind::Rollout),
+        Action::ChangeAddress => return action_update::start(model, ActionKind::Address),
+        Action::CreateSeed => return action_update::start(model, ActionKind::SeedCreate),
+        Action::ShowAction => action_update::show(model),
+        // Dialog keys mean nothing outside a dialog.
+        Action::Confirm | Action::Cancel | Action::NextField | Action::PreviousField => {}
         Action::SwitchTheme => {
             model.settings.theme = next_theme(model.settings.theme);
             let theme = model.settings.theme;

@@ -5,7 +5,7 @@ use toml_edit::Item;
 use crate::keymap::{Action, Context, Key, Keymap};
 
 /// Screen names as written in the config file, in help order.
-pub const CONTEXT_NAMES: &[&str] = &["global", "fleet", "node", "help"];
+pub const CONTEXT_NAMES: &[&str] = &["global", "fleet", "node", "help", "dialog"];
 
 /// Action names as written in the config file.
 pub const ACTION_NAMES: &[(&str, Action)] = &[
@@ -27,6 +27,15 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("sort-reverse", Action::SortReverse),
     ("next-pane", Action::NextPane),
     ("theme", Action::SwitchTheme),
+    ("mark", Action::ToggleMark),
+    ("rollout", Action::RolloutImage),
+    ("address", Action::ChangeAddress),
+    ("seed", Action::CreateSeed),
+    ("show-action", Action::ShowAction),
+    ("confirm", Action::Confirm),
+    ("cancel", Action::Cancel),
+    ("next-field", Action::NextField),
+    ("previous-field", Action::PreviousField),
 ];
 
 /// Every key of `action` on `context` is replaced by `keys`.
@@ -43,6 +52,7 @@ pub fn context_by_name(name: &str) -> Option<Context> {
         "fleet" => Some(Context::Fleet),
         "node" => Some(Context::Node),
         "help" => Some(Context::Help),
+        "dialog" => Some(Context::Dialog),
         _ => None,
     }
 }

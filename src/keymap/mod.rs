@@ -121,6 +121,8 @@ pub enum Context {
     Fleet,
     Node,
     Help,
+    /// The action dialogs (prompt, preview, confirmation, progress).
+    Dialog,
 }
 
 impl Context {
@@ -130,6 +132,7 @@ impl Context {
             Context::Fleet => "Fleet",
             Context::Node => "Node",
             Context::Help => "Help",
+            Context::Dialog => "Action dialogs",
         }
     }
 }
@@ -155,6 +158,15 @@ pub enum Action {
     SortReverse,
     NextPane,
     SwitchTheme,
+    ToggleMark,
+    RolloutImage,
+    ChangeAddress,
+    CreateSeed,
+    ShowAction,
+    Confirm,
+    Cancel,
+    NextField,
+    PreviousField,
 }
 
 /// One row of the binding table.
@@ -185,10 +197,24 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Fleet, keys: &[">", "s"], action: Action::SortNextColumn, help: "sort by next column" },
     Binding { context: Context::Fleet, keys: &["<"], action: Action::SortPreviousColumn, help: "sort by previous column" },
     Binding { context: Context::Fleet, keys: &["S"], action: Action::SortReverse, help: "reverse sort order" },
+    Binding { context: Context::Fleet, keys: &["space"], action: Action::ToggleMark, help: "mark/unmark node (image rollout of the marked nodes)" },
+    Binding { context: Context::Fleet, keys: &["i"], action: Action::RolloutImage, help: "image rollout: marked nodes, else the selected one" },
+    Binding { context: Context::Fleet, keys: &["a"], action: Action::ChangeAddress, help: "external address of the selected node" },
+    Binding { context: Context::Fleet, keys: &["n"], action: Action::CreateSeed, help: "bring up a new seed node" },
+    Binding { context: Context::Fleet, keys: &["p"], action: Action::ShowAction, help: "show the running or last action" },
     Binding { context: Context::Node, keys: &["esc", "backspace"], action: Action::Back, help: "back to fleet" },
     Binding { context: Context::Node, keys: &["tab"], action: Action::NextPane, help: "next pane" },
     Binding { context: Context::Node, keys: &["j", "down"], action: Action::Down, help: "scroll pane down" },
     Binding { context: Context::Node, keys: &["k", "up"], action: Action::Up, help: "scroll pane up" },
+    Binding { context: Context::Node, keys: &["i"], action: Action::RolloutImage, help: "image rollout of this node" },
+    Binding { context: Context::Node, keys: &["a"], action: Action::ChangeAddress, help: "external address of this node" },
+    Binding { context: Context::Node, keys: &["p"], action: Action::ShowAction, help: "show the running or last action" },
+    Binding { context: Context::Dialog, keys: &["enter", "y"], action: Action::Confirm, help: "next field, then preview, confirm (y only where nothing is typed)" },
+    Binding { context: Context::Dialog, keys: &["esc"], action: Action::Cancel, help: "cancel before execution; hide progress while it runs" },
+    Binding { context: Context::Dialog, keys: &["tab"], action: Action::NextField, help: "next field" },
+    Binding { context: Context::Dialog, keys: &["shift-tab"], action: Action::PreviousField, help: "previous field" },
+    Binding { context: Context::Dialog, keys: &["j", "down"], action: Action::Down, help: "scroll down (next field in a form)" },
+    Binding { context: Context::Dialog, keys: &["k", "up"], action: Action::Up, help: "scroll up (previous field in a form)" },
     Binding { context: Context::Help, keys: &["esc", "?"], action: Action::ToggleHelp, help: "close help" },
 ];
 
@@ -237,6 +263,8 @@ impl Keymap {
         };
         find(context).or_else(|| match context {
             Context::Help => find(Context::Global).filter(|a| *a == Action::Quit),
+            // Dialogs own their keys; quitting is ctrl-c there.
+            Context::Dialog => None,
             _ => find(Context::Global),
         })
     }

@@ -1,0 +1,364 @@
+//! Operator actions in the console as a state machine: prompt → preview (computed by an effect
+//! with the same library code as the commands) → confirmation → execution with live progress.
+//! Esc cancels at every step before execution. Pure: no I/O here.
+use crate::actions::address::ExternalAddress;
+use crate::actions::event::ActionKind;
+use crate::actions::image_ref::ImageRef;
+use crate::fleet::store::ObjectKey;
+
+/// A validated action, ready for its preview and, once confirmed, for execution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionRequest {
+    /// Pin `image` on `nodes` (one namespace), in waves.
+    Rollout {
+        namespace: String,
+        nodes: Vec<String>,
+        image: ImageRef,
+    },
+    Address {
+        node: ObjectKey,
+        address: ExternalAddress,
+    },
+    /// A new seed with a generated node key in Secret `<name>-node-key`.
+    Seed {
+        node: ObjectKey,
+        chain_id: String,
+        image: ImageRef,
+        external_address: Option<ExternalAddress>,
+    },
+}
+
+impl ActionRequest {
+    pub fn kind(&self) -> ActionKind {
+        match self {
+            ActionRequest::Rollout { .. } => ActionKind::Rollout,
+            ActionRequest::Address { .. } => ActionKind::Address,
+            ActionRequest::Seed { .. } => ActionKind::SeedCreate,
+        }
+    }
+
+    pub fn namespace(&self) -> &str {
+        match self {
+            ActionRequest::Rollout { namespace, .. } => namespace,
+            ActionRequest::Address { node, .. } | ActionRequest::Seed { node, .. } => {
+                &node.namespace
+            }
+        }
+    }
+
+    pub fn node_names(&self) -> Vec<String> {
+        match self {
+            ActionRequest::Rollout { nodes, .. } => nodes.clone(),
+            ActionRequest::Address { node, .. } | ActionRequest::Seed { node, .. } => {
+                vec![node.name.clone()]
+            }
+        }
+    }
+
+    /// What the journal calls it (`image REF`, `external address HOST:PORT`, ...).
+    pub fn detail(&self) -> String {
+        match self {
+            ActionRequest::Rollout { image, .. } => format!("image {image}"),
+            ActionRequest::Address { address, .. } => format!("external address {address}"),
+            ActionRequest::Seed {
+                chain_id, image, ..
+            } => format!("seed for chain {chain_id} with image {image}"),
+        }
+    }
+}
+
+/// One line of a form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    pub label: &'static str,
+    pub value: String,
+    /// Shown under the field while it is focused.
+    pub hint: &'static str,
+}
+
+impl Field {
+    pub fn new(label: &'static str, value: impl Into<String>, hint: &'static str) -> Field {
+        Field {
+            label,
+            value: value.into(),
+            hint,
+        }
+    }
+}
+
+/// The prompt of an action: its target and the fields to fill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Form {
+    /// Namespace of the target nodes (rollout, address) or of the new seed.
+    pub namespace: String,
+    /// Nodes acted on (empty for a seed, whose name is a field).
+    pub nodes: Vec<String>,
+    pub fields: Vec<Field>,
+    pub focus: usize,
+    /// Why the last enter did not go on (validation), shown in the form.
+    pub error: Option<String>,
+}
+
+impl Form {
+    pub fn value(&self, index: usize) -> &str {
+        self.fields.get(index).map_or("", |f| f.value.trim())
+    }
+
+    /// Non-blocking remarks about the focused value (an image not pinned by digest).
+    pub fn warnings(&self, kind: ActionKind) -> Vec<String> {
+        let image_field = match kind {
+            ActionKind::Rollout => Some(0),
+            ActionKind::SeedCreate => Some(2),
+            ActionKind::Address => None,
+        };
+        match image_field.and_then(|i| ImageRef::parse(self.value(i)).ok()) {
+            Some(image) => image.warnings().iter().map(ToString::to_string).collect(),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Whether the operator may go on from the preview, and what the permission checks said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionSummary {
+    /// Number of SelfSubjectAccessReviews asked.
+    pub checked: usize,
+    /// `verb resource "name" in namespace "ns"` of each denied call, with the reason.
+    pub denied: Vec<String>,
+    /// The reviews themselves failed.
+    pub error: Option<String>,
+}
+
+impl PermissionSummary {
+    pub fn allowed(&self) -> bool {
+        self.denied.is_empty() && self.error.is_none()
+    }
+}
+
+/// What an effect computed for the preview dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionPreview {
+    /// The preview text of the commands (tasks and params, config.toml patch, warnings), per
+    /// node, plus the waves of a rollout.
+    pub text: String,
+    pub permissions: PermissionSummary,
+    /// Who will execute: `auto` resolved by the controller's Lease, or the configured mode.
+    pub executor: String,
+    /// Why the action cannot go on (permission denied, no plan can be built).
+    pub blocked: Option<String>,
+    /// Names to type to confirm (validators and seeds); empty: y or enter confirms.
+    pub confirm_names: Vec<String>,
+    /// The confirmation question.
+    pub question: String,
+}
+
+impl ActionPreview {
+    /// The text the operator must type, when any.
+    pub fn expected_typing(&self) -> Option<String> {
+        (!self.confirm_names.is_empty()).then(|| self.confirm_names.join(" "))
+    }
+}
+
+/// How a progress line reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineTone {
+    Info,
+    Good,
+    Bad,
+}
+
+/// One line in the progress dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgressLine {
+    /// The node it is about (none for wave and executor notes).
+    pub node: Option<String>,
+    pub text: String,
+    pub tone: LineTone,
+}
+
+/// How the action ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    pub ok: bool,
+    pub message: String,
+}
+
+/// Where the action is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stage {
+    Prompt(Form),
+    /// The effect is computing the preview and asking the permission checks.
+    Preparing(ActionRequest),
+    Preview {
+        request: ActionRequest,
+        preview: ActionPreview,
+        scroll: u16,
+    },
+    Confirm {
+        request: ActionRequest,
+        preview: ActionPreview,
+        typed: String,
+        error: Option<String>,
+    },
+    /// Executing (or done); nothing can be cancelled any more.
+    Running {
+        request: ActionRequest,
+        lines: Vec<ProgressLine>,
+        finished: Option<Finished>,
+        scroll_from_end: u16,
+    },
+    /// The preview could not be computed; nothing was changed.
+    Failed { message: String },
+}
+
+/// An action in the console: at most one at a time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionFlow {
+    /// Messages of an older flow are ignored.
+    pub id: u64,
+    pub kind: ActionKind,
+    pub stage: Stage,
+    /// The dialog was closed with esc while running; the flash line shows the result.
+    pub hidden: bool,
+}
+
+/// Progress lines kept per action (the oldest are dropped).
+pub const MAX_PROGRESS_LINES: usize = 500;
+
+impl ActionFlow {
+    /// Whether the action has started changing the cluster (esc no longer cancels).
+    pub fn is_running(&self) -> bool {
+        matches!(
+            self.stage,
+            Stage::Running {
+                finished: None,
+                ..
+            }
+        )
+    }
+
+    /// Whether the dialog currently reads typed text (so letters are input, not keys).
+    pub fn takes_text(&self) -> bool {
+        match &self.stage {
+            Stage::Prompt(_) => true,
+            Stage::Confirm { preview, .. } => preview.expected_typing().is_some(),
+            _ => false,
+        }
+    }
+
+    pub fn title(&self) -> &'static str {
+        match self.kind {
+            ActionKind::Rollout => "Image rollout",
+            ActionKind::Address => "External address",
+            ActionKind::SeedCreate => "Seed bring-up",
+        }
+    }
+}
+
+/// The form of an image rollout of `nodes` (their current image to start from).
+pub fn rollout_form(namespace: &str, nodes: Vec<String>, current_image: &str) -> Form {
+    Form {
+        namespace: namespace.to_owned(),
+        nodes,
+        fields: vec![Field::new(
+            "image",
+            current_image,
+            "name[:tag][@sha256:digest] — a digest pin is recommended",
+        )],
+        focus: 0,
+        error: None,
+    }
+}
+
+pub fn address_form(node: &ObjectKey, current: &str) -> Form {
+    Form {
+        namespace: node.namespace.clone(),
+        nodes: vec![node.name.clone()],
+        fields: vec![Field::new(
+            "external address",
+            current,
+            "HOST:PORT other nodes dial (P2P)",
+        )],
+        focus: 0,
+        error: None,
+    }
+}
+
+pub fn seed_form(namespace: &str, chain_id: &str, image: &str) -> Form {
+    Form {
+        namespace: namespace.to_owned(),
+        nodes: Vec::new(),
+        fields: vec![
+            Field::new("name", "", "name of the new seed SeiNode"),
+            Field::new("chain id", chain_id, "chain the seed serves"),
+            Field::new("image", image, "name[:tag][@sha256:digest]"),
+            Field::new(
+                "external address",
+                "",
+                "HOST:PORT peers dial (optional; needed for the peer string)",
+            ),
+        ],
+        focus: 0,
+        error: None,
+    }
+}
+
+/// Validates the form into a request, or says what is wrong (naming the field).
+pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> {
+    match kind {
+        ActionKind::Rollout => {
+            let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;
+            Ok(ActionRequest::Rollout {
+                namespace: form.namespace.clone(),
+                nodes: form.nodes.clone(),
+                image,
+            })
+        }
+        ActionKind::Address => {
+            let address = ExternalAddress::parse(form.value(0))
+                .map_err(|e| format!("external address: {e}"))?;
+            let name = form.nodes.first().cloned().unwrap_or_default();
+            Ok(ActionRequest::Address {
+                node: ObjectKey::new(form.namespace.clone(), name),
+                address,
+            })
+        }
+        ActionKind::SeedCreate => {
+            let name = form.value(0);
+            if !is_dns_label(name) {
+                return Err(format!(
+                    "name: {name:?} is not a valid name (lowercase letters, digits and '-', at most 54)"
+                ));
+            }
+            let chain_id = form.value(1);
+            if chain_id.is_empty() {
+                return Err("chain id: required".to_owned());
+            }
+            let image = ImageRef::parse(form.value(2)).map_err(|e| format!("image: {e}"))?;
+            let external_address = match form.value(3) {
+                "" => None,
+                text => Some(
+                    ExternalAddress::parse(text).map_err(|e| format!("external address: {e}"))?,
+                ),
+            };
+            Ok(ActionRequest::Seed {
+                node: ObjectKey::new(form.namespace.clone(), name),
+                chain_id: chain_id.to_owned(),
+                image,
+                external_address,
+            })
+        }
+    }
+}
+
+/// A Kubernetes object name usable for a StatefulSet and its pod (RFC 1123 label; the Secret
+/// `<name>-node-key` then fits too).
+fn is_dns_label(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 54
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+}

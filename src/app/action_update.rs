@@ -1,0 +1,413 @@
+//! `update` for operator actions: starting one from the fleet or node screen, the dialog keys,
+//! and the effect's answers (preview, progress, result). Pure.
+use super::action::{
+    ActionFlow, ActionPreview, Finished, MAX_PROGRESS_LINES, ProgressLine, Stage, address_form,
+    rollout_form, seed_form, validate,
+};
+use super::model::{Cmd, Flash, Model, Screen};
+use crate::actions::event::ActionKind;
+use crate::fleet::store::ObjectKey;
+use crate::keymap::{Action, Context, Key, KeyCode};
+
+/// The nodes an action from the current screen is about: the open node, else the marked
+/// nodes, else the selected one.
+fn targets(model: &Model) -> Vec<ObjectKey> {
+    if let Screen::Node(key) = &model.screen {
+        return vec![key.clone()];
+    }
+    if !model.marked.is_empty() {
+        return model.marked.iter().cloned().collect();
+    }
+    model.selected_key().cloned().into_iter().collect()
+}
+
+fn flash(model: &mut Model, text: impl Into<String>, error: bool) {
+    model.flash = Some(Flash {
+        text: text.into(),
+        error,
+    });
+}
+
+/// Opens the prompt of `kind`, unless another action runs or the console is read-only (then
+/// the refusal is said and journaled before any request).
+pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
+    if let Some(flow) = &model.action
+        && flow.is_running()
+    {
+        flash(
+            model,
+            "an action is running; p shows its progress (one at a time)",
+            true,
+        );
+        return Vec::new();
+    }
+    let nodes = targets(model);
+    let namespace = match (kind, nodes.first()) {
+        (_, Some(first)) => first.namespace.clone(),
+        (ActionKind::SeedCreate, None) => match &model.scope.namespace {
+            Some(ns) => ns.clone(),
+            None => {
+                flash(model, "choose a namespace first (:ns NAME)", true);
+                return Vec::new();
+            }
+        },
+        (_, None) => {
+            flash(model, "no node selected", true);
+            return Vec::new();
+        }
+    };
+    if kind != ActionKind::SeedCreate && nodes.iter().any(|n| n.namespace != namespace) {
+        flash(
+            model,
+            "the marked nodes are in several namespaces; mark nodes of one namespace",
+            true,
+        );
+        return Vec::new();
+    }
+    if kind == ActionKind::Address && nodes.len() > 1 {
+        flash(
+            model,
+            "an external address belongs to one node: unmark the others (space)",
+            true,
+        );
+        return Vec::new();
+    }
+    let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+    if let Err(refused) = model
+        .settings
+        .guard
+        .check(&format!("run {} on {}", kind.name(), describe(&names)))
+    {
+        let reason = refused.to_string();
+        flash(model, reason.clone(), true);
+        return vec![Cmd::RecordRefusal {
+            kind,
+            namespace,
+            nodes: names,
+            reason,
+        }];
+    }
+    let first_row = nodes.first().and_then(|key| model.fleet.row(key));
+    let form = match kind {
+        ActionKind::Rollout => {
+            rollout_form(&namespace, names, first_row.map_or("", |r| r.image.as_str()))
+        }
+        ActionKind::Address => {
+            let current = nodes
+                .first()
+                .and_then(|key| model.fleet.nodes.get(key))
+                .map_or("", |n| n.spec.external_address());
+            address_form(&nodes[0], current)
+        }
+        ActionKind::SeedCreate => seed_form(
+            &namespace,
+            first_row.map_or("", |r| r.chain_id.as_str()),
+            first_row.map_or("", |r| r.image.as_str()),
+        ),
+    };
+    model.next_action_id += 1;
+    model.action = Some(ActionFlow {
+        id: model.next_action_id,
+        kind,
+        stage: Stage::Prompt(form),
+        hidden: false,
+    });
+    Vec::new()
+}
+
+fn describe(names: &[String]) -> String {
+    if names.is_empty() {
+        "a new seed".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// Space on the fleet screen: mark or unmark the selected node, then move down.
+pub fn toggle_mark(model: &mut Model) {
+    let Some(key) = model.selected_key().cloned() else {
+        return;
+    };
+    if !model.marked.remove(&key) {
+        model.marked.insert(key);
+    }
+    let last = model.listing.keys.len().saturating_sub(1);
+    model.selected = (model.selected + 1).min(last);
+}
+
+/// `p`: shows the running or last action again.
+pub fn show(model: &mut Model) {
+    match model.action.as_mut() {
+        Some(flow) => flow.hidden = false,
+        None => flash(model, "no action yet", false),
+    }
+}
+
+/// A key while the action dialog is open.
+pub fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
+    model.dirty = true;
+    let Some(flow) = model.action.as_mut() else {
+        return Vec::new();
+    };
+    if key == Key::ctrl('c') {
+        model.quit = true;
+        return Vec::new();
+    }
+    if flow.takes_text() && type_text(flow, key) {
+        return Vec::new();
+    }
+    let Some(action) = model.keymap.action(Context::Dialog, key) else {
+        return Vec::new();
+    };
+    match action {
+        Action::Cancel => cancel(model),
+        Action::Confirm => confirm(model),
+        Action::NextField => {
+            move_focus(flow, 1);
+            Vec::new()
+        }
+        Action::PreviousField => {
+            move_focus(flow, -1);
+            Vec::new()
+        }
+        Action::Down => {
+            scroll(flow, 1);
+            Vec::new()
+        }
+        Action::Up => {
+            scroll(flow, -1);
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Edits the focused text; `true` when the key was text editing.
+fn type_text(flow: &mut ActionFlow, key: Key) -> bool {
+    let text = match &mut flow.stage {
+        Stage::Prompt(form) => {
+            form.error = None;
+            match form.fields.get_mut(form.focus) {
+                Some(field) => &mut field.value,
+                None => return false,
+            }
+        }
+        Stage::Confirm { typed, error, .. } => {
+            *error = None;
+            typed
+        }
+        _ => return false,
+    };
+    match (key.code, key.ctrl) {
+        (KeyCode::Char('u'), true) => text.clear(),
+        (KeyCode::Char(c), false) => text.push(c),
+        (KeyCode::Backspace, _) => {
+            text.pop();
+        }
+        _ => return false,
+    }
+    true
+}
+
+fn move_focus(flow: &mut ActionFlow, delta: isize) {
+    if let Stage::Prompt(form) = &mut flow.stage {
+        let count = form.fields.len().max(1);
+        let next = (form.focus as isize + delta).rem_euclid(count as isize);
+        form.focus = usize::try_from(next).unwrap_or(0);
+    }
+}
+
+fn scroll(flow: &mut ActionFlow, delta: i32) {
+    match &mut flow.stage {
+        Stage::Prompt(_) => move_focus(flow, delta as isize),
+        Stage::Preview { scroll, .. } => {
+            *scroll = u16::try_from((i32::from(*scroll) + delta).max(0)).unwrap_or(0);
+        }
+        Stage::Running {
+            scroll_from_end, ..
+        } => {
+            *scroll_from_end =
+                u16::try_from((i32::from(*scroll_from_end) - delta).max(0)).unwrap_or(0);
+        }
+        _ => {}
+    }
+}
+
+/// Esc: cancels before execution; while running it only hides the dialog; after the end it
+/// closes it.
+fn cancel(model: &mut Model) -> Vec<Cmd> {
+    let Some(flow) = model.action.as_mut() else {
+        return Vec::new();
+    };
+    match &flow.stage {
+        Stage::Running { finished: None, .. } => {
+            flow.hidden = true;
+            flash(
+                model,
+                "the action goes on; p shows its progress again",
+                false,
+            );
+            Vec::new()
+        }
+        Stage::Running { .. } | Stage::Failed { .. } => {
+            model.action = None;
+            Vec::new()
+        }
+        _ => {
+            let id = flow.id;
+            model.action = None;
+            flash(model, "cancelled; nothing was changed", false);
+            vec![Cmd::CancelAction { id }]
+        }
+    }
+}
+
+/// Enter (or y): next step.
+fn confirm(model: &mut Model) -> Vec<Cmd> {
+    let executor = model.settings.executor;
+    let waves = model.settings.waves;
+    let Some(flow) = model.action.as_mut() else {
+        return Vec::new();
+    };
+    let id = flow.id;
+    let stage = std::mem::replace(&mut flow.stage, Stage::Failed {
+        message: String::new(),
+    });
+    let (next, cmds) = match stage {
+        Stage::Prompt(mut form) => {
+            // Enter on a field that is not the last moves on; on the last it validates.
+            if form.focus + 1 < form.fields.len() {
+                form.focus += 1;
+                (Stage::Prompt(form), Vec::new())
+            } else {
+                match validate(flow.kind, &form) {
+                    Ok(request) => (
+                        Stage::Preparing(request.clone()),
+                        vec![Cmd::PrepareAction {
+                            id,
+                            request,
+                            executor,
+                            waves,
+                        }],
+                    ),
+                    Err(error) => {
+                        form.error = Some(error);
+                        (Stage::Prompt(form), Vec::new())
+                    }
+                }
+            }
+        }
+        Stage::Preview {
+            request,
+            preview,
+            scroll,
+        } => {
+            if preview.blocked.is_some() {
+                (
+                    Stage::Preview {
+                        request,
+                        preview,
+                        scroll,
+                    },
+                    Vec::new(),
+                )
+            } else {
+                (
+                    Stage::Confirm {
+                        request,
+                        preview,
+                        typed: String::new(),
+                        error: None,
+                    },
+                    Vec::new(),
+                )
+            }
+        }
+        Stage::Confirm {
+            request,
+            preview,
+            typed,
+            ..
+        } => match preview.expected_typing() {
+            Some(expected) if typed.trim() != expected => {
+                let error = Some(format!("type {expected} exactly to confirm"));
+                (
+                    Stage::Confirm {
+                        request,
+                        preview,
+                        typed,
+                        error,
+                    },
+                    Vec::new(),
+                )
+            }
+            _ => (
+                Stage::Running {
+                    request: request.clone(),
+                    lines: Vec::new(),
+                    finished: None,
+                    scroll_from_end: 0,
+                },
+                vec![Cmd::RunAction {
+                    id,
+                    request,
+                    executor,
+                    waves,
+                }],
+            ),
+        },
+        other => (other, Vec::new()),
+    };
+    flow.stage = next;
+    cmds
+}
+
+fn current(model: &mut Model, id: u64) -> Option<&mut ActionFlow> {
+    model.action.as_mut().filter(|flow| flow.id == id)
+}
+
+/// The effect's preview (or why there is none).
+pub fn on_prepared(model: &mut Model, id: u64, result: Result<ActionPreview, String>) {
+    let Some(flow) = current(model, id) else {
+        return;
+    };
+    let Stage::Preparing(request) = &flow.stage else {
+        return;
+    };
+    flow.stage = match result {
+        Ok(preview) => Stage::Preview {
+            request: request.clone(),
+            preview,
+            scroll: 0,
+        },
+        Err(message) => Stage::Failed { message },
+    };
+    model.dirty = true;
+}
+
+pub fn on_progress(model: &mut Model, id: u64, line: ProgressLine) {
+    let Some(flow) = current(model, id) else {
+        return;
+    };
+    if let Stage::Running { lines, .. } = &mut flow.stage {
+        if lines.len() >= MAX_PROGRESS_LINES {
+            lines.remove(0);
+        }
+        lines.push(line);
+        model.dirty = true;
+    }
+}
+
+pub fn on_finished(model: &mut Model, id: u64, end: Finished) {
+    let Some(flow) = current(model, id) else {
+        return;
+    };
+    let hidden = flow.hidden;
+    if let Stage::Running { finished, .. } = &mut flow.stage {
+        *finished = Some(end.clone());
+    }
+    if hidden {
+        flash(model, end.message, !end.ok);
+    }
+    model.dirty = true;
+}
