@@ -208,7 +208,9 @@ pub enum Stage {
         scroll_from_end: u16,
     },
     /// The preview could not be computed; nothing was changed.
-    Failed { message: String },
+    Failed {
+        message: String,
+    },
 }
 
 /// An action in the console: at most one at a time.
@@ -228,13 +230,7 @@ pub const MAX_PROGRESS_LINES: usize = 500;
 impl ActionFlow {
     /// Whether the action has started changing the cluster (esc no longer cancels).
     pub fn is_running(&self) -> bool {
-        matches!(
-            self.stage,
-            Stage::Running {
-                finished: None,
-                ..
-            }
-        )
+        matches!(self.stage, Stage::Running { finished: None, .. })
     }
 
     /// Whether the dialog currently reads typed text (so letters are input, not keys).
@@ -362,3 +358,7 @@ fn is_dns_label(name: &str) -> bool {
         && !name.starts_with('-')
         && !name.ends_with('-')
 }
+
+#[cfg(test)]
+#[path = "action_tests.rs"]
+mod tests;

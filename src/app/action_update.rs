@@ -73,10 +73,11 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         return Vec::new();
     }
     let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
-    if let Err(refused) = model
-        .settings
-        .guard
-        .check(&format!("run {} on {}", kind.name(), describe(&names)))
+    if let Err(refused) =
+        model
+            .settings
+            .guard
+            .check(&format!("run {} on {}", kind.name(), describe(&names)))
     {
         let reason = refused.to_string();
         flash(model, reason.clone(), true);
@@ -89,9 +90,11 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     }
     let first_row = nodes.first().and_then(|key| model.fleet.row(key));
     let form = match kind {
-        ActionKind::Rollout => {
-            rollout_form(&namespace, names, first_row.map_or("", |r| r.image.as_str()))
-        }
+        ActionKind::Rollout => rollout_form(
+            &namespace,
+            names,
+            first_row.map_or("", |r| r.image.as_str()),
+        ),
         ActionKind::Address => {
             let current = nodes
                 .first()
@@ -253,6 +256,11 @@ fn cancel(model: &mut Model) -> Vec<Cmd> {
             model.action = None;
             Vec::new()
         }
+        Stage::Prompt(_) => {
+            model.action = None;
+            flash(model, "cancelled; nothing was changed", false);
+            Vec::new()
+        }
         _ => {
             let id = flow.id;
             model.action = None;
@@ -270,9 +278,12 @@ fn confirm(model: &mut Model) -> Vec<Cmd> {
         return Vec::new();
     };
     let id = flow.id;
-    let stage = std::mem::replace(&mut flow.stage, Stage::Failed {
-        message: String::new(),
-    });
+    let stage = std::mem::replace(
+        &mut flow.stage,
+        Stage::Failed {
+            message: String::new(),
+        },
+    );
     let (next, cmds) = match stage {
         Stage::Prompt(mut form) => {
             // Enter on a field that is not the last moves on; on the last it validates.

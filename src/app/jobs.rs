@@ -69,8 +69,7 @@ async fn platform(env: &ActionEnv, client: &kube::Client) -> (PlatformConfig, Op
 }
 
 fn read_platform(path: &Path) -> Result<PlatformConfig, String> {
-    PlatformConfig::read_file(path)
-        .map_err(|e| format!("platform config {}: {e}", path.display()))
+    PlatformConfig::read_file(path).map_err(|e| format!("platform config {}: {e}", path.display()))
 }
 
 async fn read_node(cluster: &KubeCluster, namespace: &str, name: &str) -> Result<SeiNode, String> {
@@ -160,10 +159,7 @@ pub async fn prepare(
                 .iter()
                 .flat_map(|n| node_change_checks(namespace, n))
                 .collect();
-            (
-                checks,
-                format!("roll {} node(s) to {image}?", nodes.len()),
-            )
+            (checks, format!("roll {} node(s) to {image}?", nodes.len()))
         }
         ActionRequest::Address { node, address } => {
             let stored = read_node(&cluster, &node.namespace, &node.name).await?;
@@ -180,10 +176,7 @@ pub async fn prepare(
             }
             (
                 node_change_checks(&node.namespace, &node.name),
-                format!(
-                    "set the external address of {} to {address}?",
-                    node.name
-                ),
+                format!("set the external address of {} to {address}?", node.name),
             )
         }
         ActionRequest::Seed { node, .. } => {

@@ -107,8 +107,14 @@ pub enum Msg {
         result: Result<ActionPreview, String>,
     },
     /// A line of action `id`'s progress.
-    ActionProgress { id: u64, line: ProgressLine },
-    ActionFinished { id: u64, finished: Finished },
+    ActionProgress {
+        id: u64,
+        line: ProgressLine,
+    },
+    ActionFinished {
+        id: u64,
+        finished: Finished,
+    },
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
@@ -146,7 +152,9 @@ pub enum Cmd {
         waves: WaveDefaults,
     },
     /// Forget a prepared action (its generated seed key with it).
-    CancelAction { id: u64 },
+    CancelAction {
+        id: u64,
+    },
     /// Execute a confirmed action, sending progress and the result back.
     RunAction {
         id: u64,
@@ -225,6 +233,7 @@ pub struct Model {
     pub scope: Scope,
     pub screen: Screen,
     pub help_open: bool,
+    pub help_scroll: u16,
     pub input: Option<Input>,
     pub filter: Filter,
     pub sort: Sort,
@@ -260,6 +269,7 @@ impl Model {
             scope,
             screen: Screen::Fleet,
             help_open: false,
+            help_scroll: 0,
             input: None,
             filter: Filter::default(),
             sort: Sort::default(),

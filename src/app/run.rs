@@ -11,6 +11,7 @@ use jiff::Timestamp;
 use tokio::sync::mpsc;
 
 use super::effects::Effects;
+use super::jobs::{ActionEnv, default_driver_config};
 use super::model::{Model, Msg, Scope};
 use super::settings::FlagOverrides;
 use super::update::update;
@@ -39,6 +40,36 @@ pub struct RunOptions {
     /// `NO_COLOR` forces the plain theme whatever is chosen.
     pub no_color: bool,
     pub default_sidecar_image: Option<String>,
+    /// What operator actions need besides the connection.
+    pub actions: ActionSetup,
+}
+
+/// The parts of the action environment known before connecting.
+#[derive(Debug, Clone)]
+pub struct ActionSetup {
+    pub controller_namespace: String,
+    pub platform_file: Option<PathBuf>,
+    pub operator: String,
+    pub journal: Option<crate::journal::Journal>,
+}
+
+impl ActionSetup {
+    /// The environment of actions once connected: the sidecar transport from
+    /// `SEI_CONSOLE_SIDECAR_*` (the pod proxy needs the connection's config).
+    pub fn env(self, config: Option<kube::Config>) -> ActionEnv {
+        let sidecar =
+            crate::kube::sidecar_http::transport_from_env(|k| std::env::var(k).ok(), config)
+                .map(crate::kube::sidecar_http::HttpSidecar::new)
+                .map_err(|e| e.to_string());
+        ActionEnv {
+            controller_namespace: self.controller_namespace,
+            platform_file: self.platform_file,
+            sidecar,
+            operator: self.operator,
+            journal: self.journal,
+            driver: default_driver_config(),
+        }
+    }
 }
 
 /// Restores the terminal on every exit path, panics included (ratatui's init hook covers those).
@@ -80,7 +111,7 @@ pub fn key_from_crossterm(event: crossterm::event::KeyEvent) -> Option<Key> {
 /// Runs the console until the user quits. Connection errors before the first frame are
 /// returned (printed as one line); after that, errors show on screen and never end the loop.
 pub async fn run(options: RunOptions) -> Result<(), String> {
-    let conn = connect(options.kubeconfig.as_deref(), options.context.as_deref())
+    let mut conn = connect(options.kubeconfig.as_deref(), options.context.as_deref())
         .await
         .map_err(|e| e.to_string())?;
     let namespace = if options.all_namespaces {
@@ -104,8 +135,18 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
         options.default_sidecar_image.clone(),
     );
     model.configure(&options.config, options.flags);
+    // Read-only: besides the refusal in `update`, no request that changes anything can leave.
+    let guard = model.settings.guard;
+    if guard.is_read_only()
+        && let Some(config) = conn.config.clone()
+    {
+        conn.client = guard
+            .client(config)
+            .map_err(|e| format!("cannot create Kubernetes client: {e}"))?;
+    }
+    let env = options.actions.clone().env(conn.config.clone());
     let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
-    let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone());
+    let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone()).with_actions(env);
 
     let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
     let _guard = TerminalGuard;

@@ -1,9 +1,9 @@
 //! `update`: the only place the model changes. Pure: no I/O, no awaits, no terminal types.
+use super::action_update;
 use super::model::{
     Cmd, Flash, Input, InputKind, Model, Msg, NodePane, SavedSetting, Scope, Screen, WatchKind,
     WatchReport, WatchState,
 };
-use super::action_update;
 use super::settings::{next_theme, theme_name};
 use crate::actions::event::ActionKind;
 use crate::fleet::filter::Filter;
@@ -175,7 +175,17 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     model.settings.problems.clear();
     match action {
         Action::Quit => model.quit = true,
-        Action::ToggleHelp => model.help_open = !model.help_open,
+        Action::ToggleHelp => {
+            model.help_open = !model.help_open;
+            model.help_scroll = 0;
+        }
+        Action::Up | Action::Down if model.help_open => {
+            model.help_scroll = if action == Action::Up {
+                model.help_scroll.saturating_sub(1)
+            } else {
+                model.help_scroll.saturating_add(1).min(200)
+            };
+        }
         Action::StartFilter => {
             model.input = Some(Input {
                 kind: InputKind::Filter,

@@ -263,7 +263,7 @@ impl Session {
 
 /// The operator from the kubeconfig; `unknown` when it cannot be read (the action goes on, the
 /// API server authenticates anyway).
-fn operator_identity(global: &GlobalArgs) -> OperatorIdentity {
+pub(crate) fn operator_identity(global: &GlobalArgs) -> OperatorIdentity {
     let kubeconfig = match &global.kubeconfig {
         Some(path) => kube::config::Kubeconfig::read_from(path),
         None => kube::config::Kubeconfig::read(),
@@ -384,4 +384,3 @@ impl crate::operate::run::Report for Session {
         println!("{line}");
     }
 }
-

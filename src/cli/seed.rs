@@ -14,9 +14,9 @@ use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
-use crate::operate::steps::{SeedRequest, seed_node, seed_preview_text};
 use crate::journal::Outcome;
 use crate::operate::checks::seed_checks;
+use crate::operate::steps::{SeedRequest, seed_node, seed_preview_text};
 use crate::planner::{PlanContext, preview};
 use crate::ports::Clock;
 

@@ -1,6 +1,6 @@
 //! No subcommand: open the interactive console.
 use super::{CliError, GlobalArgs, logging};
-use crate::app::run::{RunOptions, run};
+use crate::app::run::{ActionSetup, RunOptions, run};
 use crate::app::settings::FlagOverrides;
 use crate::ui::theme::Theme;
 
@@ -27,6 +27,19 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
         },
         no_color: Theme::no_color_from_env(),
         default_sidecar_image: super::platform_image::default_sidecar_image()?,
+        actions: ActionSetup {
+            controller_namespace: std::env::var("SEI_CONSOLE_CONTROLLER_NAMESPACE")
+                .ok()
+                .filter(|ns| !ns.is_empty())
+                .unwrap_or_else(|| {
+                    crate::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE.to_owned()
+                }),
+            platform_file: std::env::var_os(super::platform_image::PLATFORM_CONFIG_ENV)
+                .filter(|p| !p.is_empty())
+                .map(std::path::PathBuf::from),
+            operator: super::action::operator_identity(global).to_string(),
+            journal: crate::journal::Journal::default_location().ok(),
+        },
     };
     run(options).await.map_err(CliError::Failed)
 }

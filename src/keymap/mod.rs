@@ -209,13 +209,15 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Node, keys: &["i"], action: Action::RolloutImage, help: "image rollout of this node" },
     Binding { context: Context::Node, keys: &["a"], action: Action::ChangeAddress, help: "external address of this node" },
     Binding { context: Context::Node, keys: &["p"], action: Action::ShowAction, help: "show the running or last action" },
-    Binding { context: Context::Dialog, keys: &["enter", "y"], action: Action::Confirm, help: "next field, then preview, confirm (y only where nothing is typed)" },
+    Binding { context: Context::Dialog, keys: &["enter", "y"], action: Action::Confirm, help: "next field, preview, confirm (y only where nothing is typed)" },
     Binding { context: Context::Dialog, keys: &["esc"], action: Action::Cancel, help: "cancel before execution; hide progress while it runs" },
     Binding { context: Context::Dialog, keys: &["tab"], action: Action::NextField, help: "next field" },
     Binding { context: Context::Dialog, keys: &["shift-tab"], action: Action::PreviousField, help: "previous field" },
     Binding { context: Context::Dialog, keys: &["j", "down"], action: Action::Down, help: "scroll down (next field in a form)" },
     Binding { context: Context::Dialog, keys: &["k", "up"], action: Action::Up, help: "scroll up (previous field in a form)" },
     Binding { context: Context::Help, keys: &["esc", "?"], action: Action::ToggleHelp, help: "close help" },
+    Binding { context: Context::Help, keys: &["j", "down"], action: Action::Down, help: "scroll help down" },
+    Binding { context: Context::Help, keys: &["k", "up"], action: Action::Up, help: "scroll help up" },
 ];
 
 /// Resolved bindings, ready for lookup.
@@ -337,13 +339,22 @@ mod tests {
             Some(Action::Quit)
         );
         assert_eq!(keymap.action(Context::Fleet, Key::char('x')), None);
+        // Dialogs own their keys: nothing global leaks in.
+        assert_eq!(keymap.action(Context::Dialog, Key::char('q')), None);
+        assert_eq!(
+            keymap.action(Context::Dialog, Key::char('y')),
+            Some(Action::Confirm)
+        );
     }
 
     #[test]
     fn help_lists_every_binding_once_grouped_by_context() {
         let sections = help_sections(DEFAULT_BINDINGS);
         let titles: Vec<_> = sections.iter().map(|s| s.title).collect();
-        assert_eq!(titles, ["Everywhere", "Fleet", "Node", "Help"]);
+        assert_eq!(
+            titles,
+            ["Everywhere", "Fleet", "Node", "Action dialogs", "Help"]
+        );
         let lines: usize = sections.iter().map(|s| s.lines.len()).sum();
         assert_eq!(lines, DEFAULT_BINDINGS.len());
         assert!(

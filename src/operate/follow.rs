@@ -35,16 +35,18 @@ pub async fn choose_executor(
             embedded: false,
             note: None,
         },
-        ExecutorMode::Auto => match controller_liveness(cluster, controller_namespace, now).await? {
-            ControllerLiveness::Live { holder } => ExecutorChoice {
-                embedded: false,
-                note: Some(format!("executor: controller ({holder})")),
-            },
-            ControllerLiveness::NotLive { reason } => ExecutorChoice {
-                embedded: true,
-                note: Some(format!("executor: embedded ({reason})")),
-            },
-        },
+        ExecutorMode::Auto => {
+            match controller_liveness(cluster, controller_namespace, now).await? {
+                ControllerLiveness::Live { holder } => ExecutorChoice {
+                    embedded: false,
+                    note: Some(format!("executor: controller ({holder})")),
+                },
+                ControllerLiveness::NotLive { reason } => ExecutorChoice {
+                    embedded: true,
+                    note: Some(format!("executor: embedded ({reason})")),
+                },
+            }
+        }
     })
 }
 

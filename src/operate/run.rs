@@ -186,10 +186,9 @@ impl Runner<'_> {
             if !wait {
                 continue;
             }
-            let results = futures::future::join_all(
-                to_follow.iter().map(|name| self.follow(name, report)),
-            )
-            .await;
+            let results =
+                futures::future::join_all(to_follow.iter().map(|name| self.follow(name, report)))
+                    .await;
             let mut halted = None;
             for (name, result) in to_follow.iter().zip(results) {
                 let one = [(*name).to_owned()];
@@ -232,15 +231,27 @@ impl Runner<'_> {
         let name = node.name();
         let nodes = vec![name.to_owned()];
         let detail = format!("external address {address}");
-        let (patched, plan) =
-            set_address(self.client, self.cluster, self.namespace(), name, address, ctx).await?;
+        let (patched, plan) = set_address(
+            self.client,
+            self.cluster,
+            self.namespace(),
+            name,
+            address,
+            ctx,
+        )
+        .await?;
         let uid = patched.metadata.uid.clone().unwrap_or_default();
         let from = match node.spec.external_address() {
             "" => "(unset)",
             from => from,
         };
-        self.event(name, &uid, &format!("external address {from} -> {address}"), report)
-            .await;
+        self.event(
+            name,
+            &uid,
+            &format!("external address {from} -> {address}"),
+            report,
+        )
+        .await;
         report.note(&format!("{name}: plan {} persisted", plan.id));
         self.journal(&nodes, &detail, Outcome::Started, None, report);
         if !wait {
@@ -254,7 +265,13 @@ impl Runner<'_> {
                 RunEnd::done("external address propagated")
             }
             Ok(Some(reason)) | Err(reason) => {
-                self.journal(&nodes, &detail, Outcome::Failed, Some(reason.clone()), report);
+                self.journal(
+                    &nodes,
+                    &detail,
+                    Outcome::Failed,
+                    Some(reason.clone()),
+                    report,
+                );
                 RunEnd::failed(name, format!("{}/{name}: {reason}", self.namespace()))
             }
         })
@@ -298,7 +315,13 @@ impl Runner<'_> {
             return Err(StepError(format!("{name}: no init plan: {reason}")));
         }
         let failed = |reason: String| {
-            self.journal(&nodes, &detail, Outcome::Failed, Some(reason.clone()), report);
+            self.journal(
+                &nodes,
+                &detail,
+                Outcome::Failed,
+                Some(reason.clone()),
+                report,
+            );
             (RunEnd::failed(name, reason), false)
         };
         match self.follow(name, report).await {

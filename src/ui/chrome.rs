@@ -124,6 +124,12 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         Line::styled(flash.text.clone(), style)
     } else {
         let mut spans = Vec::new();
+        if !model.marked.is_empty() {
+            spans.push(Span::styled(
+                format!("{} marked  ", model.marked.len()),
+                theme.accent,
+            ));
+        }
         if !model.filter.is_empty() {
             spans.push(Span::styled(
                 format!("filter: {}  ", model.filter),
@@ -131,8 +137,12 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             ));
         }
         let hints = match model.screen {
-            Screen::Fleet => "? help  / filter  : ns/ctx  enter open  s sort  S reverse  q quit",
-            Screen::Node(_) => "? help  tab next pane  j/k scroll  esc back  q quit",
+            Screen::Fleet => {
+                "? help  / filter  enter open  space mark  i image  a address  n seed  s sort  q quit"
+            }
+            Screen::Node(_) => {
+                "? help  tab next pane  j/k scroll  i image  a address  esc back  q quit"
+            }
         };
         spans.push(Span::styled(hints, theme.dim));
         Line::from(spans)

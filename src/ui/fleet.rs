@@ -40,6 +40,7 @@ fn max_width(column: Column) -> usize {
 fn cell_text(column: Column, row: &FleetRow, model: &Model) -> String {
     match column {
         Column::Namespace => row.key.namespace.clone(),
+        Column::Name if model.marked.contains(&row.key) => format!("✓{}", row.key.name),
         Column::Name => row.key.name.clone(),
         Column::Mode => text::mode_text(row).to_owned(),
         Column::Chain => row.chain_id.clone(),

@@ -21,6 +21,7 @@ const LEGEND: &[(&str, &str)] = &[
         "spec image differs from the observed one (drift)",
     ),
     ("⚠ ✖", "Warning event; StatefulSetRenderFailed"),
+    ("✓name", "node marked (space) for an image rollout"),
     (
         "STALE",
         "a watch failed; data is from the time shown, retrying",
@@ -48,7 +49,7 @@ pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
-pub fn render(theme: &Theme, frame: &mut Frame, area: Rect) {
+pub fn render(scroll: u16, theme: &Theme, frame: &mut Frame, area: Rect) {
     let lines = lines(theme);
     let width = area.width.saturating_sub(4).min(84);
     let height = area
@@ -65,7 +66,18 @@ pub fn render(theme: &Theme, frame: &mut Frame, area: Rect) {
     let block = Block::new()
         .borders(Borders::ALL)
         .border_style(theme.border)
-        .title(Line::styled(" Help — esc or ? closes ", theme.title))
+        .title(Line::styled(
+            " Help — esc or ? closes, j/k scroll ",
+            theme.title,
+        ))
         .style(theme.base);
-    frame.render_widget(Paragraph::new(lines).block(block), popup);
+    let last = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .saturating_sub(height.saturating_sub(2));
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .scroll((scroll.min(last), 0)),
+        popup,
+    );
 }

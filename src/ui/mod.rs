@@ -1,6 +1,7 @@
 //! ratatui views only: screens, widgets and the theme. `view` draws the model; it never
 //! changes it, never waits and never locks.
 pub mod chrome;
+pub mod dialog;
 pub mod fleet;
 pub mod help;
 pub mod node;
@@ -35,6 +36,12 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     }
     chrome::footer(model, theme, frame, footer);
     if model.help_open {
-        help::render(theme, frame, area);
+        help::render(model.help_scroll, theme, frame, area);
+    }
+    if let Some(flow) = model.action.as_ref().filter(|flow| !flow.hidden) {
+        dialog::render(flow, theme, frame, area);
     }
 }
+
+#[cfg(test)]
+mod dialog_tests;

@@ -47,6 +47,7 @@ impl Console {
             client: ns.client.clone(),
             context: "test".into(),
             default_namespace: ns.name.clone(),
+            config: None,
         };
         let mut effects = Effects::new(connection, tx, None);
         for cmd in model.init() {

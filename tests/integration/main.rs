@@ -8,6 +8,7 @@ mod common;
 mod address_cli;
 mod address_e2e;
 mod console;
+mod console_actions;
 mod control_plane;
 mod crd_validation;
 mod demo_fleet;

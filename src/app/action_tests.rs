@@ -1,0 +1,457 @@
+//! The action state machine: prompt → preview → confirmation → running, esc at every step,
+//! read-only refusal, multi-select, typed names for validators and seeds.
+use super::*;
+use crate::app::model::{Cmd, Model, Msg, Screen};
+use crate::app::tests::{demo_model, key, press};
+use crate::app::update::update;
+use crate::config::{ExecutorMode, WaveDefaults};
+use crate::keymap::{Key, KeyCode};
+use crate::kube::read_only::MutationGuard;
+
+pub fn preview(confirm_names: &[&str], blocked: Option<&str>) -> ActionPreview {
+    ActionPreview {
+        text: "Image pin rollout of sei/rpc-0\n  spec.image: a -> b\n".into(),
+        permissions: PermissionSummary {
+            checked: 4,
+            denied: Vec::new(),
+            error: None,
+        },
+        executor: "executor: embedded (no Lease)".into(),
+        blocked: blocked.map(str::to_owned),
+        confirm_names: confirm_names.iter().map(|n| (*n).to_owned()).collect(),
+        question: "roll 1 node(s) to b?".into(),
+    }
+}
+
+fn stage(model: &Model) -> &Stage {
+    &model.action.as_ref().expect("an action").stage
+}
+
+fn clear_and_type(model: &mut Model, text: &str) {
+    update(model, Msg::Key(Key::ctrl('u')));
+    press(model, text);
+}
+
+fn flow_id(model: &Model) -> u64 {
+    model.action.as_ref().expect("an action").id
+}
+
+const NEW: &str = "ghcr.io/sei-protocol/sei:v6.5.0";
+
+/// rpc-0 selected, `i` pressed, a new image typed and entered: the preview is being computed.
+fn rollout_preparing() -> (Model, Vec<Cmd>) {
+    let mut model = demo_model();
+    press(&mut model, "jj");
+    assert!(
+        press(&mut model, "i").is_empty(),
+        "a prompt asks nothing of the cluster"
+    );
+    clear_and_type(&mut model, NEW);
+    let cmds = key(&mut model, KeyCode::Enter);
+    (model, cmds)
+}
+
+#[test]
+fn rollout_goes_from_prompt_to_preview_to_confirmation_to_running() {
+    let (mut model, cmds) = rollout_preparing();
+    let request = ActionRequest::Rollout {
+        namespace: "sei".into(),
+        nodes: vec!["rpc-0".into()],
+        image: crate::actions::image_ref::ImageRef::parse(NEW).expect("image"),
+    };
+    let id = flow_id(&model);
+    assert_eq!(
+        cmds,
+        vec![Cmd::PrepareAction {
+            id,
+            request: request.clone(),
+            executor: ExecutorMode::Auto,
+            waves: WaveDefaults::default(),
+        }]
+    );
+    assert_eq!(stage(&model), &Stage::Preparing(request.clone()));
+    update(
+        &mut model,
+        Msg::ActionPrepared {
+            id,
+            result: Ok(preview(&[], None)),
+        },
+    );
+    assert!(matches!(stage(&model), Stage::Preview { .. }));
+    assert!(press(&mut model, "j").is_empty(), "j scrolls the preview");
+    key(&mut model, KeyCode::Enter);
+    assert!(matches!(stage(&model), Stage::Confirm { .. }));
+    let cmds = press(&mut model, "y");
+    assert_eq!(
+        cmds,
+        vec![Cmd::RunAction {
+            id,
+            request,
+            executor: ExecutorMode::Auto,
+            waves: WaveDefaults::default(),
+        }]
+    );
+    assert!(model.action.as_ref().is_some_and(ActionFlow::is_running));
+}
+
+#[test]
+fn the_prompt_validates_the_image_and_warns_without_a_digest() {
+    let mut model = demo_model();
+    press(&mut model, "jji");
+    let Stage::Prompt(form) = stage(&model) else {
+        panic!("prompt")
+    };
+    assert_eq!(
+        form.value(0),
+        "ghcr.io/sei-protocol/sei:v6.3.0",
+        "starts from the current image"
+    );
+    assert!(
+        form.warnings(crate::actions::event::ActionKind::Rollout)
+            .iter()
+            .any(|w| w.contains("digest")),
+        "{:?}",
+        form.warnings(crate::actions::event::ActionKind::Rollout)
+    );
+    clear_and_type(&mut model, "Not An Image!");
+    assert!(key(&mut model, KeyCode::Enter).is_empty());
+    let Stage::Prompt(form) = stage(&model) else {
+        panic!("still the prompt")
+    };
+    assert!(
+        form.error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("image: ")),
+        "{form:?}"
+    );
+    // q is text here, not quit.
+    press(&mut model, "q");
+    assert!(!model.quit);
+}
+
+#[test]
+fn esc_cancels_at_every_step_before_execution() {
+    let mut model = demo_model();
+    press(&mut model, "i");
+    assert!(key(&mut model, KeyCode::Esc).is_empty());
+    assert!(model.action.is_none());
+
+    let (mut model, _) = rollout_preparing();
+    let id = flow_id(&model);
+    assert_eq!(
+        key(&mut model, KeyCode::Esc),
+        vec![Cmd::CancelAction { id }]
+    );
+    assert!(model.action.is_none());
+    // The late preview of the cancelled action is ignored.
+    update(
+        &mut model,
+        Msg::ActionPrepared {
+            id,
+            result: Ok(preview(&[], None)),
+        },
+    );
+    assert!(model.action.is_none());
+
+    for steps in [1, 2] {
+        let (mut model, _) = rollout_preparing();
+        let id = flow_id(&model);
+        update(
+            &mut model,
+            Msg::ActionPrepared {
+                id,
+                result: Ok(preview(&[], None)),
+            },
+        );
+        if steps == 2 {
+            key(&mut model, KeyCode::Enter);
+            assert!(matches!(stage(&model), Stage::Confirm { .. }));
+        }
+        assert_eq!(
+            key(&mut model, KeyCode::Esc),
+            vec![Cmd::CancelAction { id }]
+        );
+        assert!(model.action.is_none());
+        assert!(
+            model
+                .flash
+                .as_ref()
+                .is_some_and(|f| f.text.contains("nothing was changed"))
+        );
+    }
+}
+
+#[test]
+fn validators_need_their_name_typed_exactly() {
+    let mut model = demo_model();
+    press(&mut model, "G");
+    assert_eq!(
+        model.selected_key().map(|k| k.name.as_str()),
+        Some("validator-0")
+    );
+    press(&mut model, "i");
+    clear_and_type(&mut model, NEW);
+    key(&mut model, KeyCode::Enter);
+    let id = flow_id(&model);
+    update(
+        &mut model,
+        Msg::ActionPrepared {
+            id,
+            result: Ok(preview(&["validator-0"], None)),
+        },
+    );
+    key(&mut model, KeyCode::Enter);
+    assert!(model.action.as_ref().is_some_and(ActionFlow::takes_text));
+    // y is text now; enter with a wrong name says what to type.
+    assert!(press(&mut model, "y").is_empty());
+    assert!(key(&mut model, KeyCode::Enter).is_empty());
+    let Stage::Confirm { error, .. } = stage(&model) else {
+        panic!("still confirming")
+    };
+    assert_eq!(
+        error.as_deref(),
+        Some("type validator-0 exactly to confirm")
+    );
+    clear_and_type(&mut model, "validator-0");
+    let cmds = key(&mut model, KeyCode::Enter);
+    assert!(
+        matches!(cmds.as_slice(), [Cmd::RunAction { .. }]),
+        "{cmds:?}"
+    );
+}
+
+#[test]
+fn a_blocked_preview_cannot_be_confirmed() {
+    let (mut model, _) = rollout_preparing();
+    let id = flow_id(&model);
+    update(
+        &mut model,
+        Msg::ActionPrepared {
+            id,
+            result: Ok(preview(&[], Some("the permission checks did not pass"))),
+        },
+    );
+    assert!(key(&mut model, KeyCode::Enter).is_empty());
+    assert!(press(&mut model, "y").is_empty());
+    assert!(matches!(stage(&model), Stage::Preview { .. }));
+}
+
+#[test]
+fn a_failed_preview_says_why_and_closes() {
+    let (mut model, _) = rollout_preparing();
+    let id = flow_id(&model);
+    update(
+        &mut model,
+        Msg::ActionPrepared {
+            id,
+            result: Err("SeiNode sei/rpc-0 not found".into()),
+        },
+    );
+    assert_eq!(
+        stage(&model),
+        &Stage::Failed {
+            message: "SeiNode sei/rpc-0 not found".into()
+        }
+    );
+    assert!(key(&mut model, KeyCode::Esc).is_empty());
+    assert!(model.action.is_none());
+}
+
+#[test]
+fn read_only_refuses_before_any_request_and_journals() {
+    let mut model = demo_model();
+    model.settings.guard = MutationGuard::new(true, false);
+    press(&mut model, "jj");
+    let cmds = press(&mut model, "i");
+    assert!(model.action.is_none());
+    let flash = model.flash.clone().expect("flash");
+    assert!(
+        flash.error
+            && flash
+                .text
+                .starts_with("read-only mode: refusing to run rollout on rpc-0"),
+        "{flash:?}"
+    );
+    assert!(
+        matches!(cmds.as_slice(), [Cmd::RecordRefusal { nodes, .. }] if nodes == &["rpc-0".to_owned()]),
+        "{cmds:?}"
+    );
+    for keys in ["a", "n"] {
+        let cmds = press(&mut model, keys);
+        assert!(model.action.is_none());
+        assert!(
+            matches!(cmds.as_slice(), [Cmd::RecordRefusal { .. }]),
+            "{cmds:?}"
+        );
+    }
+}
+
+#[test]
+fn space_marks_nodes_for_one_rollout() {
+    let mut model = demo_model();
+    press(&mut model, "jj");
+    key(&mut model, KeyCode::Char(' '));
+    key(&mut model, KeyCode::Char(' '));
+    assert_eq!(model.marked.len(), 2);
+    assert_eq!(model.selected, 4, "space moves down");
+    press(&mut model, "i");
+    let Stage::Prompt(form) = stage(&model) else {
+        panic!("prompt")
+    };
+    assert_eq!(form.nodes, ["rpc-0", "rpc-1"]);
+    key(&mut model, KeyCode::Esc);
+    // An address belongs to one node.
+    press(&mut model, "a");
+    assert!(model.action.is_none());
+    assert!(
+        model
+            .flash
+            .as_ref()
+            .is_some_and(|f| f.text.contains("one node"))
+    );
+    // Unmarking one leaves the other.
+    press(&mut model, "kk");
+    key(&mut model, KeyCode::Char(' '));
+    assert_eq!(model.marked.len(), 1);
+}
+
+#[test]
+fn the_node_screen_acts_on_its_node() {
+    let mut model = demo_model();
+    press(&mut model, "jjj");
+    key(&mut model, KeyCode::Enter);
+    assert!(matches!(model.screen, Screen::Node(_)));
+    press(&mut model, "a");
+    let Stage::Prompt(form) = stage(&model) else {
+        panic!("prompt")
+    };
+    assert_eq!(form.nodes, ["rpc-1"]);
+    clear_and_type(&mut model, "nohost");
+    key(&mut model, KeyCode::Enter);
+    let Stage::Prompt(form) = stage(&model) else {
+        panic!("prompt")
+    };
+    assert!(
+        form.error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("external address: ")),
+        "{form:?}"
+    );
+    clear_and_type(&mut model, "203.0.113.7:26656");
+    let cmds = key(&mut model, KeyCode::Enter);
+    assert!(
+        matches!(cmds.as_slice(), [Cmd::PrepareAction { request: ActionRequest::Address { node, .. }, .. }] if node.name == "rpc-1"),
+        "{cmds:?}"
+    );
+    // Esc cancels the dialog, not the node screen.
+    key(&mut model, KeyCode::Esc);
+    assert!(matches!(model.screen, Screen::Node(_)));
+}
+
+#[test]
+fn the_seed_form_moves_field_by_field_and_names_the_bad_one() {
+    let mut model = demo_model();
+    press(&mut model, "n");
+    let Stage::Prompt(form) = stage(&model) else {
+        panic!("prompt")
+    };
+    assert_eq!(form.fields.len(), 4);
+    assert_eq!(form.value(1), "pacific-1");
+    press(&mut model, "Seed_1");
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Enter);
+    assert!(key(&mut model, KeyCode::Enter).is_empty());
+    let Stage::Prompt(form) = stage(&model) else {
+        panic!("prompt")
+    };
+    assert!(
+        form.error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("name: ")),
+        "{form:?}"
+    );
+    key(&mut model, KeyCode::Tab);
+    assert_eq!(
+        match stage(&model) {
+            Stage::Prompt(form) => form.focus,
+            _ => 99,
+        },
+        0,
+        "tab wraps to the first field"
+    );
+    clear_and_type(&mut model, "seed-1");
+    key(&mut model, KeyCode::BackTab);
+    press(&mut model, "198.51.100.4:26656");
+    let cmds = key(&mut model, KeyCode::Enter);
+    assert!(
+        matches!(cmds.as_slice(), [Cmd::PrepareAction { request: ActionRequest::Seed { node, external_address: Some(_), .. }, .. }] if node.name == "seed-1"),
+        "{cmds:?}"
+    );
+}
+
+#[test]
+fn progress_streams_in_and_esc_hides_while_running() {
+    let (mut model, _) = rollout_preparing();
+    let id = flow_id(&model);
+    update(
+        &mut model,
+        Msg::ActionPrepared {
+            id,
+            result: Ok(preview(&[], None)),
+        },
+    );
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Enter);
+    let line = ProgressLine {
+        node: Some("rpc-0".into()),
+        text: "[1/7] apply-statefulset: submitted".into(),
+        tone: LineTone::Info,
+    };
+    update(
+        &mut model,
+        Msg::ActionProgress {
+            id,
+            line: line.clone(),
+        },
+    );
+    update(
+        &mut model,
+        Msg::ActionProgress {
+            id: id + 7,
+            line: line.clone(),
+        },
+    );
+    let Stage::Running { lines, .. } = stage(&model) else {
+        panic!("running")
+    };
+    assert_eq!(lines, &vec![line]);
+    // A second action cannot start while this one runs.
+    key(&mut model, KeyCode::Esc);
+    assert!(model.action.as_ref().is_some_and(|f| f.hidden));
+    press(&mut model, "i");
+    assert!(
+        model
+            .flash
+            .as_ref()
+            .is_some_and(|f| f.error && f.text.contains("running"))
+    );
+    update(
+        &mut model,
+        Msg::ActionFinished {
+            id,
+            finished: Finished {
+                ok: true,
+                message: "rollout complete".into(),
+            },
+        },
+    );
+    assert_eq!(
+        model.flash.as_ref().map(|f| f.text.as_str()),
+        Some("rollout complete")
+    );
+    press(&mut model, "p");
+    assert!(model.action.as_ref().is_some_and(|f| !f.hidden));
+    key(&mut model, KeyCode::Esc);
+    assert!(model.action.is_none(), "esc closes a finished action");
+}

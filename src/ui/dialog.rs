@@ -1,0 +1,311 @@
+//! The action dialog over the screen: prompt, preview, confirmation and progress. Every state
+//! is written in words and symbols, so the plain theme loses nothing.
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::theme::Theme;
+use crate::app::action::{ActionFlow, ActionPreview, ActionRequest, Form, LineTone, Stage};
+
+/// The body lines and the footer hint of the flow's current stage.
+fn content(flow: &ActionFlow, theme: &Theme) -> (Vec<Line<'static>>, &'static str) {
+    match &flow.stage {
+        Stage::Prompt(form) => (
+            prompt_lines(flow, form, theme),
+            "enter next/preview · tab field · esc cancel",
+        ),
+        Stage::Preparing(request) => {
+            let mut lines = request_lines(request, theme);
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "Computing the preview and asking the permission checks…",
+                theme.accent,
+            ));
+            (lines, "esc cancel")
+        }
+        Stage::Preview { preview, .. } => {
+            let hint = if preview.blocked.is_some() {
+                "esc close — nothing was changed · j/k scroll"
+            } else {
+                "enter/y continue · j/k scroll · esc cancel"
+            };
+            (preview_lines(preview, theme), hint)
+        }
+        Stage::Confirm {
+            preview,
+            typed,
+            error,
+            ..
+        } => {
+            let mut lines = vec![Line::styled(preview.question.clone(), theme.header)];
+            lines.push(Line::styled(preview.executor.clone(), theme.dim));
+            let hint = match preview.expected_typing() {
+                Some(expected) => {
+                    lines.push(Line::raw(""));
+                    lines.push(Line::from(vec![
+                        Span::raw("This touches a validator or seed. Type "),
+                        Span::styled(expected, theme.warn),
+                        Span::raw(" to confirm:"),
+                    ]));
+                    lines.push(Line::from(vec![
+                        Span::styled("> ", theme.title),
+                        Span::raw(typed.clone()),
+                        Span::styled("█", theme.accent),
+                    ]));
+                    "enter confirm · esc cancel"
+                }
+                None => "y/enter confirm · esc cancel",
+            };
+            if let Some(error) = error {
+                lines.push(Line::styled(format!("✗ {error}"), theme.bad));
+            }
+            (lines, hint)
+        }
+        Stage::Running {
+            request,
+            lines: progress,
+            finished,
+            ..
+        } => {
+            let mut lines = request_lines(request, theme);
+            for line in progress {
+                let style = match line.tone {
+                    LineTone::Info => Style::new(),
+                    LineTone::Good => theme.good,
+                    LineTone::Bad => theme.bad,
+                };
+                let text = match &line.node {
+                    Some(node) => format!("{node}: {}", line.text),
+                    None => line.text.clone(),
+                };
+                lines.push(Line::styled(text, style));
+            }
+            let hint = match finished {
+                None => "esc hide (the action goes on) · j/k scroll",
+                Some(_) => "esc close · j/k scroll",
+            };
+            (lines, hint)
+        }
+        Stage::Failed { message } => (
+            vec![
+                Line::styled(format!("✗ {message}"), theme.bad),
+                Line::raw("Nothing was changed."),
+            ],
+            "esc close",
+        ),
+    }
+}
+
+fn request_lines(request: &ActionRequest, theme: &Theme) -> Vec<Line<'static>> {
+    let text = match request {
+        ActionRequest::Rollout {
+            namespace,
+            nodes,
+            image,
+        } => format!("{namespace}: {} → {image}", nodes.join(", ")),
+        ActionRequest::Address { node, address } => {
+            format!("{}/{} → {address}", node.namespace, node.name)
+        }
+        ActionRequest::Seed {
+            node,
+            chain_id,
+            image,
+            ..
+        } => format!(
+            "{}/{} (chain {chain_id}, {image})",
+            node.namespace, node.name
+        ),
+    };
+    vec![Line::styled(text, theme.header)]
+}
+
+fn prompt_lines(flow: &ActionFlow, form: &Form, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if !form.nodes.is_empty() {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{}: ", form.namespace), theme.dim),
+            Span::styled(form.nodes.join(", "), theme.header),
+        ]));
+    } else {
+        lines.push(Line::styled(
+            format!("new seed in namespace {}", form.namespace),
+            theme.header,
+        ));
+    }
+    let width = form.fields.iter().map(|f| f.label.len()).max().unwrap_or(0);
+    for (index, field) in form.fields.iter().enumerate() {
+        let focused = index == form.focus;
+        let mut spans = vec![
+            Span::styled(
+                format!(
+                    "{}{:<width$} ",
+                    if focused { "›" } else { " " },
+                    field.label
+                ),
+                if focused { theme.title } else { theme.dim },
+            ),
+            Span::raw(field.value.clone()),
+        ];
+        if focused {
+            spans.push(Span::styled("█", theme.accent));
+        }
+        lines.push(Line::from(spans));
+        if focused {
+            lines.push(Line::styled(
+                format!("  {:width$} {}", "", field.hint),
+                theme.dim,
+            ));
+        }
+    }
+    for warning in form.warnings(flow.kind) {
+        lines.push(Line::styled(format!("⚠ {warning}"), theme.warn));
+    }
+    if let Some(error) = &form.error {
+        lines.push(Line::styled(format!("✗ {error}"), theme.bad));
+    }
+    lines
+}
+
+fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line<'static>> = preview
+        .text
+        .lines()
+        .map(|line| {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("warning:") {
+                Line::styled(format!("⚠ {trimmed}"), theme.warn)
+            } else if !line.starts_with(' ') {
+                Line::styled(line.to_owned(), theme.header)
+            } else {
+                Line::raw(line.to_owned())
+            }
+        })
+        .collect();
+    let permissions = &preview.permissions;
+    if let Some(error) = &permissions.error {
+        lines.push(Line::styled(format!("✗ permissions: {error}"), theme.bad));
+    } else if permissions.denied.is_empty() {
+        lines.push(Line::styled(
+            format!(
+                "✓ permissions: all {} calls allowed (SelfSubjectAccessReview)",
+                permissions.checked
+            ),
+            theme.good,
+        ));
+    } else {
+        lines.push(Line::styled(
+            format!(
+                "✗ permissions: {} of {} calls denied:",
+                permissions.denied.len(),
+                permissions.checked
+            ),
+            theme.bad,
+        ));
+        for denied in &permissions.denied {
+            lines.push(Line::styled(format!("  {denied}"), theme.bad));
+        }
+    }
+    lines.push(Line::styled(preview.executor.clone(), theme.dim));
+    if let Some(blocked) = &preview.blocked {
+        lines.push(Line::styled(
+            format!("✗ cannot go on: {blocked}"),
+            theme.bad,
+        ));
+    }
+    lines
+}
+
+/// The dialog's rectangle: centred, at most 100 wide, as tall as needed and fits.
+fn popup(area: Rect, wanted_height: usize) -> Rect {
+    let width = area.width.saturating_sub(2).min(100);
+    let height = u16::try_from(wanted_height)
+        .unwrap_or(u16::MAX)
+        .min(area.height.saturating_sub(2).max(3))
+        .min(area.height);
+    Rect {
+        x: area.x + (area.width.saturating_sub(width)) / 2,
+        y: area.y + (area.height.saturating_sub(height)) / 2,
+        width,
+        height,
+    }
+}
+
+/// The status line under the progress: running, or how it ended (wrapped, never cut).
+fn status_line(flow: &ActionFlow, theme: &Theme) -> Option<Line<'static>> {
+    let Stage::Running { finished, .. } = &flow.stage else {
+        return None;
+    };
+    Some(match finished {
+        None => Line::styled("▶ running…", theme.accent),
+        Some(end) if end.ok => Line::styled(format!("✓ {}", end.message), theme.good),
+        Some(end) => Line::styled(format!("✗ {}", end.message), theme.bad),
+    })
+}
+
+pub fn render(flow: &ActionFlow, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let (lines, hint) = content(flow, theme);
+    let status = status_line(flow, theme);
+    let running = matches!(flow.stage, Stage::Running { .. });
+    // Wide enough to estimate wrapped height: borders plus the footer hint.
+    let inner_width = usize::from(area.width.saturating_sub(4).min(98)).max(1);
+    let wrapped: usize = lines
+        .iter()
+        .map(|l| {
+            if running {
+                1
+            } else {
+                l.width().max(1).div_ceil(inner_width)
+            }
+        })
+        .sum();
+    let status_height = status
+        .as_ref()
+        .map_or(0, |l| l.width().max(1).div_ceil(inner_width));
+    let rect = popup(area, wrapped + status_height + 3);
+    frame.render_widget(Clear, rect);
+    let title = format!(" {} ", flow.title());
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_style(theme.border)
+        .title(Line::styled(title, theme.title))
+        .style(theme.base);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let status_rows = u16::try_from(status_height)
+        .unwrap_or(u16::MAX)
+        .min(inner.height.saturating_sub(2));
+    let [body, status_area, footer] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(status_rows),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    if let Some(status) = status {
+        frame.render_widget(
+            Paragraph::new(status).wrap(Wrap { trim: false }),
+            status_area,
+        );
+    }
+    let visible = usize::from(body.height);
+    let paragraph = match &flow.stage {
+        Stage::Running {
+            scroll_from_end, ..
+        } => {
+            // Follow the end of the progress, unless scrolled back.
+            let end = lines
+                .len()
+                .saturating_sub(usize::from(*scroll_from_end))
+                .max(visible.min(lines.len()));
+            let start = end.saturating_sub(visible);
+            Paragraph::new(lines[start..end].to_vec())
+        }
+        Stage::Preview { scroll, .. } => Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((*scroll, 0)),
+        _ => Paragraph::new(lines).wrap(Wrap { trim: false }),
+    };
+    frame.render_widget(paragraph, body);
+    frame.render_widget(Paragraph::new(Line::styled(hint, theme.dim)), footer);
+}

@@ -1,0 +1,267 @@
+//! An image rollout driven through the console's model and effects (no terminal) against the
+//! real control plane, with the stand-in sidecars and the embedded executor: `i`, the image
+//! typed, the preview computed by the effect (plan, permission checks), `y`, and the SeiNode
+//! reaching the new image; the journal and the Console Event record it.
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::{Event, ServiceAccount};
+use kube::api::{DynamicObject, ListParams, PostParams};
+use sei_console::app::action::Stage;
+use sei_console::app::effects::Effects;
+use sei_console::app::jobs::{ActionEnv, default_driver_config};
+use sei_console::app::model::{Model, Msg, Scope};
+use sei_console::app::update::update;
+use sei_console::config::ExecutorMode;
+use sei_console::journal::Journal;
+use sei_console::keymap::{Key, KeyCode};
+use sei_console::kube::client::Connection;
+use sei_console::kube::sidecar_http::{HttpSidecar, transport_from_env};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::common::{TestNamespace, control_plane, seinode_resource};
+
+const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
+const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
+const DEADLINE: Duration = Duration::from_secs(120);
+
+fn console_env() -> HashMap<String, String> {
+    std::fs::read_to_string(control_plane().dir.join("console.env"))
+        .expect("start writes DIR/console.env")
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect()
+}
+
+struct Console {
+    model: Model,
+    effects: Effects,
+    rx: mpsc::Receiver<Msg>,
+}
+
+impl Console {
+    fn send(&mut self, msg: Msg) {
+        for cmd in update(&mut self.model, msg) {
+            self.effects.run(cmd);
+        }
+    }
+
+    fn key(&mut self, key: Key) {
+        self.send(Msg::Key(key));
+    }
+
+    fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(Key::char(c));
+        }
+    }
+
+    async fn until(&mut self, what: &str, done: impl Fn(&Model) -> bool) {
+        let deadline = Instant::now() + DEADLINE;
+        while !done(&self.model) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}: {:#?}",
+                self.model.action
+            );
+            if let Ok(Some(msg)) =
+                tokio::time::timeout(Duration::from_millis(200), self.rx.recv()).await
+            {
+                self.send(msg);
+                while let Ok(msg) = self.rx.try_recv() {
+                    self.send(msg);
+                }
+                self.model.refresh_views();
+            }
+        }
+    }
+}
+
+async fn init_with_exec(ns: &TestNamespace, name: &str, state: &std::path::Path) {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
+        .envs(console_env())
+        .env("XDG_STATE_HOME", state)
+        .env("XDG_CONFIG_HOME", state)
+        .args([
+            "exec",
+            name,
+            "-n",
+            &ns.name,
+            "--executor",
+            "embedded",
+            "--yes",
+        ])
+        .args(["--max-wait-ms", "300", "--timeout", "90"])
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("run sei-console exec");
+    assert!(
+        output.status.success(),
+        "init of {name}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[tokio::test]
+async fn an_image_rollout_from_the_console_reaches_the_node() {
+    let ns = TestNamespace::new("console-actions").await;
+    let sa: ServiceAccount =
+        serde_json::from_value(json!({"metadata": {"name": "seid-node"}})).expect("sa");
+    ns.api::<ServiceAccount>()
+        .create(&PostParams::default(), &sa)
+        .await
+        .expect("service account");
+    let state = tempfile::Builder::new()
+        .prefix("console-actions")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("tempdir");
+    let mut node = DynamicObject::new("full-0", &seinode_resource());
+    node.data = json!({"spec": {"chainId": "pacific-1", "image": OLD, "fullNode": {}}});
+    ns.seinodes()
+        .create(&PostParams::default(), &node)
+        .await
+        .expect("create SeiNode");
+    init_with_exec(&ns, "full-0", state.path()).await;
+
+    let env = console_env();
+    let transport = transport_from_env(|k| env.get(k).cloned(), None).expect("sidecar env");
+    let journal = Journal::at(state.path().join("journal.jsonl"));
+    let mut driver = default_driver_config();
+    driver.max_wait = Duration::from_millis(300);
+    driver.deadline = Duration::from_secs(90);
+    let actions = ActionEnv {
+        controller_namespace: env
+            .get("SEI_CONSOLE_CONTROLLER_NAMESPACE")
+            .cloned()
+            .expect("controller namespace"),
+        platform_file: None,
+        sidecar: Ok(HttpSidecar::new(transport)),
+        operator: "tester (context test)".into(),
+        journal: Some(journal.clone()),
+        driver,
+    };
+    let scope = Scope {
+        context: "test".into(),
+        namespace: Some(ns.name.clone()),
+    };
+    let mut model = Model::new(scope, Timestamp::now(), None);
+    model.settings.executor = ExecutorMode::Embedded;
+    let (tx, rx) = mpsc::channel(4096);
+    let connection = Connection {
+        client: ns.client.clone(),
+        context: "test".into(),
+        default_namespace: ns.name.clone(),
+        config: None,
+    };
+    let mut effects = Effects::new(connection, tx, None).with_actions(actions);
+    for cmd in model.init() {
+        effects.run(cmd);
+    }
+    let mut console = Console { model, effects, rx };
+    console
+        .until("the node row", |m| m.listing.keys.len() == 1)
+        .await;
+
+    console.key(Key::char('i'));
+    console.key(Key::ctrl('u'));
+    console.type_text(NEW);
+    console.key(Key::plain(KeyCode::Enter));
+    console
+        .until("the preview", |m| {
+            m.action
+                .as_ref()
+                .is_some_and(|f| !matches!(f.stage, Stage::Preparing(_)))
+        })
+        .await;
+    let Some(Stage::Preview { preview, .. }) = console.model.action.as_ref().map(|f| &f.stage)
+    else {
+        panic!("no preview: {:#?}", console.model.action);
+    };
+    assert!(preview.text.contains("Update plan"), "{}", preview.text);
+    assert!(
+        preview
+            .text
+            .contains("warning: image is not pinned by digest")
+    );
+    assert!(preview.permissions.allowed(), "{:?}", preview.permissions);
+    assert_eq!(preview.permissions.checked, 4);
+    assert_eq!(preview.blocked, None);
+    console.key(Key::plain(KeyCode::Enter));
+    console.key(Key::char('y'));
+    console
+        .until("the rollout to finish", |m| {
+            m.action.as_ref().is_some_and(|f| {
+                matches!(
+                    &f.stage,
+                    Stage::Running {
+                        finished: Some(_),
+                        ..
+                    }
+                )
+            })
+        })
+        .await;
+    let Some(Stage::Running {
+        lines, finished, ..
+    }) = console.model.action.as_ref().map(|f| &f.stage)
+    else {
+        panic!("not running");
+    };
+    let end = finished.as_ref().expect("finished");
+    let shown: Vec<String> = lines.iter().map(|l| l.text.clone()).collect();
+    assert!(end.ok, "{end:?}\n{shown:#?}");
+    assert_eq!(end.message, "rollout complete");
+    assert!(
+        shown.iter().any(|l| l == "wave 1 of 1: full-0"),
+        "{shown:#?}"
+    );
+    assert!(
+        shown.iter().any(|l| l.contains("observe-image")),
+        "task progress streamed: {shown:#?}"
+    );
+
+    let stored = ns.seinodes().get("full-0").await.expect("get");
+    assert_eq!(stored.data["spec"]["image"], NEW);
+    assert_eq!(stored.data["status"]["currentImage"], NEW);
+    assert_eq!(stored.data["status"]["phase"], "Running");
+    // The watch shows it too.
+    console
+        .until("the row to show the new image", |m| {
+            m.fleet
+                .rows()
+                .any(|r| r.current_image.as_deref() == Some(NEW))
+        })
+        .await;
+
+    let outcomes: Vec<String> = journal
+        .read()
+        .expect("journal")
+        .entries
+        .iter()
+        .map(|e| e.outcome.name().to_owned())
+        .collect();
+    assert_eq!(outcomes, ["started", "succeeded"]);
+    let events = ns
+        .api::<Event>()
+        .list(&ListParams::default())
+        .await
+        .expect("events");
+    assert!(
+        events
+            .items
+            .iter()
+            .any(|e| {
+                e.reason.as_deref() == Some("ConsoleImageRollout")
+                    && e.message.as_deref().is_some_and(|m| {
+                        m.starts_with("tester (context test) via sei-console: image")
+                    })
+            }),
+        "no Console Event"
+    );
+}
