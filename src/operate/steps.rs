@@ -201,7 +201,7 @@ pub fn seed_preview_text(
             let _ = writeln!(text, "  peer: {node_id}@{address}");
         }
         None => {
-            let _ = writeln!(text, "  peer: needs an external address HOST:PORT");
+            let _ = writeln!(text, "  peer: needs --external-address HOST:PORT");
         }
     }
     if let Some(plan) = plan {
