@@ -34,8 +34,11 @@ pub enum FleetDelta {
     StatefulSet(Delta<StatefulSet>),
     /// The selected node's Pods.
     Pod(Delta<Pod>),
-    /// Events about the selected node's StatefulSet and Pods.
+    /// Events about the selected node's Pod.
     DetailEvent(Delta<Event>),
+    /// Events about the selected node's StatefulSet (a separate watch: field selectors cannot
+    /// match two kinds, and each watch's relist must replace only its own events).
+    StatefulSetEvent(Delta<Event>),
 }
 
 /// Every watched object plus the derived fleet rows.
@@ -46,6 +49,7 @@ pub struct Fleet {
     pub statefulsets: Store<StatefulSet>,
     pub pods: Store<Pod>,
     pub detail_events: Store<Event>,
+    pub statefulset_events: Store<Event>,
     event_index: EventIndex,
     rows: BTreeMap<ObjectKey, FleetRow>,
     default_sidecar_image: Option<String>,
@@ -80,6 +84,10 @@ impl Fleet {
             }
             FleetDelta::DetailEvent(delta) => {
                 let change = self.detail_events.apply(delta);
+                self.bump_if(change);
+            }
+            FleetDelta::StatefulSetEvent(delta) => {
+                let change = self.statefulset_events.apply(delta);
                 self.bump_if(change);
             }
         }
@@ -163,6 +171,7 @@ impl Fleet {
         self.statefulsets.clear();
         self.pods.clear();
         self.detail_events.clear();
+        self.statefulset_events.clear();
         self.bump();
     }
 
