@@ -246,26 +246,35 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
         return Err(CliError::Failed(format!("{name}: no init plan: {reason}")));
     }
     let executor = session.executor(&args.action);
-    if let Some(reason) = execution
+    let failure = match execution
         .follow_plan(&session, executor, &args.action.controller_namespace, name)
-        .await?
+        .await
     {
+        Ok(None) => None,
+        Ok(Some(reason)) => Some(format!("{}/{name}: {reason}", session.namespace)),
+        // A render failure (with its fix) or a driver error, already naming the node.
+        Err(CliError::Failed(reason)) => Some(reason),
+        Err(other) => return Err(other),
+    };
+    if let Some(reason) = failure {
         session.journal(&nodes, &detail, Outcome::Failed, Some(reason.clone()));
         return Ok(result(
             &session,
             false,
-            &format!("{}/{name}: {reason}", session.namespace),
+            &reason,
             &node_id,
             peer.as_deref(),
             false,
         ));
     }
     let target = SidecarTarget::new(&session.namespace, name);
-    let reported = execution.sidecar.node_id(&target).await.map_err(|e| {
-        CliError::Failed(format!(
-            "the seed runs but its sidecar's node ID could not be read: {e}"
-        ))
-    })?;
+    let reported = read_node_id(&execution.sidecar, &target)
+        .await
+        .map_err(|e| {
+            CliError::Failed(format!(
+                "the seed runs but its sidecar's node ID could not be read: {e}"
+            ))
+        })?;
     if reported != node_id {
         let reason = format!("the sidecar reports NodeID {reported}, the key says {node_id}");
         session.journal(&nodes, &detail, Outcome::Failed, Some(reason.clone()));
@@ -296,6 +305,27 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
         peer.as_deref(),
         true,
     ))
+}
+
+/// How long a Running seed's sidecar may keep answering "node key not there yet".
+const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// `/v0/node-id`, retried while the answer is transient (the key file can appear a moment after
+/// the pod starts), bounded by [`NODE_ID_DEADLINE`].
+async fn read_node_id(
+    sidecar: &dyn SidecarApi,
+    target: &SidecarTarget,
+) -> Result<String, crate::ports::SidecarError> {
+    let deadline = tokio::time::Instant::now() + NODE_ID_DEADLINE;
+    loop {
+        match sidecar.node_id(target).await {
+            Err(err) if err.is_transient() && tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(NODE_ID_POLL).await;
+            }
+            answer => return answer,
+        }
+    }
 }
 
 fn seed_node(

@@ -18,6 +18,7 @@ mod rollout_cli;
 mod rollout_e2e;
 mod safety;
 mod seed_cli;
+mod seed_e2e;
 mod seinode_workload;
 mod sidecar_standins;
 mod statefulset_rollout;
