@@ -16,6 +16,7 @@ mod exec;
 mod render_dry_run;
 mod rollout_cli;
 mod rollout_e2e;
+mod rollout_waves;
 mod safety;
 mod seed_cli;
 mod seed_e2e;

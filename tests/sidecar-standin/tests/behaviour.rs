@@ -327,8 +327,7 @@ async fn a_listed_task_type_fails_until_the_fail_file_is_cleared_then_the_same_i
     let fail_file = h.home.join(sidecar_standin::tasks::FAIL_TASKS_FILE);
     std::fs::write(&fail_file, "mark-not-ready\nstop-seid\n").expect("fail file");
     let id = new_id();
-    h.post_task(json!({"id": id, "type": "stop-seid"}))
-        .await;
+    h.post_task(json!({"id": id, "type": "stop-seid"})).await;
     let failed = h.wait_terminal(&id).await;
     assert_eq!(failed["status"], "failed");
     assert_eq!(
@@ -337,12 +336,12 @@ async fn a_listed_task_type_fails_until_the_fail_file_is_cleared_then_the_same_i
     );
     // Types not listed run as usual.
     let ready = new_id();
-    h.post_task(json!({"id": ready, "type": "mark-ready"})).await;
+    h.post_task(json!({"id": ready, "type": "mark-ready"}))
+        .await;
     assert_eq!(h.wait_terminal(&ready).await["status"], "completed");
 
     std::fs::remove_file(&fail_file).expect("clear fail file");
-    h.post_task(json!({"id": id, "type": "stop-seid"}))
-        .await;
+    h.post_task(json!({"id": id, "type": "stop-seid"})).await;
     let rerun = h.wait_terminal(&id).await;
     assert_eq!(rerun["run"], 2);
     assert_eq!(rerun["status"], "completed");
