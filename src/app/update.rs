@@ -37,8 +37,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
                 model.scope_epoch
             };
             if epoch == current {
+                // An object re-sent unchanged (a relist after a reconnect) moves no revision.
+                let before = model.fleet.revision();
                 model.fleet.apply(delta);
-                model.dirty = true;
+                model.dirty |= model.fleet.revision() != before;
             }
             Vec::new()
         }

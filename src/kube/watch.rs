@@ -122,7 +122,7 @@ pub async fn run_watch<K>(
 fn slim<K: Resource>(mut object: K) -> K {
     object.managed_fields_mut().clear();
     if let Some(annotations) = object.meta_mut().annotations.as_mut() {
-        annotations.remove("kubectl.kubernetes.io/last-applied-configuration");
+        annotations.remove(crate::fleet::LAST_APPLIED_ANNOTATION);
     }
     object
 }
