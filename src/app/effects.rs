@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::api::Api;
-use kube::runtime::watcher;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
@@ -14,7 +13,7 @@ use crate::api::SeiNode;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::ObjectKey;
 use crate::kube::client::{Connection, connect};
-use crate::kube::watch::{PAGE_SIZE, run_watch};
+use crate::kube::watch::{run_watch, watch_config};
 
 /// Field selector of the fleet-wide event watch.
 pub const NODE_EVENTS_SELECTOR: &str = "involvedObject.kind=SeiNode";
@@ -159,7 +158,7 @@ async fn watch_scope(
         },
     };
     let ns = scope.namespace.as_deref();
-    let config = watcher::Config::default().page_size(PAGE_SIZE);
+    let config = watch_config();
     let nodes = run_watch(
         scoped::<SeiNode>(conn.client.clone(), ns),
         config.clone(),
@@ -194,7 +193,7 @@ async fn watch_detail(
     };
     let Some(conn) = conn else { return };
     let ns = Some(node.namespace.as_str());
-    let config = watcher::Config::default().page_size(PAGE_SIZE);
+    let config = watch_config();
     let statefulset = run_watch(
         scoped::<StatefulSet>(conn.client.clone(), ns),
         config

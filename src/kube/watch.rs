@@ -20,6 +20,11 @@ use crate::fleet::store::Delta;
 /// Initial list page size (kubectl's chunk size): pages keep the relist peak low and paint the
 /// first rows before the whole list has arrived.
 pub const PAGE_SIZE: u32 = 500;
+
+/// The watcher configuration of every console watch (selectors are added by the caller).
+pub fn watch_config() -> watcher::Config {
+    watcher::Config::default().page_size(PAGE_SIZE)
+}
 const BACKOFF_START: Duration = Duration::from_millis(500);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 
