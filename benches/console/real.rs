@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
-use kube::runtime::watcher;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sei_console::api::{NodeMode, SeiNode};
@@ -15,10 +14,13 @@ use sei_console::app::update::update;
 use sei_console::fleet::store::Delta;
 use sei_console::fleet::{FleetDelta, sample};
 use sei_console::kube::client::connect;
-use sei_console::kube::watch::{PAGE_SIZE, run_watch};
+use sei_console::kube::watch::{PAGE_SIZE, run_watch, watch_config};
 use sei_console::ui::theme::Theme;
 
 const CREATE_CONCURRENCY: usize = 16;
+/// The app loop's frame interval and batch bound (src/app/run.rs).
+const FRAME: Duration = Duration::from_millis(33);
+const MAX_BATCH: usize = 4096;
 const CREATE_DEADLINE: Duration = Duration::from_secs(900);
 
 async fn ensure_fleet(client: kube::Client, namespace: &str, n: usize) -> Result<(), String> {
@@ -112,6 +114,8 @@ pub async fn run(kubeconfig: &str, n: usize) {
         context: conn.context.clone(),
         namespace: None,
     };
+    let heap_before = super::live_heap();
+    let rss_before = super::rss_bytes();
     let mut model = Model::new(scope, jiff::Timestamp::now(), None);
     model.size = (200, 50);
     model.init();
@@ -122,26 +126,52 @@ pub async fn run(kubeconfig: &str, n: usize) {
     let start = Instant::now();
     let watch = tokio::spawn(run_watch(
         Api::<SeiNode>::all(conn.client.clone()),
-        watcher::Config::default().page_size(PAGE_SIZE),
+        watch_config(),
         WatchKind::Nodes,
         epoch,
         tx,
         FleetDelta::Node,
     ));
+    // Paced like the app loop (src/app/run.rs): a dirty model draws at most once per frame.
     let mut first_paint = None;
     let mut full_sync = None;
+    let mut synced = false;
+    let mut last_draw: Option<Instant> = None;
+    let mut frames = 0;
     let deadline = Instant::now() + Duration::from_secs(120);
     while full_sync.is_none() && Instant::now() < deadline {
-        let Ok(Some(msg)) = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await else {
-            break;
-        };
-        let mut batch = vec![msg];
-        while let Ok(more) = rx.try_recv() {
-            batch.push(more);
+        let due = last_draw.is_none_or(|at| at.elapsed() >= FRAME);
+        if model.dirty && due {
+            model.refresh_views();
+            terminal
+                .draw(|f| sei_console::ui::view(&model, &theme, f))
+                .expect("draw");
+            model.dirty = false;
+            last_draw = Some(Instant::now());
+            frames += 1;
+            if first_paint.is_none() && !model.listing.keys.is_empty() {
+                first_paint = Some(start.elapsed());
+            }
+            if synced {
+                full_sync = Some(start.elapsed());
+            }
+            continue;
         }
-        let mut done = false;
-        for msg in batch {
-            done |= matches!(
+        let wait = if model.dirty {
+            last_draw.map_or(Duration::ZERO, |at| FRAME.saturating_sub(at.elapsed()))
+        } else {
+            Duration::from_secs(5)
+        };
+        let msg = match tokio::time::timeout(wait, rx.recv()).await {
+            Ok(Some(msg)) => msg,
+            Ok(None) => break,
+            Err(_) if model.dirty => continue,
+            Err(_) => break,
+        };
+        let mut next = Some(msg);
+        let mut handled = 0;
+        while let Some(msg) = next {
+            synced |= matches!(
                 &msg,
                 Msg::Delta {
                     delta: FleetDelta::Node(Delta::RelistDone),
@@ -149,16 +179,12 @@ pub async fn run(kubeconfig: &str, n: usize) {
                 }
             );
             update(&mut model, msg);
-        }
-        model.refresh_views();
-        terminal
-            .draw(|f| sei_console::ui::view(&model, &theme, f))
-            .expect("draw");
-        if first_paint.is_none() && !model.listing.keys.is_empty() {
-            first_paint = Some(start.elapsed());
-        }
-        if done {
-            full_sync = Some(start.elapsed());
+            handled += 1;
+            next = if handled < MAX_BATCH {
+                rx.try_recv().ok()
+            } else {
+                None
+            };
         }
     }
     watch.abort();
@@ -171,9 +197,21 @@ pub async fn run(kubeconfig: &str, n: usize) {
         first_paint.unwrap_or_default()
     );
     println!(
-        "  full sync painted           {:>9.1?}   budget <= 1.5 s",
+        "  full sync painted           {:>9.1?}   budget <= 1.5 s ({frames} frames drawn)",
         full_sync.unwrap_or_default()
     );
+    let held = super::live_heap().0.saturating_sub(heap_before.0);
+    println!(
+        "  live heap after sync        {:>7.1} MiB, {:.2} KiB/node",
+        held as f64 / 1048576.0,
+        held as f64 / 1024.0 / model.fleet.len().max(1) as f64
+    );
+    if let (Some(before), Some(after)) = (rss_before, super::rss_bytes()) {
+        println!(
+            "  RSS growth after sync       {:>7.1} MiB",
+            after.saturating_sub(before) as f64 / 1048576.0
+        );
+    }
     match status {
         Ok(s) if s.success() => {
             println!("  kubectl get seinodes -A -o json  {kubectl_time:>9.1?} (same run)")

@@ -6,4 +6,5 @@ pub mod event;
 pub mod image_ref;
 pub mod node_key;
 pub mod preview;
+pub mod render_fix;
 pub mod waves;

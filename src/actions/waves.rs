@@ -1,5 +1,8 @@
 //! Waves of a multi-node rollout: `canary` nodes alone first, then batches of `batch` nodes.
 //! Each wave starts only when the previous one completed; the first failure halts the rest.
+use k8s_openapi::api::core::v1::Pod;
+
+use crate::api::{PlanPhase, SeiNode};
 
 /// Splits `nodes` (in the operator's order) into waves.
 pub fn plan_waves<T: Clone>(nodes: &[T], canary: u32, batch: u32) -> Vec<Vec<T>> {
@@ -13,9 +16,119 @@ pub fn plan_waves<T: Clone>(nodes: &[T], canary: u32, batch: u32) -> Vec<Vec<T>>
     waves
 }
 
+/// Where a node stands against the image being rolled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeRollState {
+    /// `spec.image` and `status.currentImage` are the image and no plan is Active: a resumed
+    /// rollout leaves it alone.
+    Done,
+    /// Something is left to do.
+    ToRoll,
+}
+
+/// Whether `node` still needs rolling to `image`.
+pub fn roll_state(node: &SeiNode, image: &str) -> NodeRollState {
+    let status = node.status.as_ref();
+    let current = status.map_or("", |s| s.current_image());
+    let active_plan = status
+        .and_then(|s| s.plan.as_ref())
+        .is_some_and(|p| p.phase == PlanPhase::Active);
+    if node.spec.image == image && current == image && !active_plan {
+        NodeRollState::Done
+    } else {
+        NodeRollState::ToRoll
+    }
+}
+
+/// The gate a node passes before the next wave starts, once its plan is Complete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gate {
+    Passed,
+    /// Not yet, and why (for the timeout message).
+    Waiting(String),
+}
+
+/// `status.currentImage == image` and the node's pod `<node>-0` is Ready.
+pub fn wave_gate(node: &SeiNode, pod: Option<&Pod>, image: &str) -> Gate {
+    let current = node.status.as_ref().map_or("", |s| s.current_image());
+    if current != image {
+        return Gate::Waiting(format!("currentImage is {current:?}, not {image:?}"));
+    }
+    let Some(pod) = pod else {
+        return Gate::Waiting(format!("pod {}-0 does not exist", node.name()));
+    };
+    let ready = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|conditions| {
+            conditions
+                .iter()
+                .any(|c| c.type_ == "Ready" && c.status == "True")
+        });
+    if ready {
+        Gate::Passed
+    } else {
+        Gate::Waiting(format!("pod {}-0 is not Ready", node.name()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::TaskPlan;
+
+    fn node(image: &str, current: &str) -> SeiNode {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "sei.io/v1alpha1", "kind": "SeiNode",
+            "metadata": {"name": "full-0", "namespace": "ns"},
+            "spec": {"chainId": "pacific-1", "image": image, "fullNode": {}},
+            "status": {"phase": "Running", "currentImage": current}
+        }))
+        .expect("node")
+    }
+
+    fn pod(ready: &str) -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "full-0-0"},
+            "status": {"conditions": [{"type": "Ready", "status": ready}]}
+        }))
+        .expect("pod")
+    }
+
+    #[test]
+    fn a_node_on_the_image_without_an_active_plan_is_done() {
+        assert_eq!(roll_state(&node("b", "b"), "b"), NodeRollState::Done);
+        assert_eq!(roll_state(&node("b", "a"), "b"), NodeRollState::ToRoll);
+        assert_eq!(roll_state(&node("a", "a"), "b"), NodeRollState::ToRoll);
+        let mut active = node("b", "b");
+        let plan: TaskPlan = serde_json::from_value(serde_json::json!({
+            "id": "p", "phase": "Active", "tasks": []
+        }))
+        .expect("plan");
+        active.status.as_mut().expect("status").plan = Some(plan);
+        assert_eq!(roll_state(&active, "b"), NodeRollState::ToRoll);
+    }
+
+    #[test]
+    fn the_gate_needs_the_current_image_and_a_ready_pod() {
+        assert_eq!(
+            wave_gate(&node("b", "b"), Some(&pod("True")), "b"),
+            Gate::Passed
+        );
+        assert_eq!(
+            wave_gate(&node("b", "a"), Some(&pod("True")), "b"),
+            Gate::Waiting("currentImage is \"a\", not \"b\"".into())
+        );
+        assert_eq!(
+            wave_gate(&node("b", "b"), Some(&pod("False")), "b"),
+            Gate::Waiting("pod full-0-0 is not Ready".into())
+        );
+        assert_eq!(
+            wave_gate(&node("b", "b"), None, "b"),
+            Gate::Waiting("pod full-0-0 does not exist".into())
+        );
+    }
 
     #[test]
     fn ten_nodes_with_one_canary_and_batches_of_three() {

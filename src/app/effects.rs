@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::api::Api;
-use kube::runtime::watcher;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
@@ -16,10 +15,20 @@ use crate::api::SeiNode;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::ObjectKey;
 use crate::kube::client::{Connection, connect};
-use crate::kube::watch::{PAGE_SIZE, run_watch};
+use crate::kube::watch::{run_watch, watch_config};
 
 /// Field selector of the fleet-wide event watch.
 pub const NODE_EVENTS_SELECTOR: &str = "involvedObject.kind=SeiNode";
+/// Field selector of the Events about a node's StatefulSet (named like the node).
+pub fn statefulset_events_selector(node: &str) -> String {
+    format!("involvedObject.kind=StatefulSet,involvedObject.name={node}")
+}
+
+/// Field selector of the Events about a node's single pod `<node>-0` (a StatefulSet of one).
+pub fn pod_events_selector(node: &str) -> String {
+    format!("involvedObject.kind=Pod,involvedObject.name={node}-0")
+}
+
 /// Label the controller puts on every pod of a node (`SelectorLabels`).
 pub const NODE_LABEL: &str = "sei.io/node";
 
@@ -208,6 +217,9 @@ fn pod_delta(delta: crate::fleet::store::Delta<Pod>) -> FleetDelta {
 fn detail_event_delta(delta: crate::fleet::store::Delta<Event>) -> FleetDelta {
     FleetDelta::DetailEvent(delta)
 }
+fn statefulset_event_delta(delta: crate::fleet::store::Delta<Event>) -> FleetDelta {
+    FleetDelta::StatefulSetEvent(delta)
+}
 
 fn scoped<K>(client: kube::Client, namespace: Option<&str>) -> Api<K>
 where
@@ -252,7 +264,7 @@ async fn watch_scope(
         },
     };
     let ns = scope.namespace.as_deref();
-    let config = watcher::Config::default().page_size(PAGE_SIZE);
+    let config = watch_config();
     let nodes = run_watch(
         scoped::<SeiNode>(conn.client.clone(), ns),
         config.clone(),
@@ -287,7 +299,7 @@ async fn watch_detail(
     };
     let Some(conn) = conn else { return };
     let ns = Some(node.namespace.as_str());
-    let config = watcher::Config::default().page_size(PAGE_SIZE);
+    let config = watch_config();
     let statefulset = run_watch(
         scoped::<StatefulSet>(conn.client.clone(), ns),
         config
@@ -308,19 +320,23 @@ async fn watch_detail(
         tx.clone(),
         pod_delta,
     );
-    // The node's single pod is `<node>-0` (StatefulSet of one replica).
     let pod_events = run_watch(
         scoped::<Event>(conn.client.clone(), ns),
-        config.fields(&format!(
-            "involvedObject.kind=Pod,involvedObject.name={}-0",
-            node.name
-        )),
+        config.clone().fields(&pod_events_selector(&node.name)),
         WatchKind::DetailEvents,
         epoch,
-        tx,
+        tx.clone(),
         detail_event_delta,
     );
-    tokio::join!(statefulset, pods, pod_events);
+    let statefulset_events = run_watch(
+        scoped::<Event>(conn.client.clone(), ns),
+        config.fields(&statefulset_events_selector(&node.name)),
+        WatchKind::StatefulSetEvents,
+        epoch,
+        tx,
+        statefulset_event_delta,
+    );
+    tokio::join!(statefulset, pods, pod_events, statefulset_events);
 }
 
 /// Writes one setting with `toml_edit` off the loop's thread (a small file, but still disk I/O).

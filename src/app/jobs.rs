@@ -14,7 +14,8 @@ use super::action::{
 use super::model::Msg;
 use crate::actions::node_key::NodeKey;
 use crate::actions::preview::{address_preview, address_text, image_pin_preview, image_pin_text};
-use crate::actions::waves::plan_waves;
+use crate::actions::render_fix::PlatformSource;
+use crate::actions::waves::{NodeRollState, plan_waves, roll_state};
 use crate::api::{NodeMode, SeiNode};
 use crate::config::{ExecutorMode, WaveDefaults};
 use crate::executor::driver::{DriverConfig, Progress};
@@ -139,6 +140,10 @@ pub async fn prepare(
         } => {
             for name in nodes {
                 let node = read_node(&cluster, namespace, name).await?;
+                if roll_state(&node, &image.to_string()) == NodeRollState::Done {
+                    text.push_str(&format!("{name}: already on {image}; left alone\n"));
+                    continue;
+                }
                 let preview = image_pin_preview(&node, image, &ctx).map_err(|e| e.to_string())?;
                 text.push_str(&image_pin_text(&preview));
                 if needs_typed_name(&node) {
@@ -350,6 +355,12 @@ async fn execute(
     let cluster = KubeCluster::new(client.clone());
     let renderer = PlatformRenderer::new(platform.clone());
     let clock = SystemClock;
+    let platform_source = match &env.platform_file {
+        Some(path) => PlatformSource::File(path.display().to_string()),
+        None => PlatformSource::ConfigMap {
+            namespace: env.controller_namespace.clone(),
+        },
+    };
     let runner = Runner {
         client,
         cluster: &cluster,
@@ -367,6 +378,7 @@ async fn execute(
         },
         executor,
         controller_namespace: &env.controller_namespace,
+        platform_source: &platform_source,
     };
     let step = |e: crate::operate::steps::StepError| e.to_string();
     match request {
@@ -377,7 +389,20 @@ async fn execute(
         } => {
             let mut stored = Vec::new();
             for name in nodes {
-                stored.push(read_node(&cluster, namespace, name).await?);
+                let node = read_node(&cluster, namespace, name).await?;
+                // Resuming: a node already on the image is left alone, as the command does.
+                if roll_state(&node, &image.to_string()) == NodeRollState::Done {
+                    report.note(&format!("{name}: already on {image}; left alone"));
+                    continue;
+                }
+                stored.push(node);
+            }
+            if stored.is_empty() {
+                return Ok(RunEnd {
+                    ok: true,
+                    message: format!("every node is already on {image}"),
+                    failed_node: None,
+                });
             }
             runner
                 .rollout(&stored, image, waves, true, report)
@@ -436,6 +461,8 @@ pub fn record_refusal(
 pub fn default_driver_config() -> DriverConfig {
     DriverConfig {
         deadline: Duration::from_secs(3600),
+        // The operator is watching: stop with the fix rather than retry like the controller.
+        halt_on_render_failure: true,
         ..DriverConfig::default()
     }
 }

@@ -24,6 +24,7 @@ pub enum WatchKind {
     StatefulSet,
     Pods,
     DetailEvents,
+    StatefulSetEvents,
 }
 
 impl WatchKind {
@@ -33,16 +34,21 @@ impl WatchKind {
             WatchKind::NodeEvents => "events (SeiNode)",
             WatchKind::StatefulSet => "statefulsets",
             WatchKind::Pods => "pods",
-            WatchKind::DetailEvents => "events (StatefulSet/Pod)",
+            WatchKind::DetailEvents => "events (Pod)",
+            WatchKind::StatefulSetEvents => "events (StatefulSet)",
         }
     }
 
     /// Watches that follow the selected node rather than the whole scope.
+    pub const DETAIL: [WatchKind; 4] = [
+        WatchKind::StatefulSet,
+        WatchKind::Pods,
+        WatchKind::DetailEvents,
+        WatchKind::StatefulSetEvents,
+    ];
+
     pub fn is_detail(self) -> bool {
-        matches!(
-            self,
-            WatchKind::StatefulSet | WatchKind::Pods | WatchKind::DetailEvents
-        )
+        WatchKind::DETAIL.contains(&self)
     }
 }
 

@@ -339,3 +339,61 @@ fn help_toggles_and_swallows_other_keys() {
     key(&mut model, KeyCode::Esc);
     assert!(!model.help_open);
 }
+
+/// The loop draws only a dirty model: messages that change nothing visible must leave it clean,
+/// so an idle console redraws only on the 1 Hz tick (ages and the STALE clock move).
+#[test]
+fn no_redraw_without_a_change_except_the_tick() {
+    let mut model = demo_model();
+    let epoch = model.scope_epoch;
+    let versioned: Vec<_> = sample::demo_fleet()
+        .0
+        .into_iter()
+        .map(|n| sample::patched(n, serde_json::json!({"metadata": {"resourceVersion": "9"}})))
+        .collect();
+    let relist = |nodes: &[crate::api::SeiNode]| {
+        let mut msgs = vec![Msg::Delta {
+            epoch,
+            delta: FleetDelta::Node(Delta::RelistStarted),
+        }];
+        msgs.extend(nodes.iter().map(|n| Msg::Delta {
+            epoch,
+            delta: FleetDelta::Node(Delta::relist_item(n.clone())),
+        }));
+        msgs.push(Msg::Delta {
+            epoch,
+            delta: FleetDelta::Node(Delta::RelistDone),
+        });
+        msgs
+    };
+    for msg in relist(&versioned) {
+        update(&mut model, msg);
+    }
+    assert!(model.dirty, "new versions are a change");
+    model.dirty = false;
+
+    let gone = sample::node("sei", "never-seen", crate::api::NodeMode::Full, 1);
+    let mut idle = relist(&versioned);
+    idle.extend([
+        Msg::Watch {
+            epoch,
+            kind: WatchKind::Nodes,
+            report: WatchReport::Live,
+        },
+        Msg::Key(crate::keymap::Key::char('x')),
+        Msg::Delta {
+            epoch,
+            delta: FleetDelta::Node(Delta::deleted(gone.clone())),
+        },
+        Msg::Delta {
+            epoch: epoch - 1,
+            delta: FleetDelta::Node(Delta::applied(gone)),
+        },
+    ]);
+    for msg in idle {
+        update(&mut model, msg);
+        assert!(!model.dirty, "nothing changed, nothing to draw");
+    }
+    update(&mut model, Msg::Tick(sample::now()));
+    assert!(model.dirty, "the 1 Hz tick redraws");
+}

@@ -31,6 +31,7 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
                 crate::fleet::FleetDelta::StatefulSet(_)
                     | crate::fleet::FleetDelta::Pod(_)
                     | crate::fleet::FleetDelta::DetailEvent(_)
+                    | crate::fleet::FleetDelta::StatefulSetEvent(_)
             );
             let current = if detail {
                 model.detail_epoch
@@ -38,8 +39,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
                 model.scope_epoch
             };
             if epoch == current {
+                // An object re-sent unchanged (a relist after a reconnect) moves no revision.
+                let before = model.fleet.revision();
                 model.fleet.apply(delta);
-                model.dirty = true;
+                model.dirty |= model.fleet.revision() != before;
             }
             Vec::new()
         }
@@ -242,11 +245,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
             model.screen = Screen::Fleet;
             model.detail = None;
             model.fleet.clear_detail();
-            for kind in [
-                WatchKind::StatefulSet,
-                WatchKind::Pods,
-                WatchKind::DetailEvents,
-            ] {
+            for kind in WatchKind::DETAIL {
                 model.watches.remove(&kind);
             }
             return vec![Cmd::StopDetail];
@@ -281,11 +280,7 @@ fn open_selected(model: &mut Model) -> Vec<Cmd> {
     model.node_pane = NodePane::default();
     model.node_scroll = 0;
     model.detail_epoch += 1;
-    for kind in [
-        WatchKind::StatefulSet,
-        WatchKind::Pods,
-        WatchKind::DetailEvents,
-    ] {
+    for kind in WatchKind::DETAIL {
         model.watches.insert(kind, WatchState::Syncing);
     }
     model.invalidate_views();

@@ -286,6 +286,8 @@ pub struct Execution {
     pub sidecar: crate::kube::sidecar_http::HttpSidecar,
     pub renderer: crate::tasks::platform_renderer::PlatformRenderer,
     pub platform: crate::platform::PlatformConfig,
+    /// Where `platform` came from, named in the fix of a render failure.
+    pub platform_source: crate::actions::render_fix::PlatformSource,
     pub clock: SystemClock,
     pub timeout: Duration,
     pub max_wait: Duration,
@@ -296,6 +298,13 @@ impl Execution {
     /// neither is there: previews still work, rendering tasks then fail with the controller's
     /// own messages).
     pub async fn new(session: &Session, args: &ActionArgs) -> Result<Execution, CliError> {
+        use crate::actions::render_fix::PlatformSource;
+        let platform_source = match &args.platform_config {
+            Some(path) => PlatformSource::File(path.display().to_string()),
+            None => PlatformSource::ConfigMap {
+                namespace: args.controller_namespace.clone(),
+            },
+        };
         let platform = match &args.platform_config {
             Some(path) => read_platform_file(path)?,
             None => match load_platform_config(&session.client, &args.controller_namespace).await {
@@ -318,6 +327,7 @@ impl Execution {
             sidecar: crate::kube::sidecar_http::HttpSidecar::new(transport),
             renderer: crate::tasks::platform_renderer::PlatformRenderer::new(platform.clone()),
             platform,
+            platform_source,
             clock: SystemClock,
             timeout: Session::follow_timeout(args),
             max_wait: Duration::from_millis(args.max_wait_ms),
@@ -333,6 +343,7 @@ impl Execution {
             config: crate::executor::driver::DriverConfig {
                 deadline: self.timeout,
                 max_wait: self.max_wait,
+                halt_on_render_failure: true,
                 ..crate::executor::driver::DriverConfig::default()
             },
         }
@@ -357,6 +368,7 @@ impl Execution {
             recorder: session.recorder(),
             executor: session.executor(args),
             controller_namespace: &args.controller_namespace,
+            platform_source: &self.platform_source,
         }
     }
 }

@@ -5,6 +5,7 @@ use clap::{Args, ValueEnum};
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::fetch::Unavailable;
 use super::{CliError, GlobalArgs, fetch};
 use crate::fleet::detail::{NodeDetail, SeedPeer};
 use crate::fleet::store::ObjectKey;
@@ -32,8 +33,17 @@ fn ts(t: Option<Timestamp>) -> Value {
     t.map_or(Value::Null, |t| Value::String(t.to_string()))
 }
 
-/// The detail as JSON (field names follow the CRD's camelCase).
-pub fn to_json(d: &NodeDetail) -> Value {
+/// Why a section could not be read, if it could not.
+fn unreadable<'a>(unavailable: &'a [Unavailable], resource: &str) -> Option<&'a str> {
+    unavailable
+        .iter()
+        .find(|u| u.resource == resource)
+        .map(|u| u.reason.as_str())
+}
+
+/// The detail as JSON (field names follow the CRD's camelCase). `unavailable` lists the
+/// related resources that could not be read, so an empty section is never mistaken for none.
+pub fn to_json(d: &NodeDetail, unavailable: &[Unavailable]) -> Value {
     json!({
         "namespace": d.key.namespace,
         "name": d.key.name,
@@ -92,11 +102,14 @@ pub fn to_json(d: &NodeDetail) -> Value {
             Some(SeedPeer::Unknown(why)) => json!({"peer": null, "reason": why}),
         },
         "created": ts(d.created),
+        "unavailable": unavailable.iter().map(|u| json!({
+            "resource": u.resource, "reason": u.reason,
+        })).collect::<Vec<_>>(),
     })
 }
 
 /// The detail as human-readable text, in the node screen's order.
-pub fn to_text(d: &NodeDetail, now: Timestamp) -> String {
+pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> String {
     let mut out = String::new();
     let mut line = |s: String| {
         out.push_str(s.trim_end());
@@ -231,12 +244,16 @@ pub fn to_text(d: &NodeDetail, now: Timestamp) -> String {
     }
     line(String::new());
     line("StatefulSet and Pods:".to_owned());
-    match &d.statefulset {
-        Some(s) => line(format!(
+    match (&d.statefulset, unreadable(unavailable, "statefulsets")) {
+        (Some(s), _) => line(format!(
             "  StatefulSet {} ready {}/{} revision {} (update {})",
             s.name, s.ready, s.replicas, s.current_revision, s.update_revision
         )),
-        None => line("  no StatefulSet".to_owned()),
+        (None, Some(why)) => line(format!("  StatefulSet: unknown, {why}")),
+        (None, None) => line("  no StatefulSet".to_owned()),
+    }
+    if let Some(why) = unreadable(unavailable, "pods") {
+        line(format!("  Pods: unknown, {why}"));
     }
     for p in &d.pods {
         let (ready, total) = p.ready_count();
@@ -256,7 +273,14 @@ pub fn to_text(d: &NodeDetail, now: Timestamp) -> String {
     }
     line(String::new());
     line("Events:".to_owned());
-    if d.events.is_empty() {
+    let unread_events: Vec<&Unavailable> = unavailable
+        .iter()
+        .filter(|u| u.resource.starts_with("events"))
+        .collect();
+    for u in &unread_events {
+        line(format!("  ✖ {}: {}", u.resource, u.reason));
+    }
+    if d.events.is_empty() && unread_events.is_empty() {
         line("  none".to_owned());
     }
     for e in &d.events {
@@ -288,21 +312,78 @@ pub async fn run(global: &GlobalArgs, args: &DescribeArgs) -> Result<(), CliErro
         .clone()
         .unwrap_or_else(|| conn.default_namespace.clone());
     let key = ObjectKey::new(namespace, args.node.clone());
-    let fleet = fetch::node(&conn, &key, sidecar.clone()).await?;
-    let detail = NodeDetail::build(&fleet, &key, sidecar.as_deref())
+    let fetched = fetch::node(&conn, &key, sidecar.clone()).await?;
+    let detail = NodeDetail::build(&fetched.fleet, &key, sidecar.as_deref())
         .ok_or_else(|| CliError::BadInput(format!("SeiNode {key} not found")))?;
     let out = match args.output {
-        DescribeOutput::Text => to_text(&detail, Timestamp::now()),
+        DescribeOutput::Text => to_text(&detail, &fetched.unavailable, Timestamp::now()),
         DescribeOutput::Json => {
-            let mut text = serde_json::to_string_pretty(&to_json(&detail))
+            let mut text = serde_json::to_string_pretty(&to_json(&detail, &fetched.unavailable))
                 .map_err(|e| CliError::Failed(e.to_string()))?;
             text.push('\n');
             text
         }
-        DescribeOutput::Yaml => serde_yaml_ng::to_string(&to_json(&detail))
+        DescribeOutput::Yaml => serde_yaml_ng::to_string(&to_json(&detail, &fetched.unavailable))
             .map_err(|e| CliError::Failed(e.to_string()))?,
     };
     std::io::stdout()
         .write_all(out.as_bytes())
         .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::NodeMode;
+    use crate::fleet::store::Delta;
+    use crate::fleet::{Fleet, FleetDelta, sample};
+
+    fn detail() -> NodeDetail {
+        let mut fleet = Fleet::new(None);
+        let node = sample::running(sample::node("sei", "rpc-0", NodeMode::Full, 600));
+        fleet.apply(FleetDelta::Node(Delta::applied(node)));
+        NodeDetail::build(&fleet, &ObjectKey::new("sei", "rpc-0"), None).expect("detail")
+    }
+
+    fn forbidden(resource: &'static str) -> Unavailable {
+        Unavailable {
+            resource,
+            reason: format!("forbidden: cannot list {resource}: denied"),
+        }
+    }
+
+    #[test]
+    fn readable_but_empty_sections_say_none() {
+        let text = to_text(&detail(), &[], sample::now());
+        assert!(text.contains("  no StatefulSet\n"), "{text}");
+        assert!(text.contains("Events:\n  none\n"), "{text}");
+        assert_eq!(to_json(&detail(), &[])["unavailable"], json!([]));
+    }
+
+    #[test]
+    fn forbidden_sections_are_reported_not_shown_as_empty() {
+        let unavailable = [
+            forbidden("statefulsets"),
+            forbidden("pods"),
+            forbidden("events (StatefulSet)"),
+        ];
+        let text = to_text(&detail(), &unavailable, sample::now());
+        assert!(!text.contains("no StatefulSet"), "{text}");
+        assert!(!text.contains("Events:\n  none"), "{text}");
+        assert!(
+            text.contains("  StatefulSet: unknown, forbidden: cannot list statefulsets: denied"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  Pods: unknown, forbidden: cannot list pods"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  ✖ events (StatefulSet): forbidden: cannot list events (StatefulSet)"),
+            "{text}"
+        );
+        let json = to_json(&detail(), &unavailable);
+        assert_eq!(json["unavailable"][0]["resource"], "statefulsets");
+        assert_eq!(json["unavailable"].as_array().map(Vec::len), Some(3));
+    }
 }

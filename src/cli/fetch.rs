@@ -6,7 +6,9 @@ use serde::de::DeserializeOwned;
 
 use super::{CliError, GlobalArgs};
 use crate::api::SeiNode;
-use crate::app::effects::{NODE_EVENTS_SELECTOR, NODE_LABEL};
+use crate::app::effects::{
+    NODE_EVENTS_SELECTOR, NODE_LABEL, pod_events_selector, statefulset_events_selector,
+};
 use crate::fleet::store::{Delta, ObjectKey};
 use crate::fleet::{Fleet, FleetDelta};
 use crate::kube::client::{Connection, connect};
@@ -110,12 +112,41 @@ pub async fn fleet(
     Ok(fleet)
 }
 
-/// One SeiNode with its Events, StatefulSet, Pods and their Events.
+/// A related resource `describe` could not read, and why (forbidden, or another API error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unavailable {
+    pub resource: &'static str,
+    pub reason: String,
+}
+
+/// One node's objects as `describe` reads them, with the sections it could not read.
+#[derive(Debug)]
+pub struct NodeFetch {
+    pub fleet: Fleet,
+    pub unavailable: Vec<Unavailable>,
+}
+
+/// Keeps the items of a related list, or records why that section is missing.
+fn related<K>(
+    result: Result<Vec<K>, CliError>,
+    resource: &'static str,
+    unavailable: &mut Vec<Unavailable>,
+) -> Vec<K> {
+    result.unwrap_or_else(|error| {
+        unavailable.push(Unavailable {
+            resource,
+            reason: error.to_string(),
+        });
+        Vec::new()
+    })
+}
+
+/// One SeiNode with its Events, StatefulSet, Pods and the Events of both.
 pub async fn node(
     conn: &Connection,
     key: &ObjectKey,
     default_sidecar_image: Option<String>,
-) -> Result<Fleet, CliError> {
+) -> Result<NodeFetch, CliError> {
     let ns = Some(key.namespace.as_str());
     let node = api::<SeiNode>(conn, ns)
         .get_opt(&key.name)
@@ -142,34 +173,31 @@ pub async fn node(
         ListParams::default().labels(&format!("{NODE_LABEL}={}", key.name)),
         "pods",
     );
-    let pod_events = list_all(
+    let sts_events = list_all(
         &event_api,
-        ListParams::default().fields(&format!(
-            "involvedObject.kind=Pod,involvedObject.name={}-0",
-            key.name
-        )),
+        ListParams::default().fields(&statefulset_events_selector(&key.name)),
         "events",
     );
-    let (events, statefulsets, pods, pod_events) =
-        tokio::join!(events, statefulsets, pods, pod_events);
+    let pod_events = list_all(
+        &event_api,
+        ListParams::default().fields(&pod_events_selector(&key.name)),
+        "events",
+    );
+    let (events, statefulsets, pods, sts_events, pod_events) =
+        tokio::join!(events, statefulsets, pods, sts_events, pod_events);
+    // Related objects are context: what cannot be read is reported, not fatal.
+    let mut unavailable = Vec::new();
+    let events = related(events, "events (SeiNode)", &mut unavailable);
+    let statefulsets = related(statefulsets, "statefulsets", &mut unavailable);
+    let pods = related(pods, "pods", &mut unavailable);
+    let sts_events = related(sts_events, "events (StatefulSet)", &mut unavailable);
+    let pod_events = related(pod_events, "events (Pod)", &mut unavailable);
     let mut fleet = Fleet::new(default_sidecar_image);
     relist(&mut fleet, vec![node], FleetDelta::Node);
-    // Related objects are optional context: a forbidden list leaves that section empty.
-    relist(
-        &mut fleet,
-        events.unwrap_or_default(),
-        FleetDelta::NodeEvent,
-    );
-    relist(
-        &mut fleet,
-        statefulsets.unwrap_or_default(),
-        FleetDelta::StatefulSet,
-    );
-    relist(&mut fleet, pods.unwrap_or_default(), FleetDelta::Pod);
-    relist(
-        &mut fleet,
-        pod_events.unwrap_or_default(),
-        FleetDelta::DetailEvent,
-    );
-    Ok(fleet)
+    relist(&mut fleet, events, FleetDelta::NodeEvent);
+    relist(&mut fleet, statefulsets, FleetDelta::StatefulSet);
+    relist(&mut fleet, pods, FleetDelta::Pod);
+    relist(&mut fleet, pod_events, FleetDelta::DetailEvent);
+    relist(&mut fleet, sts_events, FleetDelta::StatefulSetEvent);
+    Ok(NodeFetch { fleet, unavailable })
 }

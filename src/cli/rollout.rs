@@ -5,12 +5,15 @@
 use std::process::ExitCode;
 
 use clap::Args;
+use kube::api::{Api, ListParams};
 
 use super::action::{ActionArgs, Execution, Session, node_change_checks};
 use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::preview::{image_pin_preview, image_pin_text};
+use crate::actions::waves::{NodeRollState, roll_state};
+use crate::api::{NodeMode, SeiNode};
 use crate::journal::Outcome;
 use crate::planner::PlanContext;
 use crate::ports::{Clock, ClusterApi};
@@ -18,8 +21,15 @@ use crate::ports::{Clock, ClusterApi};
 #[derive(Debug, Args)]
 pub struct RolloutArgs {
     /// SeiNodes to roll, in this order (in `-n NS`, or the context's namespace).
-    #[arg(required = true, value_name = "NODE")]
+    #[arg(value_name = "NODE", required_unless_present_any = ["selector", "mode"])]
     pub nodes: Vec<String>,
+    /// Roll every SeiNode matching this label selector instead, in name order (`-l tier=rpc`).
+    #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with = "nodes")]
+    pub selector: Option<String>,
+    /// Roll the SeiNodes of this mode (full, archive, replayer, validator, seed), in name order;
+    /// with `--selector`, those matching both.
+    #[arg(long, value_name = "MODE", value_parser = parse_mode, conflicts_with = "nodes")]
+    pub mode: Option<NodeMode>,
     /// The image to pin (`name[:tag][@sha256:...]`; a digest pin is recommended).
     #[arg(long, value_name = "REF")]
     pub image: String,
@@ -41,20 +51,61 @@ pub fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError
         .block_on(run_async(global, args))
 }
 
-async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
-    let image = ImageRef::parse(&args.image).map_err(|e| CliError::BadInput(e.to_string()))?;
-    let detail = format!("image {image}");
-    let session = Session::open(
-        global,
-        &args.action,
-        ActionKind::Rollout,
-        &args.nodes,
-        &detail,
-    )
-    .await?;
-    let execution = Execution::new(&session, &args.action).await?;
-    let ctx = PlanContext::from_platform(&execution.platform, execution.clock.now());
+fn parse_mode(text: &str) -> Result<NodeMode, String> {
+    NodeMode::ALL
+        .into_iter()
+        .find(|mode| mode.as_str() == text)
+        .ok_or_else(|| format!("{text:?} is not one of full, archive, replayer, validator, seed"))
+}
 
+/// What the operator asked to roll, for the journal and messages before the nodes are known.
+fn selection_words(args: &RolloutArgs) -> Vec<String> {
+    if !args.nodes.is_empty() {
+        return args.nodes.clone();
+    }
+    let mut words = Vec::new();
+    if let Some(selector) = &args.selector {
+        words.push(format!("-l {selector}"));
+    }
+    if let Some(mode) = args.mode {
+        words.push(format!("--mode {mode}"));
+    }
+    vec![words.join(" ")]
+}
+
+/// The named nodes in order, or the selected ones in name order.
+async fn select_nodes(
+    session: &Session,
+    execution: &Execution,
+    args: &RolloutArgs,
+) -> Result<Vec<SeiNode>, CliError> {
+    if args.nodes.is_empty() {
+        let api: Api<SeiNode> = Api::namespaced(session.client.clone(), &session.namespace);
+        let mut params = ListParams::default();
+        if let Some(selector) = &args.selector {
+            params = params.labels(selector);
+        }
+        let mut nodes: Vec<SeiNode> = api
+            .list(&params)
+            .await
+            .map_err(|e| CliError::Failed(format!("listing SeiNodes: {e}")))?
+            .items
+            .into_iter()
+            .filter(|n| {
+                args.mode
+                    .is_none_or(|mode| n.spec.first_mode() == Some(mode))
+            })
+            .collect();
+        nodes.sort_by(|a, b| a.name().cmp(b.name()));
+        if nodes.is_empty() {
+            return Err(CliError::BadInput(format!(
+                "no SeiNode in namespace {} matches {}",
+                session.namespace,
+                selection_words(args).join(" ")
+            )));
+        }
+        return Ok(nodes);
+    }
     let mut nodes = Vec::new();
     for name in &args.nodes {
         let node = execution
@@ -65,34 +116,59 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
             .ok_or_else(|| {
                 CliError::BadInput(format!("SeiNode {}/{name} not found", session.namespace))
             })?;
+        nodes.push(node);
+    }
+    Ok(nodes)
+}
+
+async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
+    let image = ImageRef::parse(&args.image).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let detail = format!("image {image}");
+    let session = Session::open(
+        global,
+        &args.action,
+        ActionKind::Rollout,
+        &selection_words(args),
+        &detail,
+    )
+    .await?;
+    let execution = Execution::new(&session, &args.action).await?;
+    let ctx = PlanContext::from_platform(&execution.platform, execution.clock.now());
+
+    let selected = select_nodes(&session, &execution, args).await?;
+    let mut nodes = Vec::new();
+    for node in selected {
+        if roll_state(&node, &image.to_string()) == NodeRollState::Done {
+            session.note(&format!("{}: already on {image}; left alone", node.name()));
+            continue;
+        }
         let preview =
             image_pin_preview(&node, &image, &ctx).map_err(|e| CliError::Failed(e.to_string()))?;
         let json = serde_json::json!({"event": "preview", "preview": preview});
         session.print_preview(&image_pin_text(&preview), &json);
         nodes.push(node);
     }
+    let names: Vec<String> = nodes.iter().map(|n| n.name().to_owned()).collect();
+    if nodes.is_empty() {
+        session.finish(true, &format!("every node is already on {image}"), None);
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.action.dry_run {
-        session.journal(&args.nodes, &detail, Outcome::DryRun, None);
+        session.journal(&names, &detail, Outcome::DryRun, None);
         session.finish(true, "dry run: nothing was changed", None);
         return Ok(ExitCode::SUCCESS);
     }
-    let checks: Vec<_> = args
-        .nodes
+    let checks: Vec<_> = names
         .iter()
         .flat_map(|n| node_change_checks(&session.namespace, n))
         .collect();
     if let Err(err) = session.check(&checks).await {
-        session.journal(
-            &args.nodes,
-            &detail,
-            Outcome::Refused,
-            Some(err.to_string()),
-        );
+        session.journal(&names, &detail, Outcome::Refused, Some(err.to_string()));
         return Err(err);
     }
     session.confirm(
         &args.action,
-        &format!("roll {} node(s) to {image}?", args.nodes.len()),
+        &format!("roll {} node(s) to {image}?", names.len()),
     )?;
 
     let defaults = session.config.config.waves;

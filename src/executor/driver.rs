@@ -45,6 +45,10 @@ pub enum DriverError {
     Deadline(Duration),
     #[error("cannot encode status: {0}")]
     Encode(String),
+    /// The StatefulSet cannot be rendered and the driver was told to stop on it
+    /// ([`DriverConfig::halt_on_render_failure`]); the text is the event's message.
+    #[error("{RENDER_FAILED_REASON}: {0}")]
+    RenderFailed(String),
 }
 
 /// One line of progress, printed as text or as a JSON line.
@@ -119,6 +123,10 @@ pub struct DriverConfig {
     pub deadline: Duration,
     /// Consecutive conflicting patches tolerated in one step.
     pub max_conflicts_per_step: u32,
+    /// Stop with [`DriverError::RenderFailed`] after recording the first
+    /// `StatefulSetRenderFailed` event instead of retrying like the controller: an operator
+    /// waiting on a command wants the fix now, not a retry loop.
+    pub halt_on_render_failure: bool,
 }
 
 impl Default for DriverConfig {
@@ -128,6 +136,7 @@ impl Default for DriverConfig {
             max_wait: Duration::from_secs(30),
             deadline: Duration::from_secs(3600),
             max_conflicts_per_step: 50,
+            halt_on_render_failure: false,
         }
     }
 }
@@ -413,7 +422,10 @@ impl<'a> Driver<'a> {
                     progress(&Progress::RenderFailed {
                         message: message.clone(),
                     });
-                    last_render_error = Some(message);
+                    last_render_error = Some(message.clone());
+                }
+                if self.config.halt_on_render_failure {
+                    return Err(DriverError::RenderFailed(message));
                 }
                 self.wait(Requeue::After(super::TASK_POLL_INTERVAL)).await;
                 continue;

@@ -18,6 +18,7 @@ fn driver<'a>(h: &'a Harness, clock: &'a FixedClock) -> Driver<'a> {
             max_wait: Duration::from_millis(1),
             deadline: Duration::from_secs(10),
             max_conflicts_per_step: 10,
+            halt_on_render_failure: false,
         },
     }
 }
@@ -349,6 +350,33 @@ async fn render_failure_emits_statefulset_render_failed_while_the_plan_keeps_ret
         h.cluster
             .object(ObjectKind::StatefulSet, "ns", "s")
             .is_none()
+    );
+}
+
+#[tokio::test]
+async fn render_failure_halts_the_drive_when_asked_and_still_records_the_event() {
+    let h = Harness::new();
+    let clock = FixedClock(h.now);
+    h.cluster.put_node(seed_node("ns", "s"));
+    *h.renderer.statefulset_error.lock().expect("lock") =
+        Some("scheduling.nodepoolSeed is not configured in the app-config file".into());
+    let mut d = driver(&h, &clock);
+    d.config.halt_on_render_failure = true;
+    d.persist("ns", "s", SIDECAR_IMAGE).await.expect("persist");
+    let mut lines = Vec::new();
+    let err = d
+        .drive("ns", "s", &mut |p: &Progress| lines.push(p.clone()))
+        .await
+        .expect_err("halts");
+    assert!(
+        matches!(&err, DriverError::RenderFailed(m) if m.ends_with("scheduling.nodepoolSeed is not configured in the app-config file")),
+        "{err}"
+    );
+    assert_eq!(h.cluster.events().len(), 1);
+    assert!(matches!(lines.as_slice(), [Progress::RenderFailed { .. }]));
+    assert!(
+        stored_plan(&h, "s").is_active(),
+        "the plan stays for a later run"
     );
 }
 

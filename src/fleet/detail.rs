@@ -320,7 +320,8 @@ impl NodeDetail {
         let events = sorted_briefs(
             fleet
                 .events_of_node(key)
-                .chain(fleet.detail_events.values()),
+                .chain(fleet.detail_events.values())
+                .chain(fleet.statefulset_events.values()),
         );
         let statefulset = fleet
             .statefulsets

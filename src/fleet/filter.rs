@@ -137,26 +137,7 @@ fn term_matches(term: &Term, row: &FleetRow) -> bool {
                     .as_ref()
                     .is_some_and(|p| p.phase == PlanPhase::Failed)
         }
-        Term::Text(needle) => text_matches(row, needle),
+        Term::Text(needle) => row.text_matches(needle),
         Term::Not(inner) => !term_matches(inner, row),
     }
-}
-
-fn text_matches(row: &FleetRow, needle: &str) -> bool {
-    let contains = |hay: &str| hay.to_lowercase().contains(needle);
-    contains(&row.key.namespace)
-        || contains(&row.key.name)
-        || contains(&row.chain_id)
-        || contains(&row.image)
-        || row.phase.is_some_and(|p| contains(p.as_str()))
-        || row.mode.is_some_and(|m| contains(m.as_str()))
-        || row
-            .plan
-            .as_ref()
-            .and_then(|p| p.current.as_ref())
-            .is_some_and(|t| contains(&t.kind))
-        || row
-            .last_warning
-            .as_ref()
-            .is_some_and(|w| contains(&w.reason))
 }

@@ -34,18 +34,24 @@ pub enum FleetDelta {
     StatefulSet(Delta<StatefulSet>),
     /// The selected node's Pods.
     Pod(Delta<Pod>),
-    /// Events about the selected node's StatefulSet and Pods.
+    /// Events about the selected node's Pod.
     DetailEvent(Delta<Event>),
+    /// Events about the selected node's StatefulSet (a separate watch: field selectors cannot
+    /// match two kinds, and each watch's relist must replace only its own events).
+    StatefulSetEvent(Delta<Event>),
 }
 
 /// Every watched object plus the derived fleet rows.
 #[derive(Debug, Default)]
 pub struct Fleet {
+    /// The watched SeiNodes, slimmed by [`slim_node`]: read them for display, never write
+    /// them back or print them as the object (fetch it from the API server for that).
     pub nodes: Store<SeiNode>,
     pub node_events: Store<Event>,
     pub statefulsets: Store<StatefulSet>,
     pub pods: Store<Pod>,
     pub detail_events: Store<Event>,
+    pub statefulset_events: Store<Event>,
     event_index: EventIndex,
     rows: BTreeMap<ObjectKey, FleetRow>,
     default_sidecar_image: Option<String>,
@@ -61,14 +67,16 @@ impl Fleet {
         }
     }
 
-    /// Applies one delta, updating only the rows it touches.
+    /// Applies one delta, updating only the rows it touches. A delta that changes nothing (an
+    /// object re-sent with the same `resourceVersion`) leaves the revision alone: no redraw.
     pub fn apply(&mut self, delta: FleetDelta) {
         match delta {
-            FleetDelta::Node(delta) => match self.nodes.apply(delta) {
-                Change::Nothing => {}
-                Change::One(key) => self.refresh_row(&key),
-                Change::Everything => self.rebuild_rows(),
-            },
+            FleetDelta::Node(mut delta) => {
+                if let Delta::Applied(node) | Delta::RelistItem(node) = &mut delta {
+                    slim_node(node);
+                }
+                self.apply_node(delta);
+            }
             FleetDelta::NodeEvent(delta) => self.apply_node_event(delta),
             FleetDelta::StatefulSet(delta) => {
                 let change = self.statefulsets.apply(delta);
@@ -81,6 +89,23 @@ impl Fleet {
             FleetDelta::DetailEvent(delta) => {
                 let change = self.detail_events.apply(delta);
                 self.bump_if(change);
+            }
+            FleetDelta::StatefulSetEvent(delta) => {
+                let change = self.statefulset_events.apply(delta);
+                self.bump_if(change);
+            }
+        }
+    }
+
+    fn apply_node(&mut self, delta: Delta<SeiNode>) {
+        match self.nodes.apply(delta) {
+            Change::Nothing => {}
+            Change::One(key) => self.refresh_row(&key),
+            Change::Dropped(keys) => {
+                for key in &keys {
+                    self.refresh_row(key);
+                }
+                self.bump();
             }
         }
     }
@@ -97,30 +122,31 @@ impl Fleet {
 
     fn apply_node_event(&mut self, delta: Delta<Event>) {
         let mut touched = BTreeSet::new();
-        match &delta {
-            Delta::Applied(event) | Delta::RelistItem(event) => {
-                let key = ObjectKey::of(event.as_ref());
-                let object = involved_key(event);
-                if let Some(old) = self.event_index.insert(key, object.clone()) {
-                    touched.insert(old);
-                }
+        if let Delta::Applied(event) | Delta::RelistItem(event) = &delta {
+            let object = involved_key(event);
+            if let Some(old) = self
+                .event_index
+                .insert(ObjectKey::of(event.as_ref()), object.clone())
+            {
+                touched.insert(old);
+            }
+            touched.insert(object);
+        }
+        let dropped = match self.node_events.apply(delta) {
+            Change::Nothing => return,
+            Change::One(key) => vec![key],
+            Change::Dropped(keys) => {
+                self.bump();
+                keys
+            }
+        };
+        // Deleted events (and events a relist no longer lists) leave the index here.
+        for event_key in dropped {
+            if self.node_events.get(&event_key).is_none()
+                && let Some(object) = self.event_index.remove(&event_key)
+            {
                 touched.insert(object);
             }
-            Delta::Deleted(event) => {
-                if let Some(object) = self.event_index.remove(&ObjectKey::of(event.as_ref())) {
-                    touched.insert(object);
-                }
-            }
-            Delta::RelistStarted | Delta::RelistDone => {}
-        }
-        let change = self.node_events.apply(delta);
-        if change == Change::Everything {
-            self.event_index.clear();
-            for (key, event) in self.node_events.iter() {
-                self.event_index.insert(key.clone(), involved_key(event));
-            }
-            self.rebuild_rows();
-            return;
         }
         for key in touched {
             self.refresh_row(&key);
@@ -139,7 +165,12 @@ impl Fleet {
         match self.nodes.get(key) {
             Some(node) => {
                 let row = self.build_row(node, key);
-                self.rows.insert(key.clone(), row);
+                match self.rows.get_mut(key) {
+                    Some(stored) => *stored = row,
+                    None => {
+                        self.rows.insert(key.clone(), row);
+                    }
+                }
             }
             None => {
                 self.rows.remove(key);
@@ -148,21 +179,12 @@ impl Fleet {
         self.bump();
     }
 
-    fn rebuild_rows(&mut self) {
-        let rows = self
-            .nodes
-            .iter()
-            .map(|(key, node)| (key.clone(), self.build_row(node, key)))
-            .collect();
-        self.rows = rows;
-        self.bump();
-    }
-
     /// Forgets the selected node's StatefulSet, Pods and their events (selection changed).
     pub fn clear_detail(&mut self) {
         self.statefulsets.clear();
         self.pods.clear();
         self.detail_events.clear();
+        self.statefulset_events.clear();
         self.bump();
     }
 
@@ -204,3 +226,25 @@ impl Fleet {
         self.revision
     }
 }
+
+/// Drops from a SeiNode what neither the fleet rows nor the node screen read and what costs the
+/// most memory across a large fleet: managed fields, the last-applied annotation (a copy of the
+/// whole spec) and the plan tasks' params (task inputs such as config patches). The spec is
+/// kept whole.
+pub fn slim_node(node: &mut SeiNode) {
+    node.metadata.managed_fields = None;
+    if let Some(annotations) = node.metadata.annotations.as_mut() {
+        annotations.remove(LAST_APPLIED_ANNOTATION);
+        if annotations.is_empty() {
+            node.metadata.annotations = None;
+        }
+    }
+    if let Some(plan) = node.status.as_mut().and_then(|s| s.plan.as_mut()) {
+        for task in &mut plan.tasks {
+            task.params = None;
+        }
+    }
+}
+
+/// Written by `kubectl apply`: the whole last applied object, as JSON.
+pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";

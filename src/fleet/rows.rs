@@ -144,6 +144,9 @@ pub struct FleetRow {
     pub conditions: Vec<ConditionBrief>,
     pub last_warning: Option<WarningBrief>,
     pub created: Option<Timestamp>,
+    /// The lowercased fields the filter's free-text terms search, built once per change so
+    /// typing a filter lowercases nothing per row.
+    search: String,
 }
 
 impl FleetRow {
@@ -154,7 +157,7 @@ impl FleetRow {
         default_sidecar_image: Option<&str>,
     ) -> FleetRow {
         let status = node.status.as_ref();
-        FleetRow {
+        let mut row = FleetRow {
             key: ObjectKey::of(node),
             mode: node.spec.mode().ok(),
             chain_id: node.spec.chain_id.clone(),
@@ -177,7 +180,40 @@ impl FleetRow {
                 .collect(),
             last_warning: latest_warning(events),
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            search: String::new(),
+        };
+        row.search = row.search_text();
+        row
+    }
+
+    /// Namespace, name, chain, image, phase, mode, current task and last warning reason,
+    /// lowercased, one per line. Filter terms hold no whitespace, so a term found here is found
+    /// within one field.
+    fn search_text(&self) -> String {
+        let fields = [
+            Some(self.key.namespace.as_str()),
+            Some(self.key.name.as_str()),
+            Some(self.chain_id.as_str()),
+            Some(self.image.as_str()),
+            self.phase.map(|p| p.as_str()),
+            self.mode.map(|m| m.as_str()),
+            self.plan
+                .as_ref()
+                .and_then(|p| p.current.as_ref())
+                .map(|t| t.kind.as_str()),
+            self.last_warning.as_ref().map(|w| w.reason.as_str()),
+        ];
+        let mut text = String::new();
+        for field in fields.into_iter().flatten() {
+            text.push_str(&field.to_lowercase());
+            text.push('\n');
         }
+        text
+    }
+
+    /// Whether `needle` (lowercase, without whitespace) occurs in one of the searched fields.
+    pub fn text_matches(&self, needle: &str) -> bool {
+        self.search.contains(needle)
     }
 
     /// The conditions reporting trouble.

@@ -329,17 +329,32 @@ pub fn demo_fleet() -> (Vec<SeiNode>, Vec<Event>) {
 
 /// `n` nodes spread over namespaces, modes and states, for the benchmarks.
 pub fn large_fleet(n: usize) -> Vec<SeiNode> {
+    (0..n).map(large_fleet_node).collect()
+}
+
+/// Node `i` of [`large_fleet`], built on its own so a benchmark can feed nodes one at a time.
+pub fn large_fleet_node(i: usize) -> SeiNode {
     let modes = NodeMode::ALL;
-    (0..n)
-        .map(|i| {
-            let ns = format!("chain-{}", i % 20);
-            let base = node(&ns, &format!("node-{i:05}"), modes[i % modes.len()], (i as i64 % 5000) * 60);
-            match i % 10 {
-                0 => patched(running(base), json!({"status": {"plan": plan(&UPDATE_TASKS, i % 7, None)}})),
-                1 => patched(base, json!({"status": {"phase": "Initializing", "plan": plan(&FULL_INIT_TASKS, i % 7, None)}})),
-                2 => patched(base, json!({"status": {"phase": "Failed", "plan": plan(&FULL_INIT_TASKS, 3, Some("task failed"))}})),
-                _ => running(base),
-            }
-        })
-        .collect()
+    let ns = format!("chain-{}", i % 20);
+    let base = node(
+        &ns,
+        &format!("node-{i:05}"),
+        modes[i % modes.len()],
+        (i as i64 % 5000) * 60,
+    );
+    match i % 10 {
+        0 => patched(
+            running(base),
+            json!({"status": {"plan": plan(&UPDATE_TASKS, i % 7, None)}}),
+        ),
+        1 => patched(
+            base,
+            json!({"status": {"phase": "Initializing", "plan": plan(&FULL_INIT_TASKS, i % 7, None)}}),
+        ),
+        2 => patched(
+            base,
+            json!({"status": {"phase": "Failed", "plan": plan(&FULL_INIT_TASKS, 3, Some("task failed"))}}),
+        ),
+        _ => running(base),
+    }
 }

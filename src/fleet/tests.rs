@@ -190,6 +190,106 @@ fn node_apply_delete_and_relist_keep_rows_in_step() {
     );
 }
 
+fn with_version(node: crate::api::SeiNode, version: &str) -> crate::api::SeiNode {
+    sample::patched(node, json!({"metadata": {"resourceVersion": version}}))
+}
+
+#[test]
+fn a_relist_replaying_unchanged_nodes_and_events_moves_no_revision() {
+    let (nodes, events) = sample::demo_fleet();
+    let nodes: Vec<_> = nodes.into_iter().map(|n| with_version(n, "41")).collect();
+    let events: Vec<_> = events
+        .into_iter()
+        .map(|mut e| {
+            e.metadata.resource_version = Some("42".into());
+            e
+        })
+        .collect();
+    let mut fleet = Fleet::new(None);
+    let relist_nodes = |fleet: &mut Fleet| {
+        fleet.apply(FleetDelta::Node(Delta::RelistStarted));
+        for node in &nodes {
+            fleet.apply(FleetDelta::Node(Delta::relist_item(node.clone())));
+        }
+        fleet.apply(FleetDelta::Node(Delta::RelistDone));
+    };
+    let relist_events = |fleet: &mut Fleet| {
+        fleet.apply(FleetDelta::NodeEvent(Delta::RelistStarted));
+        for event in &events {
+            fleet.apply(FleetDelta::NodeEvent(Delta::relist_item(event.clone())));
+        }
+        fleet.apply(FleetDelta::NodeEvent(Delta::RelistDone));
+    };
+    relist_nodes(&mut fleet);
+    relist_events(&mut fleet);
+    let revision = fleet.revision();
+    let rows: Vec<FleetRow> = fleet.rows().cloned().collect();
+    // The watches reconnected and relisted the same objects.
+    relist_nodes(&mut fleet);
+    relist_events(&mut fleet);
+    assert_eq!(fleet.revision(), revision);
+    assert_eq!(fleet.rows().cloned().collect::<Vec<_>>(), rows);
+    // A real change still shows, and so does an event the relist no longer lists.
+    let seed = nodes.iter().find(|n| n.name() == "seed-0").expect("seed");
+    fleet.apply(FleetDelta::Node(Delta::applied(with_version(
+        sample::running(seed.clone()),
+        "43",
+    ))));
+    assert!(fleet.revision() > revision);
+    assert_eq!(
+        fleet.row(&key("seed-0")).expect("row").phase,
+        Some(Phase::Running)
+    );
+    fleet.apply(FleetDelta::NodeEvent(Delta::RelistStarted));
+    fleet.apply(FleetDelta::NodeEvent(Delta::RelistDone));
+    assert!(
+        fleet
+            .row(&key("seed-0"))
+            .expect("row")
+            .last_warning
+            .is_none()
+    );
+    assert_eq!(fleet.events_of_node(&key("seed-0")).count(), 0);
+}
+
+#[test]
+fn stored_nodes_are_slimmed_without_changing_what_screens_show() {
+    let (nodes, _) = sample::demo_fleet();
+    let updating = nodes
+        .into_iter()
+        .find(|n| n.name() == "rpc-1")
+        .expect("rpc-1");
+    let updating = sample::patched(
+        updating,
+        json!({"metadata": {
+            "annotations": {super::LAST_APPLIED_ANNOTATION: "{\"spec\":{}}", "team": "infra"},
+            "managedFields": [{"manager": "kubectl", "operation": "Apply"}],
+        }}),
+    );
+    let row_before = FleetRow::build(&updating, [], None);
+    let mut fleet = Fleet::new(None);
+    fleet.apply(FleetDelta::Node(Delta::applied(updating.clone())));
+    let stored = fleet.nodes.get(&key("rpc-1")).expect("stored");
+    assert!(stored.metadata.managed_fields.is_none());
+    let annotations = stored.metadata.annotations.as_ref().expect("annotations");
+    assert_eq!(annotations.keys().collect::<Vec<_>>(), ["team"]);
+    let plan = stored
+        .status
+        .as_ref()
+        .and_then(|s| s.plan.as_ref())
+        .expect("plan");
+    assert!(plan.tasks.iter().all(|t| t.params.is_none()));
+    assert_eq!(stored.spec, updating.spec, "the spec is kept whole");
+    assert_eq!(fleet.row(&key("rpc-1")), Some(&row_before));
+    let detail = NodeDetail::build(&fleet, &key("rpc-1"), None).expect("detail");
+    let mut unslimmed = Fleet::new(None);
+    unslimmed.nodes.apply(Delta::applied(updating));
+    assert_eq!(
+        Some(detail),
+        NodeDetail::build(&unslimmed, &key("rpc-1"), None)
+    );
+}
+
 #[test]
 fn filter_parses_terms_and_reports_bad_ones() {
     let filter =

@@ -20,6 +20,11 @@ use crate::fleet::store::Delta;
 /// Initial list page size (kubectl's chunk size): pages keep the relist peak low and paint the
 /// first rows before the whole list has arrived.
 pub const PAGE_SIZE: u32 = 500;
+
+/// The watcher configuration of every console watch (selectors are added by the caller).
+pub fn watch_config() -> watcher::Config {
+    watcher::Config::default().page_size(PAGE_SIZE)
+}
 const BACKOFF_START: Duration = Duration::from_millis(500);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 
@@ -122,7 +127,7 @@ pub async fn run_watch<K>(
 fn slim<K: Resource>(mut object: K) -> K {
     object.managed_fields_mut().clear();
     if let Some(annotations) = object.meta_mut().annotations.as_mut() {
-        annotations.remove("kubectl.kubernetes.io/last-applied-configuration");
+        annotations.remove(crate::fleet::LAST_APPLIED_ANNOTATION);
     }
     object
 }

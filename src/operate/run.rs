@@ -1,22 +1,28 @@
 //! Running an action after its preview and confirmation: the changes, the Event and journal
 //! line per node, then following each plan. The commands print what [`Report`] receives; the
 //! console shows it in its progress dialog.
+use std::time::Instant;
+
 use crate::actions::address::ExternalAddress;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::node_key::NodeKey;
-use crate::actions::waves::plan_waves;
+use crate::actions::render_fix::{PlatformSource, render_failure_fix};
+use crate::actions::waves::{Gate, plan_waves, wave_gate};
 use crate::api::SeiNode;
 use crate::config::{ExecutorMode, WaveDefaults};
-use crate::executor::driver::{Driver, DriverConfig, Persisted, Progress};
+use crate::executor::driver::{Driver, DriverConfig, DriverError, Persisted, Progress};
 use crate::journal::Outcome;
 use crate::planner::PlanContext;
 use crate::platform::PlatformConfig;
-use crate::ports::{Clock, ClusterApi, SidecarApi, SidecarTarget};
+use crate::ports::{Clock, ClusterApi, ClusterObject, ObjectKind, SidecarApi, SidecarTarget};
 use crate::tasks::WorkloadRenderer;
 
 use super::Recorder;
 use super::follow::{choose_executor, follow_plan};
 use super::steps::{SeedRequest, StepError, create_seed, pin_image, set_address};
+
+/// How often the wave gate re-reads a node and its pod.
+const GATE_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Where notes and plan progress go.
 pub trait Report: Send + Sync {
@@ -66,6 +72,8 @@ pub struct Runner<'a> {
     pub recorder: Recorder,
     pub executor: ExecutorMode,
     pub controller_namespace: &'a str,
+    /// Where `platform` came from, named in the fix of a render failure.
+    pub platform_source: &'a PlatformSource,
 }
 
 impl Runner<'_> {
@@ -132,7 +140,16 @@ impl Runner<'_> {
         let driver = self.driver();
         follow_plan(&driver, choice.embedded, self.namespace(), node, &mut emit)
             .await
-            .map_err(|e| format!("{}/{node}: {e}", self.namespace()))
+            .map_err(|e| {
+                let fix = match &e {
+                    DriverError::RenderFailed(message) => {
+                        render_failure_fix(message, self.platform_source)
+                    }
+                    _ => None,
+                };
+                let fix = fix.map(|f| format!("; fix: {f}")).unwrap_or_default();
+                format!("{}/{node}: {e}{fix}", self.namespace())
+            })
     }
 
     /// Pins `image` on `nodes` in waves; each wave starts when the previous one completed, the
@@ -160,6 +177,7 @@ impl Runner<'_> {
                 names.join(", ")
             ));
             let mut to_follow = Vec::new();
+            let mut halted = None;
             for node in wave {
                 let name = node.name();
                 let persisted = pin_image(
@@ -179,17 +197,34 @@ impl Runner<'_> {
                         report.note(&format!("{name}: plan {} persisted", plan.id));
                         to_follow.push(name);
                     }
-                    Persisted::None(reason) => report.note(&format!("{name}: no plan: {reason}")),
+                    Persisted::None(reason) => {
+                        // Not on the image and nothing will take it there: this wave failed.
+                        let reason = format!("no plan: {reason}");
+                        self.journal(
+                            &[name.to_owned()],
+                            &detail,
+                            Outcome::Failed,
+                            Some(reason.clone()),
+                            report,
+                        );
+                        halted.get_or_insert((name, reason));
+                        continue;
+                    }
                 }
                 self.journal(&[name.to_owned()], &detail, Outcome::Started, None, report);
             }
             if !wait {
-                continue;
+                to_follow.clear();
             }
-            let results =
-                futures::future::join_all(to_follow.iter().map(|name| self.follow(name, report)))
-                    .await;
-            let mut halted = None;
+            let deadline = Instant::now() + self.driver_config.deadline;
+            let image_text = image.to_string();
+            let results = futures::future::join_all(to_follow.iter().map(|name| async {
+                match self.follow(name, report).await? {
+                    None => self.await_gate(name, &image_text, deadline).await,
+                    failed => Ok(failed),
+                }
+            }))
+            .await;
             for (name, result) in to_follow.iter().zip(results) {
                 let one = [(*name).to_owned()];
                 match result {
@@ -206,7 +241,7 @@ impl Runner<'_> {
                 return Ok(RunEnd::failed(
                     name,
                     format!(
-                        "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same rollout again to resume",
+                        "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same command again to resume",
                         self.namespace()
                     ),
                 ));
@@ -217,6 +252,41 @@ impl Runner<'_> {
         } else {
             "image pinned and plans persisted; not waiting (--no-wait)"
         }))
+    }
+
+    /// Waits until the node runs the image and its pod is Ready (the wave gate after a Complete
+    /// plan), polling until `deadline`. `Ok(Some(reason))` when the deadline passed first.
+    async fn await_gate(
+        &self,
+        name: &str,
+        image: &str,
+        deadline: Instant,
+    ) -> Result<Option<String>, String> {
+        let namespace = self.namespace();
+        loop {
+            let node = self
+                .cluster
+                .get_seinode(namespace, name)
+                .await
+                .map_err(|e| format!("{namespace}/{name}: {e}"))?
+                .ok_or_else(|| format!("SeiNode {namespace}/{name} disappeared"))?;
+            let pod = self
+                .cluster
+                .get(ObjectKind::Pod, namespace, &format!("{name}-0"))
+                .await
+                .map_err(|e| format!("{namespace}/{name}-0: {e}"))?;
+            let pod = match &pod {
+                Some(ClusterObject::Pod(pod)) => Some(pod),
+                _ => None,
+            };
+            match wave_gate(&node, pod, image) {
+                Gate::Passed => return Ok(None),
+                Gate::Waiting(why) if Instant::now() >= deadline => {
+                    return Ok(Some(format!("plan complete but {why} at the deadline")));
+                }
+                Gate::Waiting(_) => tokio::time::sleep(GATE_POLL).await,
+            }
+        }
     }
 
     /// Sets `node`'s external address, persists the update plan carrying it, and follows it.
@@ -326,12 +396,14 @@ impl Runner<'_> {
         };
         match self.follow(name, report).await {
             Ok(None) => {}
-            Ok(Some(reason)) | Err(reason) => {
+            Ok(Some(reason)) => {
                 return Ok(failed(format!("{}/{name}: {reason}", self.namespace())));
             }
+            // A render failure (with its fix) or a driver error, already naming the node.
+            Err(reason) => return Ok(failed(reason)),
         }
         let target = SidecarTarget::new(self.namespace(), name);
-        let reported = self.sidecar.node_id(&target).await.map_err(|e| {
+        let reported = read_node_id(self.sidecar, &target).await.map_err(|e| {
             StepError(format!(
                 "the seed runs but its sidecar's node ID could not be read: {e}"
             ))
@@ -349,5 +421,26 @@ impl Runner<'_> {
             }
         };
         Ok((RunEnd::done(message), true))
+    }
+}
+
+/// How long a Running seed's sidecar may keep answering "node key not there yet".
+const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// `/v0/node-id`, retried while the answer is transient (the key file can appear a moment after
+/// the pod starts), bounded by [`NODE_ID_DEADLINE`].
+async fn read_node_id(
+    sidecar: &dyn SidecarApi,
+    target: &SidecarTarget,
+) -> Result<String, crate::ports::SidecarError> {
+    let deadline = tokio::time::Instant::now() + NODE_ID_DEADLINE;
+    loop {
+        match sidecar.node_id(target).await {
+            Err(err) if err.is_transient() && tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(NODE_ID_POLL).await;
+            }
+            answer => return answer,
+        }
     }
 }

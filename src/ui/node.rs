@@ -272,10 +272,14 @@ fn watch_note(model: &Model, kind: WatchKind, theme: &Theme) -> Option<Line<'sta
 }
 
 fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line> = [WatchKind::NodeEvents, WatchKind::DetailEvents]
-        .into_iter()
-        .filter_map(|kind| watch_note(model, kind, theme))
-        .collect();
+    let mut lines: Vec<Line> = [
+        WatchKind::NodeEvents,
+        WatchKind::StatefulSetEvents,
+        WatchKind::DetailEvents,
+    ]
+    .into_iter()
+    .filter_map(|kind| watch_note(model, kind, theme))
+    .collect();
     if detail.events.is_empty() {
         lines.push(Line::styled("  no events", theme.dim));
         return lines;

@@ -209,14 +209,20 @@ fn open(model: &mut Model, name: &str) {
             7,
             30,
         ))),
+        FleetDelta::StatefulSetEvent(Delta::applied(sample::event_about(
+            "StatefulSet",
+            name,
+            "sei",
+            false,
+            "SuccessfulCreate",
+            &format!("create Pod {name}-0 in StatefulSet {name} successful"),
+            1,
+            300,
+        ))),
     ] {
         update(model, Msg::Delta { epoch, delta });
     }
-    for kind in [
-        WatchKind::StatefulSet,
-        WatchKind::Pods,
-        WatchKind::DetailEvents,
-    ] {
+    for kind in WatchKind::DETAIL {
         update(
             model,
             Msg::Watch {

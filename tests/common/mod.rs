@@ -20,6 +20,8 @@ use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
+pub mod console;
+
 /// Where the control plane of this run lives.
 #[derive(Debug)]
 pub struct ControlPlane {

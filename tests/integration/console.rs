@@ -321,3 +321,124 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
         .await;
     assert!(!screen.contains("full-0"), "{screen}");
 }
+
+fn statefulset_event(ns: &str, node: &str) -> Event {
+    serde_json::from_value(json!({
+        "metadata": {"name": format!("{node}.failed-create"), "namespace": ns},
+        "involvedObject": {"apiVersion": "apps/v1", "kind": "StatefulSet", "namespace": ns, "name": node},
+        "type": "Warning",
+        "reason": "FailedCreate",
+        "message": format!("create Pod {node}-0 in StatefulSet {node} failed error: pods \"{node}-0\" is forbidden: exceeded quota"),
+        "count": 3,
+        "firstTimestamp": Timestamp::now().to_string(),
+        "lastTimestamp": Timestamp::now().to_string(),
+        "source": {"component": "statefulset-controller"},
+    }))
+    .expect("event json")
+}
+
+/// A kubeconfig acting as `user` through impersonation of the test admin.
+fn impersonating_kubeconfig(user: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(&control_plane().kubeconfig).expect("kubeconfig");
+    let mut config: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).expect("yaml");
+    config["users"][0]["user"]["as"] = serde_yaml_ng::Value::String(user.to_owned());
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("kubeconfig-{user}"));
+    std::fs::write(&path, serde_yaml_ng::to_string(&config).expect("yaml")).expect("write");
+    path
+}
+
+#[tokio::test]
+async fn statefulset_events_reach_the_node_screen_and_describe_names_forbidden_sections() {
+    let ns = TestNamespace::new("detail").await;
+    let nodes: Api<SeiNode> = ns.api();
+    nodes
+        .create(
+            &PostParams::default(),
+            &new_node(&ns.name, "full-0", NodeMode::Full),
+        )
+        .await
+        .expect("create full-0");
+    Api::<Event>::namespaced(ns.client.clone(), &ns.name)
+        .create(
+            &PostParams::default(),
+            &statefulset_event(&ns.name, "full-0"),
+        )
+        .await
+        .expect("post event");
+
+    let mut console = Console::start(&ns);
+    console
+        .until("the row", |m, _| m.listing.keys.len() == 1)
+        .await;
+    console.key(KeyCode::Enter);
+    console.key(KeyCode::Tab);
+    console.key(KeyCode::Tab);
+    let screen = console
+        .until("the StatefulSet's event in the node screen", |m, screen| {
+            m.watches.get(&WatchKind::StatefulSetEvents) == Some(&WatchState::Live)
+                && screen.contains("FailedCreate")
+        })
+        .await;
+    assert!(screen.contains("StatefulSet/full-0"), "{screen}");
+
+    // dave may read SeiNodes and Events, not StatefulSets or Pods.
+    let role: k8s_openapi::api::rbac::v1::Role = serde_json::from_value(json!({
+        "metadata": {"name": "seinode-reader"},
+        "rules": [
+            {"apiGroups": ["sei.io"], "resources": ["seinodes"], "verbs": ["get", "list"]},
+            {"apiGroups": [""], "resources": ["events"], "verbs": ["get", "list"]},
+        ],
+    }))
+    .expect("role");
+    let binding: k8s_openapi::api::rbac::v1::RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": "dave-reads-seinodes"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "seinode-reader"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "dave"}],
+    }))
+    .expect("binding");
+    ns.api::<k8s_openapi::api::rbac::v1::Role>()
+        .create(&PostParams::default(), &role)
+        .await
+        .expect("role");
+    ns.api::<k8s_openapi::api::rbac::v1::RoleBinding>()
+        .create(&PostParams::default(), &binding)
+        .await
+        .expect("binding");
+    let kubeconfig = impersonating_kubeconfig("dave");
+    let describe = |output: &str| {
+        Command::cargo_bin("sei-console")
+            .expect("binary")
+            .args(["describe", "full-0", "-n", &ns.name, "-o", output])
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .output()
+            .expect("run describe")
+    };
+    let json = crate::common::wait_for(
+        "RBAC for dave to settle",
+        Duration::from_secs(30),
+        || async {
+            let out = describe("json");
+            let value = out
+                .status
+                .success()
+                .then(|| serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json"));
+            Ok::<_, kube::Error>(value)
+        },
+    )
+    .await;
+    let unavailable: Vec<&str> = json["unavailable"]
+        .as_array()
+        .expect("unavailable")
+        .iter()
+        .filter_map(|u| u["resource"].as_str())
+        .collect();
+    assert_eq!(unavailable, ["statefulsets", "pods"], "{json:#}");
+    assert_eq!(json["events"][0]["reason"], "FailedCreate", "{json:#}");
+    let text = String::from_utf8_lossy(&describe("text").stdout).into_owned();
+    assert!(
+        text.contains("  StatefulSet: unknown, forbidden: cannot list statefulsets"),
+        "{text}"
+    );
+    assert!(!text.contains("no StatefulSet"), "{text}");
+}

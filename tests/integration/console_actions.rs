@@ -253,15 +253,12 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
         .await
         .expect("events");
     assert!(
-        events
-            .items
-            .iter()
-            .any(|e| {
-                e.reason.as_deref() == Some("ConsoleImageRollout")
-                    && e.message.as_deref().is_some_and(|m| {
-                        m.starts_with("tester (context test) via sei-console: image")
-                    })
-            }),
+        events.items.iter().any(|e| {
+            e.reason.as_deref() == Some("ConsoleImageRollout")
+                && e.message
+                    .as_deref()
+                    .is_some_and(|m| m.starts_with("tester (context test) via sei-console: image"))
+        }),
         "no Console Event"
     );
 }

@@ -320,3 +320,30 @@ async fn reset_data_reports_wiped_bytes_and_recreates_validator_state() {
     assert!(!h.home.join(".sei-sidecar-statesync-done").exists());
     h.standin.stop().await;
 }
+
+#[tokio::test]
+async fn a_listed_task_type_fails_until_the_fail_file_is_cleared_then_the_same_id_reruns() {
+    let h = Harness::start(|_| {}).await;
+    let fail_file = h.home.join(sidecar_standin::tasks::FAIL_TASKS_FILE);
+    std::fs::write(&fail_file, "mark-not-ready\nstop-seid\n").expect("fail file");
+    let id = new_id();
+    h.post_task(json!({"id": id, "type": "stop-seid"})).await;
+    let failed = h.wait_terminal(&id).await;
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(
+        failed["error"],
+        "stop-seid: injected failure (.standin-fail-tasks)"
+    );
+    // Types not listed run as usual.
+    let ready = new_id();
+    h.post_task(json!({"id": ready, "type": "mark-ready"}))
+        .await;
+    assert_eq!(h.wait_terminal(&ready).await["status"], "completed");
+
+    std::fs::remove_file(&fail_file).expect("clear fail file");
+    h.post_task(json!({"id": id, "type": "stop-seid"})).await;
+    let rerun = h.wait_terminal(&id).await;
+    assert_eq!(rerun["run"], 2);
+    assert_eq!(rerun["status"], "completed");
+    h.standin.stop().await;
+}

@@ -86,6 +86,20 @@ fn write_marker(home: &Path, marker: &str) -> Result<(), Outcome> {
         .map_err(|err| Outcome::failed(format!("writing marker {marker}: {err}")))
 }
 
+/// Test hook file in a node's home: one task type per line; tasks of those types fail at once
+/// with [`injected_failure`]'s error, as a handler error would (status `failed`, `error` set).
+/// Removing the file (or the line) lets the next submission of the same ID re-run normally.
+pub const FAIL_TASKS_FILE: &str = ".standin-fail-tasks";
+
+/// The failure injected for `task_type` by `<home>/.standin-fail-tasks`, if listed there.
+fn injected_failure(home: &Path, task_type: &str) -> Option<Outcome> {
+    let listed = std::fs::read_to_string(home.join(FAIL_TASKS_FILE)).ok()?;
+    listed
+        .lines()
+        .any(|line| line.trim() == task_type)
+        .then(|| Outcome::failed(format!("{task_type}: injected failure ({FAIL_TASKS_FILE})")))
+}
+
 /// Run the handler of `task_type`. Types in the engine's hold list wait for cancellation first.
 pub async fn run(
     engine: &Arc<Engine>,
@@ -105,6 +119,9 @@ pub async fn run(
         return Outcome::failed(format!("{task_type}: context canceled"));
     }
     let home = engine.home();
+    if let Some(failure) = injected_failure(home, task_type) {
+        return failure;
+    }
     let outcome = match task_type {
         "config-patch" => config_patch::run(home, params),
         "config-apply" => config_model::apply(home, params),

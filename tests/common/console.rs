@@ -1,0 +1,136 @@
+//! Running the `sei-console` binary against the control plane, as an operator would, and the
+//! fleet setup the end-to-end action tests share: Running full nodes initialised by the embedded
+//! executor through the stand-in sidecars.
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use k8s_openapi::api::core::v1::ServiceAccount;
+use kube::api::{DynamicObject, PostParams};
+use serde_json::{Value, json};
+
+use super::{TestNamespace, control_plane, seinode_resource};
+
+/// `DIR/console.env` of the control plane: kubeconfig, controller namespace, sidecar override.
+pub fn console_env() -> HashMap<String, String> {
+    std::fs::read_to_string(control_plane().dir.join("console.env"))
+        .expect("start writes DIR/console.env")
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect()
+}
+
+/// One finished `sei-console` run: exit status, the JSON lines of stdout, stderr.
+#[derive(Debug)]
+pub struct Run {
+    pub ok: bool,
+    pub lines: Vec<Value>,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The last line, which every action prints as `{"event": "result", ...}`.
+    pub fn result(&self) -> &Value {
+        let last = self
+            .lines
+            .last()
+            .unwrap_or_else(|| panic!("no output: {self:?}"));
+        assert_eq!(last["event"], "result", "{self:?}");
+        last
+    }
+
+    /// The messages of the `note` lines.
+    pub fn notes(&self) -> Vec<&str> {
+        self.lines
+            .iter()
+            .filter(|l| l["event"] == "note")
+            .filter_map(|l| l["message"].as_str())
+            .collect()
+    }
+}
+
+/// Runs `sei-console ARGS -o json` with the control plane's console.env plus `extra_env`, its
+/// journal and config under `state`, fast executor passes and a bounded follow time.
+pub async fn console_with(args: &[&str], state: &Path, extra_env: &[(&str, String)]) -> Run {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
+        .envs(console_env())
+        .envs(extra_env.iter().map(|(k, v)| (*k, v.as_str())))
+        .env("XDG_STATE_HOME", state)
+        .env("XDG_CONFIG_HOME", state)
+        .args(args)
+        .args(["--max-wait-ms", "300", "--timeout", "90", "-o", "json"])
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("run sei-console");
+    Run {
+        ok: output.status.success(),
+        lines: String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+pub async fn console(args: &[&str], state: &Path) -> Run {
+    console_with(args, state, &[]).await
+}
+
+/// The ServiceAccount the nodes' pods run as (the StatefulSet refers to it).
+pub async fn create_node_service_account(ns: &TestNamespace) {
+    let sa: ServiceAccount =
+        serde_json::from_value(json!({"metadata": {"name": "seid-node"}})).expect("sa");
+    ns.api::<ServiceAccount>()
+        .create(&PostParams::default(), &sa)
+        .await
+        .expect("service account");
+}
+
+/// Creates full nodes on `image` with `labels`, then brings them all to Running at once, each
+/// with `sei-console exec NODE --executor embedded` (init plan through the stand-in sidecars).
+pub async fn running_full_nodes(
+    ns: &TestNamespace,
+    names: &[String],
+    image: &str,
+    labels: &BTreeMap<String, String>,
+    state: &Path,
+) {
+    create_node_service_account(ns).await;
+    for name in names {
+        let mut node = DynamicObject::new(name, &seinode_resource());
+        node.metadata.labels = Some(labels.clone());
+        node.data = json!({"spec": {"chainId": "pacific-1", "image": image, "fullNode": {}}});
+        ns.seinodes()
+            .create(&PostParams::default(), &node)
+            .await
+            .expect("create SeiNode");
+    }
+    let runs = futures::future::join_all(names.iter().map(|name| {
+        let args = [
+            "exec",
+            name.as_str(),
+            "-n",
+            &ns.name,
+            "--executor",
+            "embedded",
+            "--yes",
+        ];
+        async move { (name, console(&args, state).await) }
+    }))
+    .await;
+    for (name, run) in runs {
+        assert!(run.ok, "init of {name}: {run:?}");
+    }
+}
+
+/// The stand-in's home of one node (`DIR/sidecars/<namespace>/<node>`).
+pub fn sidecar_home(namespace: &str, node: &str) -> PathBuf {
+    control_plane()
+        .dir
+        .join("sidecars")
+        .join(namespace)
+        .join(node)
+}

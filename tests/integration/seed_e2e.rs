@@ -1,0 +1,170 @@
+//! `sei-console seed create` to the end with the embedded executor and the stand-in sidecars:
+//! the control-plane add-on puts the node-key Secret where the pod would see it (the node's
+//! `config/node_key.json`), so the sidecar's `/v0/node-id` is checked against the key; a sidecar
+//! holding another key fails naming both NodeIDs; a platform config without `nodepoolSeed` fails
+//! at once with its fix.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::PostParams;
+use sei_console::actions::node_key::NodeKey;
+use serde_json::{Value, json};
+
+use crate::common::{TestNamespace, control_plane, repo_path};
+
+const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
+
+fn console_env() -> HashMap<String, String> {
+    std::fs::read_to_string(control_plane().dir.join("console.env"))
+        .expect("start writes DIR/console.env")
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect()
+}
+
+struct Run {
+    ok: bool,
+    lines: Vec<Value>,
+    stderr: String,
+}
+
+impl Run {
+    fn result(&self) -> &Value {
+        let last = self.lines.last().expect("a result line");
+        assert_eq!(last["event"], "result", "{last}");
+        last
+    }
+}
+
+async fn seed_create(ns: &str, name: &str, extra: &[&str]) -> Run {
+    let state = tempfile::tempdir().expect("tempdir");
+    let address = format!("{name}.example.com:26656");
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
+        .envs(console_env())
+        .env("XDG_STATE_HOME", state.path())
+        .env("XDG_CONFIG_HOME", state.path())
+        .args(["seed", "create", name, "-n", ns, "--chain-id", "pacific-1"])
+        .args(["--image", IMAGE, "--external-address", &address])
+        .args(["--executor", "embedded", "--yes", "-o", "json"])
+        .args(["--max-wait-ms", "300", "--timeout", "90"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("run sei-console");
+    Run {
+        ok: output.status.success(),
+        lines: String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+async fn secret_key(ns: &TestNamespace, name: &str) -> NodeKey {
+    let secret = ns.api::<Secret>().get(name).await.expect("node-key Secret");
+    let json = &secret.data.as_ref().expect("data")["node_key.json"].0;
+    NodeKey::from_node_key_json(&String::from_utf8_lossy(json)).expect("node key")
+}
+
+#[tokio::test]
+async fn seed_runs_to_running_and_prints_the_peer_verified_against_the_sidecar() {
+    let ns = TestNamespace::new("seed-e2e").await;
+    let run = seed_create(&ns.name, "seed-0", &[]).await;
+    let result = run.result();
+    assert!(run.ok, "{result}\n{}", run.stderr);
+    let key = secret_key(&ns, "seed-0-node-key").await;
+    let node_id = key.node_id();
+    assert_eq!(result["ok"], true);
+    assert_eq!(result["verified"], true);
+    assert_eq!(result["nodeId"], node_id.as_str());
+    assert_eq!(
+        result["peer"],
+        format!("{node_id}@seed-0.example.com:26656").as_str()
+    );
+    assert!(
+        run.lines
+            .iter()
+            .any(|l| l["event"] == "plan-finished" && l["node_phase"] == "Running"),
+        "{:?}",
+        run.lines
+    );
+    let node = ns.seinodes().get("seed-0").await.expect("seed");
+    assert_eq!(node.data["status"]["phase"], "Running");
+}
+
+#[tokio::test]
+async fn a_sidecar_holding_another_key_fails_naming_both_node_ids() {
+    let ns = TestNamespace::new("seed-mismatch").await;
+    // The node's data directory already holds another key (as `seid init` leaves one behind);
+    // the add-on never overwrites a key file that is there.
+    let other = NodeKey::from_seed(&[42; 32]);
+    let config = control_plane()
+        .dir
+        .join("sidecars")
+        .join(&ns.name)
+        .join("seed-1")
+        .join("config");
+    std::fs::create_dir_all(&config).expect("node home");
+    std::fs::write(
+        config.join("node_key.json"),
+        other.to_node_key_json().expose(),
+    )
+    .expect("write other key");
+
+    let run = seed_create(&ns.name, "seed-1", &[]).await;
+    assert!(!run.ok, "must fail: {:?}", run.lines);
+    let result = run.result();
+    let expected = secret_key(&ns, "seed-1-node-key").await.node_id();
+    let message = result["message"].as_str().expect("message");
+    assert!(message.contains(&other.node_id()), "{message}");
+    assert!(message.contains(&expected), "{message}");
+    assert_eq!(result["verified"], false);
+}
+
+#[tokio::test]
+async fn a_platform_config_without_the_seed_pool_fails_at_once_with_its_fix() {
+    let ns = TestNamespace::new("seed-nopool").await;
+    // A controller namespace of its own whose ConfigMap lacks scheduling.nodepoolSeed.
+    let text = std::fs::read_to_string(repo_path("assets/demo/platform-config.yaml"))
+        .expect("demo platform config");
+    let without_seed_pool: String = text
+        .lines()
+        .filter(|l| !l.contains("nodepoolSeed"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let config_map: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": "sei-controller-config"},
+        "data": {"config.yaml": without_seed_pool}
+    }))
+    .expect("config map");
+    ns.api::<ConfigMap>()
+        .create(&PostParams::default(), &config_map)
+        .await
+        .expect("create ConfigMap");
+
+    let run = seed_create(&ns.name, "seed-2", &["--controller-namespace", &ns.name]).await;
+    assert!(!run.ok, "must fail: {:?}", run.lines);
+    let message = run.result()["message"]
+        .as_str()
+        .expect("message")
+        .to_owned();
+    assert!(message.contains("StatefulSetRenderFailed"), "{message}");
+    assert!(
+        message.contains(&format!(
+            "fix: set scheduling.nodepoolSeed in ConfigMap {}/sei-controller-config",
+            ns.name
+        )),
+        "{message}"
+    );
+    assert!(
+        run.lines.iter().any(|l| l["event"] == "render-failed"),
+        "{:?}",
+        run.lines
+    );
+}
