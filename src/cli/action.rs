@@ -295,16 +295,6 @@ fn operator_identity(global: &GlobalArgs) -> OperatorIdentity {
         })
 }
 
-/// The checks for changing one SeiNode's spec and persisting its plan, plus its Event.
-pub fn node_change_checks(namespace: &str, node: &str) -> Vec<PermissionCheck> {
-    vec![
-        PermissionCheck::new("get", "sei.io", "seinodes", namespace, node),
-        PermissionCheck::new("patch", "sei.io", "seinodes", namespace, node),
-        PermissionCheck::new("patch", "sei.io", "seinodes", namespace, node).subresource("status"),
-        PermissionCheck::new("create", "", "events", namespace, ""),
-    ]
-}
-
 /// The pieces the executor driver needs, owned here so a command can borrow a [`Driver`].
 pub struct Execution {
     pub cluster: crate::kube::cluster::KubeCluster,
@@ -357,6 +347,23 @@ impl Execution {
             timeout: Session::follow_timeout(args),
             max_wait: Duration::from_millis(args.max_wait_ms),
         })
+    }
+
+    /// Who executes the plan and how the sidecar is reached, for the permission checks.
+    pub fn scope(
+        &self,
+        session: &Session,
+        args: &ActionArgs,
+    ) -> crate::actions::permissions::ExecutionScope {
+        crate::actions::permissions::ExecutionScope {
+            executor: session.executor(args),
+            sidecar_via_pod_proxy: matches!(
+                self.sidecar.transport(),
+                crate::kube::sidecar_http::SidecarTransport::PodProxy { .. }
+            ),
+            controller_namespace: args.controller_namespace.clone(),
+            reads_platform_config_map: args.platform_config.is_none(),
+        }
     }
 
     pub fn driver(&self) -> crate::executor::driver::Driver<'_> {

@@ -17,10 +17,10 @@ use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
+use crate::actions::permissions::{SeedKey, seed_create_checks};
 use crate::api::{NodeKeySource, SecretNameRef, SeedSpec, SeiNode, SeiNodeSpec};
 use crate::executor::driver::Persisted;
 use crate::journal::Outcome;
-use crate::kube::access::PermissionCheck;
 use crate::planner::{PlanContext, preview};
 use crate::ports::{Clock, SidecarApi, SidecarTarget};
 
@@ -168,18 +168,19 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
         return Ok(ExitCode::SUCCESS);
     }
     let ns = session.namespace.as_str();
-    let mut checks = vec![
-        PermissionCheck::new("create", "sei.io", "seinodes", ns, ""),
-        PermissionCheck::new("get", "sei.io", "seinodes", ns, name),
-        PermissionCheck::new("patch", "sei.io", "seinodes", ns, name).subresource("status"),
-        PermissionCheck::new("create", "", "events", ns, ""),
-    ];
-    checks.push(if generated {
-        PermissionCheck::new("create", "", "secrets", ns, "")
+    // The init plan runs once the seed exists (embedded executor, or the controller).
+    let tasks: Vec<_> = plan
+        .iter()
+        .flat_map(|p| p.tasks.iter().map(|t| t.kind.clone()))
+        .collect();
+    let key_source = if generated {
+        SeedKey::Generated
     } else {
-        PermissionCheck::new("get", "", "secrets", ns, &secret_name)
-    });
-    if let Err(err) = session.check(&checks).await {
+        SeedKey::Existing(&secret_name)
+    };
+    let scope = execution.scope(&session, &args.action);
+    let checks = seed_create_checks(&scope, ns, name, key_source, &tasks);
+    if let Err(err) = session.check(checks.as_slice()).await {
         session.journal(&nodes, &detail, Outcome::Refused, Some(err.to_string()));
         return Err(err);
     }
