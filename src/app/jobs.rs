@@ -13,6 +13,9 @@ use super::action::{
 };
 use super::model::Msg;
 use crate::actions::node_key::NodeKey;
+use crate::actions::permissions::{
+    ExecutionScope, SeedKey, address_checks, rollout_checks, seed_create_checks, tasks_to_run,
+};
 use crate::actions::preview::{address_preview, address_text, image_pin_preview, image_pin_text};
 use crate::actions::render_fix::PlatformSource;
 use crate::actions::waves::{NodeRollState, plan_waves, roll_state};
@@ -24,7 +27,6 @@ use crate::kube::access::{AccessError, PermissionCheck, check_permissions};
 use crate::kube::cluster::KubeCluster;
 use crate::kube::platform_config::load_platform_config;
 use crate::kube::sidecar_http::HttpSidecar;
-use crate::operate::checks::{node_change_checks, seed_checks};
 use crate::operate::follow::{choose_executor, progress_text};
 use crate::operate::run::{Report, RunEnd, Runner};
 use crate::operate::steps::{SeedRequest, seed_node, seed_preview_text};
@@ -132,12 +134,14 @@ pub async fn prepare(
     }
     let mut blocked = None;
     let mut confirm_names = Vec::new();
+    let scope = execution_scope(env, executor);
     let (checks, question) = match request {
         ActionRequest::Rollout {
             namespace,
             nodes,
             image,
         } => {
+            let mut work = Vec::new();
             for name in nodes {
                 let node = read_node(&cluster, namespace, name).await?;
                 if roll_state(&node, &image.to_string()) == NodeRollState::Done {
@@ -149,6 +153,10 @@ pub async fn prepare(
                 if needs_typed_name(&node) {
                     confirm_names.push(name.clone());
                 }
+                work.push((
+                    name.clone(),
+                    tasks_to_run(&node, preview.plan.plan.as_ref()),
+                ));
             }
             let planned = plan_waves(nodes, waves.canary, waves.batch);
             if planned.len() > 1 {
@@ -160,10 +168,7 @@ pub async fn prepare(
                     text.push_str(&format!("  {}. {}\n", index + 1, wave.join(", ")));
                 }
             }
-            let checks: Vec<_> = nodes
-                .iter()
-                .flat_map(|n| node_change_checks(namespace, n))
-                .collect();
+            let checks = rollout_checks(&scope, namespace, &work, false, true);
             (checks, format!("roll {} node(s) to {image}?", nodes.len()))
         }
         ActionRequest::Address { node, address } => {
@@ -179,8 +184,9 @@ pub async fn prepare(
             if needs_typed_name(&stored) {
                 confirm_names.push(node.name.clone());
             }
+            let tasks = tasks_to_run(&stored, preview.plan.plan.as_ref());
             (
-                node_change_checks(&node.namespace, &node.name),
+                address_checks(&scope, &node.namespace, &node.name, &tasks),
                 format!("set the external address of {} to {address}?", node.name),
             )
         }
@@ -209,13 +215,20 @@ pub async fn prepare(
                 pending.insert(id, key);
             }
             confirm_names.push(node.name.clone());
+            let tasks = plan_tasks(init.outcome.as_ref().ok());
             (
-                seed_checks(&node.namespace, &node.name, &seed.secret_name, true),
+                seed_create_checks(
+                    &scope,
+                    &node.namespace,
+                    &node.name,
+                    SeedKey::Generated,
+                    &tasks,
+                ),
                 format!("create seed {}?", node.name),
             )
         }
     };
-    let permissions = permissions(client, &checks).await;
+    let permissions = permissions(client, checks.as_slice()).await;
     if blocked.is_none() && !permissions.allowed() {
         blocked = Some("the permission checks did not pass; nothing would be changed".into());
     }
@@ -240,6 +253,28 @@ pub async fn prepare(
         confirm_names,
         question,
     })
+}
+
+/// Who executes and how the sidecar is reached decide the calls beyond the action's own.
+fn execution_scope(env: &ActionEnv, executor: ExecutorMode) -> ExecutionScope {
+    let sidecar_via_pod_proxy = match &env.sidecar {
+        Ok(sidecar) => matches!(
+            sidecar.transport(),
+            crate::kube::sidecar_http::SidecarTransport::PodProxy { .. }
+        ),
+        Err(_) => false,
+    };
+    ExecutionScope {
+        executor,
+        sidecar_via_pod_proxy,
+        controller_namespace: env.controller_namespace.clone(),
+        reads_platform_config_map: env.platform_file.is_none(),
+    }
+}
+
+fn plan_tasks(plan: Option<&crate::api::TaskPlan>) -> Vec<crate::api::TaskKind> {
+    plan.map(|p| p.tasks.iter().map(|t| t.kind.clone()).collect())
+        .unwrap_or_default()
 }
 
 fn seed_request(request: &ActionRequest) -> Option<SeedRequest> {

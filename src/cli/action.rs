@@ -278,8 +278,6 @@ pub(crate) fn operator_identity(global: &GlobalArgs) -> OperatorIdentity {
         })
 }
 
-pub use crate::operate::checks::node_change_checks;
-
 /// The pieces the executor driver needs, owned here so a command can borrow a [`Driver`].
 pub struct Execution {
     pub cluster: crate::kube::cluster::KubeCluster,
@@ -332,6 +330,23 @@ impl Execution {
             timeout: Session::follow_timeout(args),
             max_wait: Duration::from_millis(args.max_wait_ms),
         })
+    }
+
+    /// Who executes the plan and how the sidecar is reached, for the permission checks.
+    pub fn scope(
+        &self,
+        session: &Session,
+        args: &ActionArgs,
+    ) -> crate::actions::permissions::ExecutionScope {
+        crate::actions::permissions::ExecutionScope {
+            executor: session.executor(args),
+            sidecar_via_pod_proxy: matches!(
+                self.sidecar.transport(),
+                crate::kube::sidecar_http::SidecarTransport::PodProxy { .. }
+            ),
+            controller_namespace: args.controller_namespace.clone(),
+            reads_platform_config_map: args.platform_config.is_none(),
+        }
     }
 
     pub fn driver(&self) -> crate::executor::driver::Driver<'_> {

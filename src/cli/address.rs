@@ -5,10 +5,11 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::action::{ActionArgs, Execution, Session, node_change_checks};
+use super::action::{ActionArgs, Execution, Session};
 use super::{CliError, GlobalArgs};
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
+use crate::actions::permissions::{address_checks, tasks_to_run};
 use crate::actions::preview::{address_preview, address_text};
 use crate::journal::Outcome;
 use crate::planner::PlanContext;
@@ -69,10 +70,14 @@ async fn run_async(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, 
             session.namespace
         )));
     }
-    if let Err(err) = session
-        .check(&node_change_checks(&session.namespace, name))
-        .await
-    {
+    let ns = session.namespace.as_str();
+    let checks = address_checks(
+        &execution.scope(&session, &args.action),
+        ns,
+        name,
+        &tasks_to_run(&node, preview.plan.plan.as_ref()),
+    );
+    if let Err(err) = session.check(checks.as_slice()).await {
         session.journal(&nodes, &detail, Outcome::Refused, Some(err.to_string()));
         return Err(err);
     }

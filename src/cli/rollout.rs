@@ -7,10 +7,11 @@ use std::process::ExitCode;
 use clap::Args;
 use kube::api::{Api, ListParams};
 
-use super::action::{ActionArgs, Execution, Session, node_change_checks};
+use super::action::{ActionArgs, Execution, Session};
 use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
+use crate::actions::permissions::{rollout_checks, tasks_to_run};
 use crate::actions::preview::{image_pin_preview, image_pin_text};
 use crate::actions::waves::{NodeRollState, roll_state};
 use crate::api::{NodeMode, SeiNode};
@@ -137,6 +138,7 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
 
     let selected = select_nodes(&session, &execution, args).await?;
     let mut nodes = Vec::new();
+    let mut planned_tasks = Vec::new();
     for node in selected {
         if roll_state(&node, &image.to_string()) == NodeRollState::Done {
             session.note(&format!("{}: already on {image}; left alone", node.name()));
@@ -146,6 +148,7 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
             image_pin_preview(&node, &image, &ctx).map_err(|e| CliError::Failed(e.to_string()))?;
         let json = serde_json::json!({"event": "preview", "preview": preview});
         session.print_preview(&image_pin_text(&preview), &json);
+        planned_tasks.push(tasks_to_run(&node, preview.plan.plan.as_ref()));
         nodes.push(node);
     }
     let names: Vec<String> = nodes.iter().map(|n| n.name().to_owned()).collect();
@@ -158,11 +161,16 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
         session.finish(true, "dry run: nothing was changed", None);
         return Ok(ExitCode::SUCCESS);
     }
-    let checks: Vec<_> = names
-        .iter()
-        .flat_map(|n| node_change_checks(&session.namespace, n))
-        .collect();
-    if let Err(err) = session.check(&checks).await {
+    let ns = session.namespace.as_str();
+    let work: Vec<_> = names.iter().cloned().zip(planned_tasks).collect();
+    let checks = rollout_checks(
+        &execution.scope(&session, &args.action),
+        ns,
+        &work,
+        args.nodes.is_empty(),
+        !args.action.no_wait,
+    );
+    if let Err(err) = session.check(checks.as_slice()).await {
         session.journal(&names, &detail, Outcome::Refused, Some(err.to_string()));
         return Err(err);
     }

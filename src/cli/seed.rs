@@ -14,8 +14,8 @@ use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
+use crate::actions::permissions::{SeedKey, seed_create_checks};
 use crate::journal::Outcome;
-use crate::operate::checks::seed_checks;
 use crate::operate::steps::{SeedRequest, seed_node, seed_preview_text};
 use crate::planner::{PlanContext, preview};
 use crate::ports::Clock;
@@ -137,8 +137,19 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
         return Ok(ExitCode::SUCCESS);
     }
     let ns = session.namespace.as_str();
-    let checks = seed_checks(ns, name, &secret_name, generated);
-    if let Err(err) = session.check(&checks).await {
+    // The init plan runs once the seed exists (embedded executor, or the controller).
+    let tasks: Vec<_> = plan
+        .iter()
+        .flat_map(|p| p.tasks.iter().map(|t| t.kind.clone()))
+        .collect();
+    let key_source = if generated {
+        SeedKey::Generated
+    } else {
+        SeedKey::Existing(&secret_name)
+    };
+    let scope = execution.scope(&session, &args.action);
+    let checks = seed_create_checks(&scope, ns, name, key_source, &tasks);
+    if let Err(err) = session.check(checks.as_slice()).await {
         session.journal(&nodes, &detail, Outcome::Refused, Some(err.to_string()));
         return Err(err);
     }

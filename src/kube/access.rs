@@ -111,33 +111,46 @@ fn denied_list(denials: &[Denial]) -> String {
         .join("; ")
 }
 
-/// Asks the API server about every check; `Ok` only when all are allowed.
+/// Reviews in flight at once: a fleet action asks dozens; in order, one at a time, they would
+/// add a round trip each before the first change.
+const CONCURRENT_REVIEWS: usize = 8;
+
+/// Asks the API server about every check; `Ok` only when all are allowed. Denials are listed
+/// in the order of `checks`.
 pub async fn check_permissions(
     client: &kube::Client,
     checks: &[PermissionCheck],
 ) -> Result<(), AccessError> {
+    use futures::stream::{self, StreamExt, TryStreamExt};
     let api: Api<SelfSubjectAccessReview> = Api::all(client.clone());
-    let mut denials = Vec::new();
-    for check in checks {
-        let review = SelfSubjectAccessReview {
-            spec: SelfSubjectAccessReviewSpec {
-                resource_attributes: Some(check.attributes()),
-                ..SelfSubjectAccessReviewSpec::default()
-            },
-            ..SelfSubjectAccessReview::default()
-        };
-        let answer = api
-            .create(&PostParams::default(), &review)
-            .await
-            .map_err(|e| AccessError::Review(e.to_string()))?;
-        let status = answer.status.unwrap_or_default();
-        if !status.allowed {
-            denials.push(Denial {
-                check: check.clone(),
-                reason: status.reason.unwrap_or_default(),
-            });
-        }
-    }
+    // Owned checks: a closure over borrowed ones makes the future unusable in a spawned task
+    // (rustc cannot prove it `Send` for every lifetime), and the console checks in one.
+    let answers: Vec<Option<Denial>> = stream::iter(checks.to_vec())
+        .map(|check| {
+            let api = api.clone();
+            async move {
+                let review = SelfSubjectAccessReview {
+                    spec: SelfSubjectAccessReviewSpec {
+                        resource_attributes: Some(check.attributes()),
+                        ..SelfSubjectAccessReviewSpec::default()
+                    },
+                    ..SelfSubjectAccessReview::default()
+                };
+                let answer = api
+                    .create(&PostParams::default(), &review)
+                    .await
+                    .map_err(|e| AccessError::Review(e.to_string()))?;
+                let status = answer.status.unwrap_or_default();
+                Ok::<_, AccessError>((!status.allowed).then(|| Denial {
+                    check,
+                    reason: status.reason.unwrap_or_default(),
+                }))
+            }
+        })
+        .buffered(CONCURRENT_REVIEWS)
+        .try_collect()
+        .await?;
+    let denials: Vec<Denial> = answers.into_iter().flatten().collect();
     if denials.is_empty() {
         Ok(())
     } else {

@@ -9,7 +9,6 @@ use crate::actions::event::{ActionKind, EventTarget, console_event};
 use crate::journal::{Journal, JournalEntry, Outcome};
 use crate::ports::Clock;
 
-pub mod checks;
 pub mod follow;
 pub mod run;
 pub mod steps;

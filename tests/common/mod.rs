@@ -20,7 +20,9 @@ use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
+pub mod audit;
 pub mod console;
+pub mod identity;
 
 /// Where the control plane of this run lives.
 #[derive(Debug)]
@@ -184,12 +186,16 @@ where
     }
 }
 
+/// The platform config file the control plane's Nodes and StorageClasses were made from.
+pub fn platform_config_path() -> PathBuf {
+    std::env::var("SEI_CP_PLATFORM_CONFIG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo_root().join("assets/demo/platform-config.yaml"))
+}
+
 /// The platform config the control plane's Nodes and StorageClasses were made from.
 pub fn platform_config() -> serde_yaml_ng::Value {
-    let path = std::env::var("SEI_CP_PLATFORM_CONFIG")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| repo_root().join("assets/demo/platform-config.yaml"));
-    let text = std::fs::read_to_string(&path).expect("read platform config");
+    let text = std::fs::read_to_string(platform_config_path()).expect("read platform config");
     serde_yaml_ng::from_str(&text).expect("platform config is YAML")
 }
 

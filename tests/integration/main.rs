@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod action_safety;
 mod address_cli;
 mod address_e2e;
 mod console;

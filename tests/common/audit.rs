@@ -1,0 +1,83 @@
+//! The API server's audit log (`DIR/logs/audit.log`, written by `tests/control-plane/start`):
+//! what one identity sent, to prove what it never sent.
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::control_plane;
+
+/// Verbs that change cluster state.
+pub const MUTATING_VERBS: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
+
+/// One request of the audit log (its RequestReceived or ResponseComplete event).
+#[derive(Debug, Clone)]
+pub struct AuditEvent {
+    pub verb: String,
+    pub api_group: String,
+    pub resource: String,
+    pub subresource: String,
+    pub name: String,
+    pub request_uri: String,
+    pub user_agent: String,
+}
+
+impl AuditEvent {
+    /// A change of cluster state. Access reviews are `create`s that store nothing.
+    pub fn is_mutating(&self) -> bool {
+        let review = self.api_group == "authorization.k8s.io"
+            && self.resource.starts_with("self")
+            && self.resource.ends_with("reviews");
+        MUTATING_VERBS.contains(&self.verb.as_str()) && !review
+    }
+}
+
+fn text(value: &Value) -> String {
+    value.as_str().unwrap_or("").to_owned()
+}
+
+/// Every audit event of `username` (the first impersonated user counts as the user).
+pub fn events_of(username: &str) -> Vec<AuditEvent> {
+    let path = control_plane().dir.join("logs").join("audit.log");
+    let log = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "read {}: {e} (does start enable audit logging?)",
+            path.display()
+        )
+    });
+    log.lines()
+        // The username is in every line of its events; parse only those.
+        .filter(|line| line.contains(username))
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| {
+            event["user"]["username"] == username
+                || event["impersonatedUser"]["username"] == username
+        })
+        .map(|event| AuditEvent {
+            verb: text(&event["verb"]),
+            api_group: text(&event["objectRef"]["apiGroup"]),
+            resource: text(&event["objectRef"]["resource"]),
+            subresource: text(&event["objectRef"]["subresource"]),
+            name: text(&event["objectRef"]["name"]),
+            request_uri: text(&event["requestURI"]),
+            user_agent: text(&event["userAgent"]),
+        })
+        .collect()
+}
+
+/// Waits until a request of `username` whose URI contains `marker` is in the log (the log is
+/// written as requests arrive, so everything the identity sent before the marker is in it too),
+/// then returns all of that identity's events.
+pub async fn events_through_marker(username: &str, marker: &str) -> Vec<AuditEvent> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let events = events_of(username);
+        if events.iter().any(|e| e.request_uri.contains(marker)) {
+            return events;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the marker request {marker} of {username} never reached the audit log"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

@@ -1,0 +1,243 @@
+//! Safety of the operator actions as a least-privileged identity (a ServiceAccount token) on the
+//! real control plane, proven from the API server's own audit log:
+//! - a Role lacking one permission the embedded executor needs makes `rollout` fail in the
+//!   permission check, naming that permission, before any mutating request; with the permission
+//!   granted the same rollout succeeds, so the checked list covers what the action does;
+//! - `--read-only` sends zero mutating requests for every action (rollout, address, seed create),
+//!   even for an identity RBAC would allow everything, while its reads are in the log.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+use kube::api::DynamicObject;
+
+use sei_console::kube::access::{PermissionCheck, check_permissions};
+
+use crate::common::audit::{AuditEvent, events_through_marker};
+use crate::common::console::{console_with, running_full_nodes};
+use crate::common::identity::{Operator, rule};
+use crate::common::{TestNamespace, platform_config_path, wait_for};
+
+const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
+const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
+
+/// What an operator needs to roll a Running full node with the embedded executor (sidecar
+/// reached directly), optionally without `update` on Leases.
+fn rollout_rules(lease_update: bool) -> Vec<PolicyRule> {
+    let mut lease_verbs = vec!["get", "create"];
+    if lease_update {
+        lease_verbs.push("update");
+    }
+    vec![
+        rule("sei.io", &["seinodes"], &["get", "list", "patch"]),
+        rule("sei.io", &["seinodes/status"], &["patch"]),
+        rule("", &["events"], &["create"]),
+        rule("coordination.k8s.io", &["leases"], &lease_verbs),
+        rule(
+            "apps",
+            &["statefulsets"],
+            &["get", "create", "patch", "delete"],
+        ),
+        rule("", &["services"], &["create", "patch"]),
+        rule("", &["pods"], &["get", "list", "delete"]),
+    ]
+}
+
+/// Polls until RBAC answers `allowed` for `check` as `operator` (the authorizer's cache lags).
+async fn until_rbac_says(operator: &Operator, check: PermissionCheck, allowed: bool) {
+    let client = operator.client().await;
+    wait_for("RBAC to settle", Duration::from_secs(30), || async {
+        let answer = check_permissions(&client, std::slice::from_ref(&check)).await;
+        Ok::<_, kube::Error>((answer.is_ok() == allowed).then_some(()))
+    })
+    .await;
+}
+
+/// A request as `operator` that the audit log records after everything it sent before.
+async fn marker(operator: &Operator, ns: &TestNamespace) -> String {
+    let marker = format!("audit-marker-{}", uuid::Uuid::new_v4().simple());
+    let api: kube::Api<DynamicObject> = kube::Api::namespaced_with(
+        operator.client().await,
+        &ns.name,
+        &crate::common::seinode_resource(),
+    );
+    let _ = api.get_opt(&marker).await;
+    marker
+}
+
+fn mutations(events: &[AuditEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e.is_mutating())
+        .map(|e| format!("{} {}", e.verb, e.request_uri))
+        .collect()
+}
+
+async fn resource_version(ns: &TestNamespace, name: &str) -> String {
+    let node = ns.seinodes().get(name).await.expect("get SeiNode");
+    node.metadata.resource_version.unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_missing_executor_permission_fails_the_check_before_any_change() {
+    let ns = TestNamespace::new("forbidden").await;
+    let state = tempfile::tempdir().expect("tempdir");
+    let names = ["full-0".to_owned()];
+    running_full_nodes(&ns, &names, OLD, &BTreeMap::new(), state.path()).await;
+    let operator = Operator::create(&ns, "operator", rollout_rules(false), state.path()).await;
+    let lease_update = PermissionCheck::new(
+        "update",
+        "coordination.k8s.io",
+        "leases",
+        &ns.name,
+        "sei-console-exec-full-0",
+    );
+    let node_patch = PermissionCheck::new("patch", "sei.io", "seinodes", &ns.name, "full-0");
+    until_rbac_says(&operator, node_patch, true).await;
+    let env = [
+        ("KUBECONFIG", operator.kubeconfig.display().to_string()),
+        (
+            "SEI_CONSOLE_PLATFORM_CONFIG",
+            platform_config_path().display().to_string(),
+        ),
+    ];
+    let rollout = [
+        "rollout",
+        "full-0",
+        "-n",
+        &ns.name,
+        "--image",
+        NEW,
+        "--executor",
+        "embedded",
+        "--yes",
+    ];
+    let before = resource_version(&ns, "full-0").await;
+
+    let refused = console_with(&rollout, state.path(), &env).await;
+    assert!(!refused.ok, "{refused:?}");
+    assert!(
+        refused.stderr.contains(&format!(
+            "not allowed to update leases.coordination.k8s.io \"sei-console-exec-full-0\" in namespace \"{}\"",
+            ns.name
+        )) && refused.stderr.contains("nothing was changed"),
+        "{refused:?}"
+    );
+    assert_eq!(
+        refused.stderr.matches("in namespace").count(),
+        1,
+        "exactly the one missing permission is named: {}",
+        refused.stderr
+    );
+    assert_eq!(resource_version(&ns, "full-0").await, before);
+    let events = events_through_marker(&operator.username, &marker(&operator, &ns).await).await;
+    assert_eq!(mutations(&events), Vec::<String>::new());
+    assert!(
+        events
+            .iter()
+            .any(|e| e.resource == "selfsubjectaccessreviews"),
+        "the check itself is in the log: {events:?}"
+    );
+
+    // Granted the one permission, the same command goes through: the list asked for nothing
+    // the action does not need, and the action needed nothing the list did not ask.
+    operator.set_rules(&ns, rollout_rules(true)).await;
+    until_rbac_says(&operator, lease_update, true).await;
+    let rolled = console_with(&rollout, state.path(), &env).await;
+    assert!(rolled.ok, "{rolled:?}");
+    let node = ns.seinodes().get("full-0").await.expect("get");
+    assert_eq!(node.data["status"]["currentImage"], NEW);
+}
+
+#[tokio::test]
+async fn read_only_actions_send_no_mutating_request_even_when_rbac_allows_everything() {
+    let ns = TestNamespace::new("read-only-audit").await;
+    let state = tempfile::tempdir().expect("tempdir");
+    let mut node = DynamicObject::new("full-0", &crate::common::seinode_resource());
+    node.metadata.labels = Some(BTreeMap::from([("fleet".to_owned(), "ro".to_owned())]));
+    node.data = serde_json::json!({"spec": {"chainId": "pacific-1", "image": OLD, "fullNode": {}}});
+    ns.seinodes()
+        .create(&kube::api::PostParams::default(), &node)
+        .await
+        .expect("create SeiNode");
+    let everything = vec![PolicyRule {
+        api_groups: Some(vec!["*".into()]),
+        resources: Some(vec!["*".into()]),
+        verbs: vec!["*".into()],
+        ..PolicyRule::default()
+    }];
+    let operator = Operator::create(&ns, "reader", everything, state.path()).await;
+    let delete_secrets = PermissionCheck::new("delete", "", "secrets", &ns.name, "");
+    until_rbac_says(&operator, delete_secrets, true).await;
+    let env = [
+        ("KUBECONFIG", operator.kubeconfig.display().to_string()),
+        (
+            "SEI_CONSOLE_PLATFORM_CONFIG",
+            platform_config_path().display().to_string(),
+        ),
+    ];
+    let ns_name = ns.name.as_str();
+    let actions: [&[&str]; 4] = [
+        &["rollout", "full-0", "--image", NEW],
+        &[
+            "rollout", "-l", "fleet=ro", "--mode", "full", "--image", NEW,
+        ],
+        &[
+            "address",
+            "full-0",
+            "--external-address",
+            "203.0.113.9:26656",
+        ],
+        &[
+            "seed",
+            "create",
+            "seed-0",
+            "--chain-id",
+            "pacific-1",
+            "--image",
+            NEW,
+            "--external-address",
+            "seed-0.example.com:26656",
+        ],
+    ];
+    for action in actions {
+        let common = ["-n", ns_name, "--read-only", "--executor", "embedded"];
+        let refused =
+            console_with(&[action, &common, &["--yes"]].concat(), state.path(), &env).await;
+        assert!(!refused.ok, "{action:?}: {refused:?}");
+        assert!(
+            refused.stderr.contains("read-only mode: refusing to run"),
+            "{action:?}: {refused:?}"
+        );
+        let previewed = console_with(
+            &[action, &common, &["--dry-run"]].concat(),
+            state.path(),
+            &env,
+        )
+        .await;
+        assert!(previewed.ok, "{action:?}: {previewed:?}");
+        assert_eq!(previewed.result()["ok"], true, "{action:?}");
+    }
+
+    let events = events_through_marker(&operator.username, &marker(&operator, &ns).await).await;
+    assert_eq!(mutations(&events), Vec::<String>::new());
+    // The log does hold this identity's reads, so the assertion above could have failed.
+    let reads = |resource: &str, verb: &str| {
+        events
+            .iter()
+            .any(|e| e.resource == resource && e.verb == verb)
+    };
+    assert!(reads("seinodes", "get"), "{events:?}");
+    assert!(reads("seinodes", "list"), "{events:?}");
+    // Nothing the actions would have created exists.
+    assert!(
+        ns.seinodes()
+            .get_opt("seed-0")
+            .await
+            .expect("get")
+            .is_none()
+    );
+    let node = ns.seinodes().get("full-0").await.expect("get");
+    assert_eq!(node.data["spec"]["image"], OLD);
+}
