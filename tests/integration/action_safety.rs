@@ -1,10 +1,10 @@
 //! Safety of the operator actions as a least-privileged identity (a ServiceAccount token) on the
 //! real control plane, proven from the API server's own audit log:
-//! - a Role lacking one permission the embedded executor needs makes `rollout` fail in the
-//!   permission check, naming that permission, before any mutating request; with the permission
+//! - a Role lacking one permission the embedded executor needs makes `rollout` (and `exec`) fail
+//!   in the permission check, naming that permission, before any mutating request; with the permission
 //!   granted the same rollout succeeds, so the checked list covers what the action does;
-//! - `--read-only` sends zero mutating requests for every action (rollout, address, seed create),
-//!   even for an identity RBAC would allow everything, while its reads are in the log.
+//! - `--read-only` sends zero mutating requests for every action (rollout, address, seed create,
+//!   exec), even for an identity RBAC would allow everything, while its reads are in the log.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -131,6 +131,36 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
         refused.stderr
     );
     assert_eq!(resource_version(&ns, "full-0").await, before);
+
+    // `exec` of a new node's init plan: refused in the check too, before any change.
+    let mut fresh = DynamicObject::new("full-1", &crate::common::seinode_resource());
+    fresh.data =
+        serde_json::json!({"spec": {"chainId": "pacific-1", "image": OLD, "fullNode": {}}});
+    ns.seinodes()
+        .create(&kube::api::PostParams::default(), &fresh)
+        .await
+        .expect("create SeiNode");
+    let fresh_before = resource_version(&ns, "full-1").await;
+    let exec = [
+        "exec",
+        "full-1",
+        "-n",
+        &ns.name,
+        "--executor",
+        "embedded",
+        "--yes",
+    ];
+    let refused_exec = console_with(&exec, state.path(), &env).await;
+    assert!(!refused_exec.ok, "{refused_exec:?}");
+    assert!(
+        refused_exec.stderr.contains(&format!(
+            "update leases.coordination.k8s.io \"sei-console-exec-full-1\" in namespace \"{}\"",
+            ns.name
+        )) && refused_exec.stderr.contains("nothing was changed"),
+        "{refused_exec:?}"
+    );
+    assert_eq!(resource_version(&ns, "full-1").await, fresh_before);
+
     let events = events_through_marker(&operator.username, &marker(&operator, &ns).await).await;
     assert_eq!(mutations(&events), Vec::<String>::new());
     assert!(
@@ -219,6 +249,26 @@ async fn read_only_actions_send_no_mutating_request_even_when_rbac_allows_everyt
         assert!(previewed.ok, "{action:?}: {previewed:?}");
         assert_eq!(previewed.result()["ok"], true, "{action:?}");
     }
+
+    // `exec` (following a plan) has no preview: refused.
+    let exec = [
+        "exec",
+        "full-0",
+        "-n",
+        ns_name,
+        "--read-only",
+        "--executor",
+        "embedded",
+        "--yes",
+    ];
+    let refused = console_with(&exec, state.path(), &env).await;
+    assert!(!refused.ok, "{refused:?}");
+    assert!(
+        refused
+            .stderr
+            .contains("read-only mode: refusing to execute the plan of full-0"),
+        "{refused:?}"
+    );
 
     let events = events_through_marker(&operator.username, &marker(&operator, &ns).await).await;
     assert_eq!(mutations(&events), Vec::<String>::new());
