@@ -10,12 +10,16 @@ use clap::{Args, ValueEnum};
 
 use super::render::{kube_config, read_platform_file};
 use super::{CliError, GlobalArgs};
+use crate::actions::permissions::{ExecutionScope, plan_checks};
 use crate::api::{PlanPhase, TaskPlan};
+use crate::config::ExecutorMode;
 use crate::executor::driver::{Driver, DriverConfig, Persisted, Progress};
 use crate::executor::lease::{ControllerLiveness, controller_liveness};
+use crate::kube::access::{PermissionCheck, check_permissions};
 use crate::kube::cluster::KubeCluster;
 use crate::kube::platform_config::{DEFAULT_CONTROLLER_NAMESPACE, load_platform_config};
-use crate::kube::sidecar_http::{HttpSidecar, transport_from_env};
+use crate::kube::read_only::MutationGuard;
+use crate::kube::sidecar_http::{HttpSidecar, SidecarTransport, transport_from_env};
 use crate::planner::{self, PlanContext, Resolution};
 use crate::ports::{Clock, SystemClock};
 use crate::tasks::platform_renderer::PlatformRenderer;
@@ -85,12 +89,21 @@ async fn run_async(
     global: &GlobalArgs,
     args: &ExecArgs,
 ) -> Result<std::process::ExitCode, CliError> {
+    // Executing a plan writes the node's status, its workload and Events: refused in read-only
+    // mode before any request, and the client refuses mutations anyway.
+    let console_config = crate::config::load(global.config.as_deref())
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let guard = MutationGuard::new(global.read_only, console_config.config.read_only);
+    guard
+        .check(&format!("execute the plan of {}", args.node))
+        .map_err(|e| CliError::Failed(e.to_string()))?;
     let config = kube_config(global).await?;
     let namespace = global
         .namespace
         .clone()
         .unwrap_or_else(|| config.default_namespace.clone());
-    let client = ::kube::Client::try_from(config.clone())
+    let client = guard
+        .client(config.clone())
         .map_err(|e| CliError::Failed(format!("cannot create Kubernetes client: {e}")))?;
     let platform = match &args.platform_config {
         Some(path) => read_platform_file(path)?,
@@ -100,6 +113,7 @@ async fn run_async(
     };
     let transport = transport_from_env(|k| std::env::var(k).ok(), Some(config))
         .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let access_client = client.clone();
     let cluster = KubeCluster::new(client);
     let sidecar = HttpSidecar::new(transport);
     let renderer = PlatformRenderer::new(platform.clone());
@@ -139,15 +153,25 @@ async fn run_async(
         }
     };
 
+    let plan = planned(&driver, &namespace, node, &platform.images.sidecar).await?;
+    let scope = ExecutionScope {
+        executor: if embedded {
+            ExecutorMode::Embedded
+        } else {
+            ExecutorMode::Controller
+        },
+        sidecar_via_pod_proxy: matches!(sidecar.transport(), SidecarTransport::PodProxy { .. }),
+        controller_namespace: args.controller_namespace.clone(),
+        reads_platform_config_map: args.platform_config.is_none(),
+    };
+    check_permissions(
+        &access_client,
+        &exec_checks(&scope, &namespace, node, plan.as_ref()),
+    )
+    .await
+    .map_err(|e| CliError::Failed(e.to_string()))?;
     if !args.yes {
-        confirm(
-            &driver,
-            &namespace,
-            node,
-            &platform.images.sidecar,
-            &mut printer,
-        )
-        .await?;
+        confirm(&namespace, node, plan.as_ref(), &mut printer)?;
     }
     let persisted = driver
         .persist(&namespace, node, &platform.images.sidecar)
@@ -186,14 +210,13 @@ async fn run_async(
     })
 }
 
-/// Shows the plan that would be built (without persisting) and asks before acting.
-async fn confirm(
+/// The plan `persist` would build or resume for the node now, without writing anything.
+async fn planned(
     driver: &Driver<'_>,
     namespace: &str,
     name: &str,
     sidecar_image: &str,
-    printer: &mut Printer,
-) -> Result<(), CliError> {
+) -> Result<Option<TaskPlan>, CliError> {
     let mut node = driver
         .cluster
         .get_seinode(namespace, name)
@@ -201,14 +224,44 @@ async fn confirm(
         .map_err(|e| CliError::Failed(e.to_string()))?
         .ok_or_else(|| CliError::BadInput(format!("SeiNode {namespace}/{name} not found")))?;
     let ctx = PlanContext::new(sidecar_image, driver.clock.now());
-    let preview: Option<TaskPlan> = match planner::resolve_plan(&mut node, &ctx) {
+    match planner::resolve_plan(&mut node, &ctx) {
         Ok(Resolution::Built) | Ok(Resolution::Resumed { .. }) => {
-            node.status.as_ref().and_then(|s| s.plan.clone())
+            Ok(node.status.as_ref().and_then(|s| s.plan.clone()))
         }
-        Ok(_) => None,
-        Err(err) => return Err(CliError::Failed(format!("cannot build a plan: {err}"))),
-    };
-    let Some(plan) = preview else {
+        Ok(_) => Ok(None),
+        Err(err) => Err(CliError::Failed(format!("cannot build a plan: {err}"))),
+    }
+}
+
+/// The permission checks of persisting and executing `plan` (only reading and the status
+/// write when there is nothing to execute).
+fn exec_checks(
+    scope: &ExecutionScope,
+    namespace: &str,
+    name: &str,
+    plan: Option<&TaskPlan>,
+) -> Vec<PermissionCheck> {
+    match plan {
+        Some(plan) => {
+            let tasks: Vec<_> = plan.tasks.iter().map(|t| t.kind.clone()).collect();
+            plan_checks(scope, namespace, name, &tasks)
+        }
+        None => vec![
+            PermissionCheck::new("get", "sei.io", "seinodes", namespace, name),
+            PermissionCheck::new("patch", "sei.io", "seinodes", namespace, name)
+                .subresource("status"),
+        ],
+    }
+}
+
+/// Shows the plan that would be built (without persisting) and asks before acting.
+fn confirm(
+    namespace: &str,
+    name: &str,
+    plan: Option<&TaskPlan>,
+    printer: &mut Printer,
+) -> Result<(), CliError> {
+    let Some(plan) = plan else {
         return Ok(());
     };
     let tasks: Vec<String> = plan.tasks.iter().map(|t| t.kind.to_string()).collect();

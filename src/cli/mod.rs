@@ -85,7 +85,7 @@ pub enum Command {
     Plan(plan::PlanArgs),
     /// Persist the plan the planner would build for a SeiNode now and follow it to the end.
     Exec(exec::ExecArgs),
-    /// Pin an image on SeiNodes, one after another, previewing the update plan first.
+    /// Pin an image on SeiNodes in waves (a canary, then batches), previewing each update plan.
     Rollout(rollout::RolloutArgs),
     /// Set a SeiNode's external address and persist the update plan that writes it to config.toml.
     Address(address::AddressArgs),

@@ -196,3 +196,39 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
         ExitCode::FAILURE
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Harness {
+        #[command(flatten)]
+        rollout: RolloutArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<RolloutArgs, clap::Error> {
+        Harness::try_parse_from(std::iter::once("rollout").chain(args.iter().copied()))
+            .map(|h| h.rollout)
+    }
+
+    #[test]
+    fn nodes_are_named_or_selected_never_both() {
+        let named = parse(&["a", "b", "--image", "x"]).expect("named");
+        assert_eq!(named.nodes, ["a", "b"]);
+        let selected =
+            parse(&["-l", "tier=rpc", "--mode", "validator", "--image", "x"]).expect("selected");
+        assert_eq!(selected.selector.as_deref(), Some("tier=rpc"));
+        assert_eq!(selected.mode, Some(NodeMode::Validator));
+        assert_eq!(selection_words(&selected), ["-l tier=rpc --mode validator"]);
+        assert!(parse(&["--image", "x"]).is_err(), "nothing to roll");
+        assert!(parse(&["a", "-l", "x=y", "--image", "x"]).is_err());
+        let bad = parse(&["--mode", "rpc", "--image", "x"]).expect_err("unknown mode");
+        assert!(
+            bad.to_string().contains("not one of full, archive"),
+            "{bad}"
+        );
+    }
+}

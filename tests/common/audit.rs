@@ -16,6 +16,7 @@ pub struct AuditEvent {
     pub api_group: String,
     pub resource: String,
     pub subresource: String,
+    pub namespace: String,
     pub name: String,
     pub request_uri: String,
     pub user_agent: String,
@@ -57,11 +58,21 @@ pub fn events_of(username: &str) -> Vec<AuditEvent> {
             api_group: text(&event["objectRef"]["apiGroup"]),
             resource: text(&event["objectRef"]["resource"]),
             subresource: text(&event["objectRef"]["subresource"]),
+            namespace: text(&event["objectRef"]["namespace"]),
             name: text(&event["objectRef"]["name"]),
             request_uri: text(&event["requestURI"]),
             user_agent: text(&event["userAgent"]),
         })
         .collect()
+}
+
+/// The events after the first request whose URI contains `marker`.
+pub fn after_marker<'a>(events: &'a [AuditEvent], marker: &str) -> &'a [AuditEvent] {
+    let at = events
+        .iter()
+        .position(|e| e.request_uri.contains(marker))
+        .unwrap_or_else(|| panic!("marker {marker} not in the events"));
+    &events[at + 1..]
 }
 
 /// Waits until a request of `username` whose URI contains `marker` is in the log (the log is

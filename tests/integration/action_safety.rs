@@ -1,10 +1,11 @@
 //! Safety of the operator actions as a least-privileged identity (a ServiceAccount token) on the
 //! real control plane, proven from the API server's own audit log:
-//! - a Role lacking one permission the embedded executor needs makes `rollout` fail in the
-//!   permission check, naming that permission, before any mutating request; with the permission
-//!   granted the same rollout succeeds, so the checked list covers what the action does;
-//! - `--read-only` sends zero mutating requests for every action (rollout, address, seed create),
-//!   even for an identity RBAC would allow everything, while its reads are in the log.
+//! - a Role lacking one permission the embedded executor needs makes `rollout` (and `exec`) fail
+//!   in the permission check, naming that permission, before any mutating request; with the permission
+//!   granted the same rollout succeeds, and every request it sent (per the audit log) is one
+//!   its checks asked about;
+//! - `--read-only` sends zero mutating requests for every action (rollout, address, seed create,
+//!   exec), even for an identity RBAC would allow everything, while its reads are in the log.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -12,9 +13,12 @@ use std::time::Duration;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::api::DynamicObject;
 
+use sei_console::actions::permissions::{ExecutionScope, rollout_checks};
+use sei_console::api::TaskKind;
+use sei_console::config::ExecutorMode;
 use sei_console::kube::access::{PermissionCheck, check_permissions};
 
-use crate::common::audit::{AuditEvent, events_through_marker};
+use crate::common::audit::{AuditEvent, after_marker, events_through_marker};
 use crate::common::console::{console_with, running_full_nodes};
 use crate::common::identity::{Operator, rule};
 use crate::common::{TestNamespace, platform_config_path, wait_for};
@@ -64,6 +68,33 @@ async fn marker(operator: &Operator, ns: &TestNamespace) -> String {
     );
     let _ = api.get_opt(&marker).await;
     marker
+}
+
+/// The update plan of a Running full node.
+const UPDATE_PLAN: [TaskKind; 7] = [
+    TaskKind::ApplyStatefulSet,
+    TaskKind::ApplyService,
+    TaskKind::ConfigPatch,
+    TaskKind::ConfigValidate,
+    TaskKind::ReplacePod,
+    TaskKind::ObserveImage,
+    TaskKind::MarkReady,
+];
+
+/// Whether a permission check authorizes the audited request (a check without a name covers
+/// every name, as in RBAC; a watch is a list).
+fn covers(check: &PermissionCheck, event: &AuditEvent) -> bool {
+    let verb = if event.verb == "watch" {
+        "list"
+    } else {
+        event.verb.as_str()
+    };
+    check.verb == verb
+        && check.group == event.api_group
+        && check.resource == event.resource
+        && check.subresource.unwrap_or("") == event.subresource
+        && check.namespace == event.namespace
+        && (check.name.is_empty() || check.name == event.name)
 }
 
 fn mutations(events: &[AuditEvent]) -> Vec<String> {
@@ -131,6 +162,36 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
         refused.stderr
     );
     assert_eq!(resource_version(&ns, "full-0").await, before);
+
+    // `exec` of a new node's init plan: refused in the check too, before any change.
+    let mut fresh = DynamicObject::new("full-1", &crate::common::seinode_resource());
+    fresh.data =
+        serde_json::json!({"spec": {"chainId": "pacific-1", "image": OLD, "fullNode": {}}});
+    ns.seinodes()
+        .create(&kube::api::PostParams::default(), &fresh)
+        .await
+        .expect("create SeiNode");
+    let fresh_before = resource_version(&ns, "full-1").await;
+    let exec = [
+        "exec",
+        "full-1",
+        "-n",
+        &ns.name,
+        "--executor",
+        "embedded",
+        "--yes",
+    ];
+    let refused_exec = console_with(&exec, state.path(), &env).await;
+    assert!(!refused_exec.ok, "{refused_exec:?}");
+    assert!(
+        refused_exec.stderr.contains(&format!(
+            "update leases.coordination.k8s.io \"sei-console-exec-full-1\" in namespace \"{}\"",
+            ns.name
+        )) && refused_exec.stderr.contains("nothing was changed"),
+        "{refused_exec:?}"
+    );
+    assert_eq!(resource_version(&ns, "full-1").await, fresh_before);
+
     let events = events_through_marker(&operator.username, &marker(&operator, &ns).await).await;
     assert_eq!(mutations(&events), Vec::<String>::new());
     assert!(
@@ -144,10 +205,41 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
     // the action does not need, and the action needed nothing the list did not ask.
     operator.set_rules(&ns, rollout_rules(true)).await;
     until_rbac_says(&operator, lease_update, true).await;
+    let granted = marker(&operator, &ns).await;
     let rolled = console_with(&rollout, state.path(), &env).await;
     assert!(rolled.ok, "{rolled:?}");
     let node = ns.seinodes().get("full-0").await.expect("get");
     assert_eq!(node.data["status"]["currentImage"], NEW);
+
+    // Every request the successful rollout sent (reads included) is one its checks asked about.
+    let events = events_through_marker(&operator.username, &marker(&operator, &ns).await).await;
+    let scope = ExecutionScope {
+        executor: ExecutorMode::Embedded,
+        sidecar_via_pod_proxy: false,
+        controller_namespace: String::new(),
+        reads_platform_config_map: false,
+    };
+    let work = [("full-0".to_owned(), UPDATE_PLAN.to_vec())];
+    let checks = rollout_checks(&scope, &ns.name, &work, false, true);
+    let sent: Vec<&AuditEvent> = after_marker(&events, &granted)
+        .iter()
+        .filter(|e| {
+            e.resource != "selfsubjectaccessreviews" && !e.name.starts_with("audit-marker-")
+        })
+        .collect();
+    assert!(
+        sent.iter()
+            .any(|e| e.verb == "patch" && e.resource == "statefulsets"),
+        "{sent:?}"
+    );
+    for event in sent {
+        assert!(
+            checks.as_slice().iter().any(|c| covers(c, event)),
+            "{} {} was sent but never checked",
+            event.verb,
+            event.request_uri
+        );
+    }
 }
 
 #[tokio::test]
@@ -219,6 +311,26 @@ async fn read_only_actions_send_no_mutating_request_even_when_rbac_allows_everyt
         assert!(previewed.ok, "{action:?}: {previewed:?}");
         assert_eq!(previewed.result()["ok"], true, "{action:?}");
     }
+
+    // `exec` (following a plan) has no preview: refused.
+    let exec = [
+        "exec",
+        "full-0",
+        "-n",
+        ns_name,
+        "--read-only",
+        "--executor",
+        "embedded",
+        "--yes",
+    ];
+    let refused = console_with(&exec, state.path(), &env).await;
+    assert!(!refused.ok, "{refused:?}");
+    assert!(
+        refused
+            .stderr
+            .contains("read-only mode: refusing to execute the plan of full-0"),
+        "{refused:?}"
+    );
 
     let events = events_through_marker(&operator.username, &marker(&operator, &ns).await).await;
     assert_eq!(mutations(&events), Vec::<String>::new());
