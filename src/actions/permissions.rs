@@ -516,6 +516,38 @@ mod tests {
     }
 
     #[test]
+    fn a_rollout_needs_as_many_reviews_for_ten_nodes_as_for_one_with_a_namespace_wide_role() {
+        // `check_permissions` asks each distinct verb/resource without a name first; names are
+        // asked only where that is denied.
+        let reviews = |count: usize| {
+            let nodes: Vec<_> = (0..count)
+                .map(|i| (format!("n{i}"), UPDATE_PLAN.to_vec()))
+                .collect();
+            let scope = scope(ExecutorMode::Auto, true, true);
+            let checks = rollout_checks(&scope, "ns", &nodes, true, true);
+            let mut broad: Vec<_> = checks
+                .as_slice()
+                .iter()
+                .map(|c| {
+                    (
+                        c.verb,
+                        c.group,
+                        c.resource,
+                        c.subresource,
+                        c.namespace.clone(),
+                    )
+                })
+                .collect();
+            broad.sort();
+            broad.dedup();
+            broad.len()
+        };
+        // The widest case: auto executor, pod-proxy sidecar, ConfigMap read, selection.
+        assert_eq!(reviews(1), 22);
+        assert_eq!(reviews(10), 22);
+    }
+
+    #[test]
     fn address_and_seed_create_add_their_own_calls_to_the_plan() {
         let scope = scope(ExecutorMode::Controller, false, false);
         let address = address_checks(&scope, "ns", "a", &UPDATE_PLAN);
