@@ -14,6 +14,7 @@ mod crd_validation;
 mod demo_fleet;
 mod events;
 mod exec;
+mod preview_statefulset;
 mod render_dry_run;
 mod rollout_cli;
 mod rollout_e2e;
