@@ -12,6 +12,9 @@ pub struct Connection {
     pub context: String,
     /// The context's namespace, else `default`.
     pub default_namespace: String,
+    /// The client's configuration (the sidecar's pod-proxy transport needs it); `None` when the
+    /// connection was made from a bare client.
+    pub kube_config: Option<kube::Config>,
 }
 
 /// Why no client could be made; one line for the user.
@@ -68,10 +71,12 @@ pub async fn connect(
         ),
     };
     let default_namespace = config.default_namespace.clone();
-    let client = Client::try_from(config).map_err(|e| ConnectError::Client(e.to_string()))?;
+    let client =
+        Client::try_from(config.clone()).map_err(|e| ConnectError::Client(e.to_string()))?;
     Ok(Connection {
         client,
         context: context_name,
         default_namespace,
+        kube_config: Some(config),
     })
 }
