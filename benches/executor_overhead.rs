@@ -50,6 +50,9 @@ impl ClusterApi for TimedCluster {
     fn create<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
         Box::pin(timed(self.0.create(object)))
     }
+    fn apply_dry_run<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
+        Box::pin(timed(self.0.apply_dry_run(object)))
+    }
     fn get<'a>(
         &'a self,
         kind: ObjectKind,

@@ -448,6 +448,13 @@ mod cluster_port {
         /// Server-side apply (field manager [`FIELD_MANAGER`], force). Returns the live object.
         fn apply<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject>;
 
+        /// Server-side apply as [`Self::apply`] with `dryRun=All`: the object the API server would
+        /// store (defaults, admission, merge with the live object), nothing persisted.
+        fn apply_dry_run<'a>(
+            &'a self,
+            object: &'a ClusterObject,
+        ) -> ClusterFuture<'a, ClusterObject>;
+
         /// Plain `CREATE` (ensure-data-pvc and the bootstrap tasks do not use SSA).
         fn create<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject>;
 

@@ -8,4 +8,5 @@ pub mod node_key;
 pub mod permissions;
 pub mod preview;
 pub mod render_fix;
+pub mod statefulset_diff;
 pub mod waves;

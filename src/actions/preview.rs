@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::address::ExternalAddress;
 use super::image_ref::ImageRef;
+use super::statefulset_diff::{StatefulSetPreview, statefulset_text};
 use crate::api::{SeiNode, TaskKind, TaskPlan};
 use crate::planner::{PlanContext, PlanError, preview};
 
@@ -60,6 +61,16 @@ pub struct ImagePinPreview {
     pub warnings: Vec<String>,
     #[serde(flatten)]
     pub plan: PlanPreview,
+    /// The StatefulSet diff (server-side dry run); set by callers that reach a cluster.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub statefulset: Option<StatefulSetPreview>,
+}
+
+/// The node once `spec.image` is `image`: what the preview plans for and renders.
+pub fn pinned_node(node: &SeiNode, image: &ImageRef) -> SeiNode {
+    let mut changed = node.clone();
+    changed.spec.image = image.to_string();
+    changed
 }
 
 /// The update plan the planner builds once `spec.image` is `image`.
@@ -68,8 +79,7 @@ pub fn image_pin_preview(
     image: &ImageRef,
     ctx: &PlanContext,
 ) -> Result<ImagePinPreview, PlanError> {
-    let mut changed = node.clone();
-    changed.spec.image = image.to_string();
+    let changed = pinned_node(node, image);
     Ok(ImagePinPreview {
         namespace: node.namespace().to_owned(),
         node: node.name().to_owned(),
@@ -82,6 +92,7 @@ pub fn image_pin_preview(
             .to_owned(),
         warnings: image.warnings().iter().map(ToString::to_string).collect(),
         plan: PlanPreview::from_node(&changed, ctx)?,
+        statefulset: None,
     })
 }
 
@@ -97,6 +108,16 @@ pub struct AddressPreview {
     pub note: &'static str,
     #[serde(flatten)]
     pub plan: PlanPreview,
+    /// The StatefulSet diff (server-side dry run); set by callers that reach a cluster.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub statefulset: Option<StatefulSetPreview>,
+}
+
+/// The node once `spec.externalAddress` is `address`.
+pub fn addressed_node(node: &SeiNode, address: &ExternalAddress) -> SeiNode {
+    let mut changed = node.clone();
+    changed.spec.external_address = Some(address.to_string());
+    changed
 }
 
 /// The update progression persisted for an address change: the running path's update plan,
@@ -109,8 +130,7 @@ pub fn address_preview(
     address: &ExternalAddress,
     ctx: &PlanContext,
 ) -> Result<AddressPreview, PlanError> {
-    let mut changed = node.clone();
-    changed.spec.external_address = Some(address.to_string());
+    let changed = addressed_node(node, address);
     let mut planned = changed.clone();
     if let Some(status) = planned.status.as_mut() {
         status.current_image = None;
@@ -134,6 +154,7 @@ pub fn address_preview(
         to_address: address.to_string(),
         note: ADDRESS_PROPAGATION_NOTE,
         plan,
+        statefulset: None,
     })
 }
 
@@ -169,6 +190,9 @@ pub fn image_pin_text(preview: &ImagePinPreview) -> String {
         let _ = writeln!(text, "  warning: {warning}");
     }
     plan_text(&mut text, &preview.plan);
+    if let Some(statefulset) = &preview.statefulset {
+        statefulset_text(&mut text, statefulset);
+    }
     text
 }
 
@@ -197,6 +221,9 @@ pub fn address_text(preview: &AddressPreview) -> String {
     );
     let _ = writeln!(text, "  note: {}", preview.note);
     plan_text(&mut text, &preview.plan);
+    if let Some(statefulset) = &preview.statefulset {
+        statefulset_text(&mut text, statefulset);
+    }
     text
 }
 

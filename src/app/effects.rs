@@ -333,10 +333,43 @@ async fn watch_detail(
         config.fields(&statefulset_events_selector(&node.name)),
         WatchKind::StatefulSetEvents,
         epoch,
-        tx,
+        tx.clone(),
         statefulset_event_delta,
     );
-    tokio::join!(statefulset, pods, pod_events, statefulset_events);
+    let node_id = watch_node_id(conn, node, epoch, tx);
+    tokio::join!(statefulset, pods, pod_events, statefulset_events, node_id);
+}
+
+/// Pause between NodeID lookups of a seed while neither its Secret nor its sidecar gives one.
+const NODE_ID_RETRY: std::time::Duration = std::time::Duration::from_secs(10);
+/// Lookups per opened node screen (about ten minutes of retries).
+const NODE_ID_ATTEMPTS: u32 = 60;
+
+/// The selected seed's NodeID from its node-key Secret or its sidecar, retried while unknown.
+async fn watch_node_id(conn: Connection, node: ObjectKey, epoch: u64, tx: mpsc::Sender<Msg>) {
+    use crate::kube::node_identity::{seed_node_id, sidecar_from_env};
+    let sidecar = sidecar_from_env(conn.kube_config.clone());
+    let api: Api<SeiNode> = Api::namespaced(conn.client.clone(), &node.namespace);
+    for _ in 0..NODE_ID_ATTEMPTS {
+        if let Ok(Some(seinode)) = api.get_opt(&node.name).await {
+            let sidecar = match &sidecar {
+                Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
+                Err(why) => Err(why.as_str()),
+            };
+            let Some(lookup) = seed_node_id(&conn.client, sidecar, &seinode).await else {
+                return;
+            };
+            let found = matches!(lookup, crate::fleet::detail::NodeIdLookup::Found { .. });
+            let delta = FleetDelta::NodeId {
+                key: node.clone(),
+                lookup,
+            };
+            if tx.send(Msg::Delta { epoch, delta }).await.is_err() || found {
+                return;
+            }
+        }
+        tokio::time::sleep(NODE_ID_RETRY).await;
+    }
 }
 
 /// Writes one setting with `toml_edit` off the loop's thread (a small file, but still disk I/O).

@@ -16,8 +16,11 @@ use crate::actions::node_key::NodeKey;
 use crate::actions::permissions::{
     ExecutionScope, SeedKey, address_checks, rollout_checks, seed_create_checks, tasks_to_run,
 };
-use crate::actions::preview::{address_preview, address_text, image_pin_preview, image_pin_text};
+use crate::actions::preview::{
+    address_preview, address_text, addressed_node, image_pin_preview, image_pin_text, pinned_node,
+};
 use crate::actions::render_fix::PlatformSource;
+use crate::actions::statefulset_diff::statefulset_preview;
 use crate::actions::waves::{NodeRollState, plan_waves, roll_state};
 use crate::api::{NodeMode, SeiNode};
 use crate::config::{ExecutorMode, WaveDefaults};
@@ -128,6 +131,8 @@ pub async fn prepare(
     let cluster = KubeCluster::new(client.clone());
     let (platform, platform_note) = platform(env, client).await;
     let ctx = PlanContext::from_platform(&platform, SystemClock.now());
+    // The StatefulSet diff is a server-side dry run of the rendered workload.
+    let renderer = PlatformRenderer::new(platform.clone());
     let mut text = String::new();
     if let Some(note) = platform_note {
         text.push_str(&format!("note: {note}\n"));
@@ -148,7 +153,11 @@ pub async fn prepare(
                     text.push_str(&format!("{name}: already on {image}; left alone\n"));
                     continue;
                 }
-                let preview = image_pin_preview(&node, image, &ctx).map_err(|e| e.to_string())?;
+                let mut preview =
+                    image_pin_preview(&node, image, &ctx).map_err(|e| e.to_string())?;
+                preview.statefulset = Some(
+                    statefulset_preview(&cluster, &renderer, &pinned_node(&node, image)).await,
+                );
                 text.push_str(&image_pin_text(&preview));
                 if needs_typed_name(&node) {
                     confirm_names.push(name.clone());
@@ -173,7 +182,10 @@ pub async fn prepare(
         }
         ActionRequest::Address { node, address } => {
             let stored = read_node(&cluster, &node.namespace, &node.name).await?;
-            let preview = address_preview(&stored, address, &ctx).map_err(|e| e.to_string())?;
+            let mut preview = address_preview(&stored, address, &ctx).map_err(|e| e.to_string())?;
+            preview.statefulset = Some(
+                statefulset_preview(&cluster, &renderer, &addressed_node(&stored, address)).await,
+            );
             text.push_str(&address_text(&preview));
             if let Some(reason) = &preview.plan.no_plan {
                 blocked = Some(format!(

@@ -138,13 +138,13 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     // Read-only: besides the refusal in `update`, no request that changes anything can leave.
     let guard = model.settings.guard;
     if guard.is_read_only()
-        && let Some(config) = conn.config.clone()
+        && let Some(config) = conn.kube_config.clone()
     {
         conn.client = guard
             .client(config)
             .map_err(|e| format!("cannot create Kubernetes client: {e}"))?;
     }
-    let env = options.actions.clone().env(conn.config.clone());
+    let env = options.actions.clone().env(conn.kube_config.clone());
     let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
     let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone()).with_actions(env);
 

@@ -32,6 +32,7 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
                     | crate::fleet::FleetDelta::Pod(_)
                     | crate::fleet::FleetDelta::DetailEvent(_)
                     | crate::fleet::FleetDelta::StatefulSetEvent(_)
+                    | crate::fleet::FleetDelta::NodeId { .. }
             );
             let current = if detail {
                 model.detail_epoch

@@ -10,7 +10,8 @@ use super::{CliError, GlobalArgs};
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::permissions::{address_checks, tasks_to_run};
-use crate::actions::preview::{address_preview, address_text};
+use crate::actions::preview::{address_preview, address_text, addressed_node};
+use crate::actions::statefulset_diff::statefulset_preview;
 use crate::journal::Outcome;
 use crate::planner::PlanContext;
 use crate::ports::{Clock, ClusterApi};
@@ -55,8 +56,16 @@ async fn run_async(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, 
     };
     let node = read().await?;
     let ctx = || PlanContext::from_platform(&execution.platform, execution.clock.now());
-    let preview =
+    let mut preview =
         address_preview(&node, &address, &ctx()).map_err(|e| CliError::Failed(e.to_string()))?;
+    preview.statefulset = Some(
+        statefulset_preview(
+            &execution.cluster,
+            &execution.renderer,
+            &addressed_node(&node, &address),
+        )
+        .await,
+    );
     let json = serde_json::json!({"event": "preview", "preview": preview});
     session.print_preview(&address_text(&preview), &json);
     if args.action.dry_run {

@@ -305,8 +305,8 @@ pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> S
 }
 
 pub async fn run(global: &GlobalArgs, args: &DescribeArgs) -> Result<(), CliError> {
-    let sidecar = super::platform_image::default_sidecar_image()?;
     let conn = fetch::connection(global).await?;
+    let sidecar = super::platform_image::resolve_default_sidecar_image(&conn.client).await?;
     let namespace = global
         .namespace
         .clone()

@@ -192,8 +192,8 @@ pub fn table(rows: &[&FleetRow], wide: bool, with_namespace: bool, now: Timestam
 pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
     let filter = Filter::parse(args.filter.as_deref().unwrap_or(""))
         .map_err(|e| CliError::BadInput(e.to_string()))?;
-    let sidecar = super::platform_image::default_sidecar_image()?;
     let conn = fetch::connection(global).await?;
+    let sidecar = super::platform_image::resolve_default_sidecar_image(&conn.client).await?;
     let namespace = fetch::namespace(global, &conn);
     let fleet = fetch::fleet(&conn, namespace.as_deref(), sidecar).await?;
     let keys = listing(&fleet, &filter, Sort::default()).keys;

@@ -12,7 +12,8 @@ use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::permissions::{rollout_checks, tasks_to_run};
-use crate::actions::preview::{image_pin_preview, image_pin_text};
+use crate::actions::preview::{image_pin_preview, image_pin_text, pinned_node};
+use crate::actions::statefulset_diff::statefulset_preview;
 use crate::actions::waves::{NodeRollState, roll_state};
 use crate::api::{NodeMode, SeiNode};
 use crate::journal::Outcome;
@@ -144,8 +145,16 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
             session.note(&format!("{}: already on {image}; left alone", node.name()));
             continue;
         }
-        let preview =
+        let mut preview =
             image_pin_preview(&node, &image, &ctx).map_err(|e| CliError::Failed(e.to_string()))?;
+        preview.statefulset = Some(
+            statefulset_preview(
+                &execution.cluster,
+                &execution.renderer,
+                &pinned_node(&node, &image),
+            )
+            .await,
+        );
         let json = serde_json::json!({"event": "preview", "preview": preview});
         session.print_preview(&image_pin_text(&preview), &json);
         planned_tasks.push(tasks_to_run(&node, preview.plan.plan.as_ref()));

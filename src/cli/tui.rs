@@ -4,6 +4,25 @@ use crate::app::run::{ActionSetup, RunOptions, run};
 use crate::app::settings::FlagOverrides;
 use crate::ui::theme::Theme;
 
+/// The platform's default sidecar image: `SEI_CONSOLE_PLATFORM_CONFIG`, else the controller's
+/// ConfigMap read once before the terminal opens (bounded; a failure only leaves it unknown,
+/// and the console reports connection problems itself).
+async fn default_sidecar_image(global: &GlobalArgs) -> Result<Option<String>, CliError> {
+    use super::platform_image::{PLATFORM_CONFIG_ENV, resolve_default_sidecar_image};
+    if std::env::var_os(PLATFORM_CONFIG_ENV).is_some_and(|p| !p.is_empty()) {
+        return super::platform_image::default_sidecar_image();
+    }
+    match crate::kube::client::connect(global.kubeconfig.as_deref(), global.context.as_deref())
+        .await
+    {
+        Ok(conn) => resolve_default_sidecar_image(&conn.client).await,
+        Err(err) => {
+            tracing::warn!(%err, "platform config for sidecar drift");
+            Ok(None)
+        }
+    }
+}
+
 pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
     let guard = logging::init(global.log_file.as_deref()).map_err(CliError::BadInput)?;
     if let Some(guard) = &guard {
@@ -26,7 +45,7 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
             read_only: global.read_only,
         },
         no_color: Theme::no_color_from_env(),
-        default_sidecar_image: super::platform_image::default_sidecar_image()?,
+        default_sidecar_image: default_sidecar_image(global).await?,
         actions: ActionSetup {
             controller_namespace: std::env::var("SEI_CONSOLE_CONTROLLER_NAMESPACE")
                 .ok()

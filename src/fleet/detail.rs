@@ -203,8 +203,37 @@ impl PodSummary {
 /// The peer string of a seed, or why it cannot be shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SeedPeer {
-    Known { peer: String, source: &'static str },
+    Known { peer: String, source: String },
     Unknown(String),
+}
+
+/// A seed's NodeID as the console learned it (node-key Secret or sidecar), or why not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeIdLookup {
+    Found {
+        node_id: String,
+        source: NodeIdSource,
+    },
+    /// Every source tried, with why it gave nothing (`Secret x: forbidden`, `sidecar: ...`).
+    NotFound { reasons: Vec<String> },
+}
+
+/// Where a NodeID came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeIdSource {
+    /// The node-key Secret of that name.
+    Secret(String),
+    /// The sidecar's `/v0/node-id`.
+    Sidecar,
+}
+
+impl std::fmt::Display for NodeIdSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Secret(name) => write!(f, "node-key Secret {name}"),
+            Self::Sidecar => f.write_str("sidecar /v0/node-id"),
+        }
+    }
 }
 
 /// Everything the node screen shows.
@@ -261,17 +290,30 @@ fn spec_summary(node: &SeiNode, default_sidecar_image: Option<&str>) -> SpecSumm
     }
 }
 
-/// NodeID of a seed from other nodes' `status.resolvedPeers` (`<id>@<host:port>`) whose address
-/// is the seed's `externalAddress`.
-fn seed_peer(fleet: &Fleet, node: &SeiNode) -> SeedPeer {
+/// NodeID of a seed from its node-key Secret or sidecar (looked up by the detail effects), else
+/// from other nodes' `status.resolvedPeers` (`<id>@<host:port>`) listing the seed's
+/// `externalAddress`; otherwise why it is unknown.
+fn seed_peer(fleet: &Fleet, key: &ObjectKey, node: &SeiNode) -> SeedPeer {
+    let lookup = fleet.node_ids.get(key);
     let Some(address) = node
         .spec
         .external_address
         .as_deref()
         .filter(|a| !a.is_empty())
     else {
-        return SeedPeer::Unknown("spec.externalAddress is not set".to_owned());
+        return SeedPeer::Unknown(match lookup {
+            Some(NodeIdLookup::Found { node_id, source }) => format!(
+                "NodeID {node_id} (from {source}); no peer string: spec.externalAddress is not set"
+            ),
+            _ => "spec.externalAddress is not set".to_owned(),
+        });
     };
+    if let Some(NodeIdLookup::Found { node_id, source }) = lookup {
+        return SeedPeer::Known {
+            peer: format!("{node_id}@{address}"),
+            source: source.to_string(),
+        };
+    }
     let from_peers = fleet.nodes.values().find_map(|other| {
         other
             .status
@@ -286,12 +328,18 @@ fn seed_peer(fleet: &Fleet, node: &SeiNode) -> SeedPeer {
     match from_peers {
         Some(id) => SeedPeer::Known {
             peer: format!("{id}@{address}"),
-            source: "status.resolvedPeers of a peer",
+            source: "status.resolvedPeers of a peer".to_owned(),
         },
-        None => SeedPeer::Unknown(format!(
-            "NodeID unknown: no node lists {address} in status.resolvedPeers, and this \
-             console does not read the node-key Secret or the sidecar"
-        )),
+        None => SeedPeer::Unknown(match lookup {
+            Some(NodeIdLookup::NotFound { reasons }) => format!(
+                "NodeID unknown: {}; no node lists {address} in status.resolvedPeers",
+                reasons.join("; ")
+            ),
+            _ => format!(
+                "NodeID unknown yet: node-key Secret and sidecar not read; no node lists \
+                 {address} in status.resolvedPeers"
+            ),
+        }),
     }
 }
 
@@ -342,7 +390,7 @@ impl NodeDetail {
             events,
             statefulset,
             pods,
-            seed_peer: (mode == Some(NodeMode::Seed)).then(|| seed_peer(fleet, node)),
+            seed_peer: (mode == Some(NodeMode::Seed)).then(|| seed_peer(fleet, key, node)),
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
         })
     }

@@ -39,6 +39,11 @@ pub enum FleetDelta {
     /// Events about the selected node's StatefulSet (a separate watch: field selectors cannot
     /// match two kinds, and each watch's relist must replace only its own events).
     StatefulSetEvent(Delta<Event>),
+    /// The selected seed's NodeID (node-key Secret or sidecar), or why it is unknown.
+    NodeId {
+        key: ObjectKey,
+        lookup: detail::NodeIdLookup,
+    },
 }
 
 /// Every watched object plus the derived fleet rows.
@@ -52,6 +57,8 @@ pub struct Fleet {
     pub pods: Store<Pod>,
     pub detail_events: Store<Event>,
     pub statefulset_events: Store<Event>,
+    /// NodeIDs of the selected seed, from the detail effects.
+    pub node_ids: BTreeMap<ObjectKey, detail::NodeIdLookup>,
     event_index: EventIndex,
     rows: BTreeMap<ObjectKey, FleetRow>,
     default_sidecar_image: Option<String>,
@@ -93,6 +100,12 @@ impl Fleet {
             FleetDelta::StatefulSetEvent(delta) => {
                 let change = self.statefulset_events.apply(delta);
                 self.bump_if(change);
+            }
+            FleetDelta::NodeId { key, lookup } => {
+                if self.node_ids.get(&key) != Some(&lookup) {
+                    self.node_ids.insert(key, lookup);
+                    self.bump();
+                }
             }
         }
     }
@@ -185,6 +198,7 @@ impl Fleet {
         self.pods.clear();
         self.detail_events.clear();
         self.statefulset_events.clear();
+        self.node_ids.clear();
         self.bump();
     }
 

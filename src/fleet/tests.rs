@@ -1,7 +1,7 @@
 //! Tests of the fleet store, rows, filter, sort and detail view models.
 use serde_json::json;
 
-use super::detail::{NodeDetail, SeedPeer};
+use super::detail::{NodeDetail, NodeIdLookup, NodeIdSource, SeedPeer};
 use super::filter::{Filter, FilterError, Term};
 use super::rows::{FleetRow, drift};
 use super::sample::{self, IMAGE, OLD_IMAGE, SIDECAR_IMAGE};
@@ -474,7 +474,7 @@ fn seed_peer_comes_from_a_peer_list_or_says_why_not() {
         detail.seed_peer,
         Some(SeedPeer::Known {
             peer: "d3adb33f@seed-0.sei.example:26656".into(),
-            source: "status.resolvedPeers of a peer"
+            source: "status.resolvedPeers of a peer".into()
         })
     );
     let no_address = sample::node("sei", "seed-1", NodeMode::Seed, 60);
@@ -519,5 +519,55 @@ fn text_cells() {
     assert_eq!(
         text::warning_cell(fleet.row(&key("seed-0")).expect("row"), now),
         "⚠ StatefulSetRenderFailed ×4 40s"
+    );
+}
+
+#[test]
+fn seed_peer_from_the_node_key_secret_or_the_sidecar_wins_and_reasons_are_kept() {
+    let mut fleet = demo();
+    let seed = key("seed-0");
+    fleet.apply(FleetDelta::NodeId {
+        key: seed.clone(),
+        lookup: NodeIdLookup::NotFound {
+            reasons: vec![
+                "Secret seed-0-node-key: forbidden".into(),
+                "sidecar: node ID of sei/seed-0 not yet available".into(),
+            ],
+        },
+    });
+    let detail = NodeDetail::build(&fleet, &seed, None).expect("detail");
+    match detail.seed_peer {
+        Some(SeedPeer::Unknown(why)) => {
+            assert!(why.contains("Secret seed-0-node-key: forbidden"), "{why}");
+            assert!(why.contains("sidecar: node ID"), "{why}");
+        }
+        other => panic!("expected unknown, got {other:?}"),
+    }
+    // A peer listing the seed does not beat the node's own key.
+    let dialer = sample::patched(
+        sample::running(sample::node("sei", "rpc-9", NodeMode::Full, 60)),
+        json!({"status": {"resolvedPeers": ["d3adb33f@seed-0.sei.example:26656"]}}),
+    );
+    fleet.apply(FleetDelta::Node(Delta::applied(dialer)));
+    let node_id = "8e0ce6da7bc451e8bea1ceadcb71ca14ce79776c";
+    fleet.apply(FleetDelta::NodeId {
+        key: seed.clone(),
+        lookup: NodeIdLookup::Found {
+            node_id: node_id.into(),
+            source: NodeIdSource::Secret("seed-0-node-key".into()),
+        },
+    });
+    let detail = NodeDetail::build(&fleet, &seed, None).expect("detail");
+    assert_eq!(
+        detail.seed_peer,
+        Some(SeedPeer::Known {
+            peer: format!("{node_id}@seed-0.sei.example:26656"),
+            source: "node-key Secret seed-0-node-key".into()
+        })
+    );
+    fleet.clear_detail();
+    assert!(
+        fleet.node_ids.is_empty(),
+        "the lookup belongs to the detail"
     );
 }

@@ -12,9 +12,9 @@ pub struct Connection {
     pub context: String,
     /// The context's namespace, else `default`.
     pub default_namespace: String,
-    /// The configuration the client was made from (for the sidecar pod proxy and read-only
-    /// clients); `None` when only a client was given.
-    pub config: Option<Config>,
+    /// The client's configuration (the sidecar's pod-proxy transport needs it); `None` when the
+    /// connection was made from a bare client.
+    pub kube_config: Option<kube::Config>,
 }
 
 /// Why no client could be made; one line for the user.
@@ -77,6 +77,6 @@ pub async fn connect(
         client,
         context: context_name,
         default_namespace,
-        config: Some(config),
+        kube_config: Some(config),
     })
 }

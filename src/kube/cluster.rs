@@ -42,6 +42,39 @@ impl KubeCluster {
     {
         Api::namespaced(self.client.clone(), namespace)
     }
+
+    /// Server-side apply of any supported kind, for real or as a `dryRun=All` preview.
+    async fn apply_object(
+        &self,
+        object: &ClusterObject,
+        dry_run: bool,
+    ) -> Result<ClusterObject, ClusterError> {
+        let ns = object.namespace();
+        let name = object.name();
+        Ok(match object {
+            ClusterObject::StatefulSet(o) => {
+                ClusterObject::StatefulSet(apply_typed(self.api(ns), o, name, dry_run).await?)
+            }
+            ClusterObject::Service(o) => {
+                ClusterObject::Service(apply_typed(self.api(ns), o, name, dry_run).await?)
+            }
+            ClusterObject::PersistentVolumeClaim(o) => ClusterObject::PersistentVolumeClaim(
+                apply_typed(self.api(ns), o, name, dry_run).await?,
+            ),
+            ClusterObject::ConfigMap(o) => {
+                ClusterObject::ConfigMap(apply_typed(self.api(ns), o, name, dry_run).await?)
+            }
+            ClusterObject::Job(o) => {
+                ClusterObject::Job(apply_typed(self.api(ns), o, name, dry_run).await?)
+            }
+            ClusterObject::Secret(o) => {
+                ClusterObject::Secret(apply_typed(self.api(ns), o, name, dry_run).await?)
+            }
+            ClusterObject::Pod(o) => {
+                ClusterObject::Pod(apply_typed(self.api(ns), o, name, dry_run).await?)
+            }
+        })
+    }
 }
 
 /// Maps a kube-rs error onto the port's error kinds.
@@ -73,11 +106,17 @@ where
     api.get_opt(name).await.map_err(map_error)
 }
 
-async fn apply_typed<K>(api: Api<K>, object: &K, name: &str) -> Result<K, ClusterError>
+async fn apply_typed<K>(
+    api: Api<K>,
+    object: &K,
+    name: &str,
+    dry_run: bool,
+) -> Result<K, ClusterError>
 where
     K: Clone + DeserializeOwned + Serialize + std::fmt::Debug,
 {
-    let params = PatchParams::apply(FIELD_MANAGER).force();
+    let mut params = PatchParams::apply(FIELD_MANAGER).force();
+    params.dry_run = dry_run;
     api.patch(name, &params, &Patch::Apply(object))
         .await
         .map_err(map_error)
@@ -116,33 +155,11 @@ impl ClusterApi for KubeCluster {
     }
 
     fn apply<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
-        Box::pin(async move {
-            let ns = object.namespace();
-            let name = object.name();
-            Ok(match object {
-                ClusterObject::StatefulSet(o) => {
-                    ClusterObject::StatefulSet(apply_typed(self.api(ns), o, name).await?)
-                }
-                ClusterObject::Service(o) => {
-                    ClusterObject::Service(apply_typed(self.api(ns), o, name).await?)
-                }
-                ClusterObject::PersistentVolumeClaim(o) => {
-                    ClusterObject::PersistentVolumeClaim(apply_typed(self.api(ns), o, name).await?)
-                }
-                ClusterObject::ConfigMap(o) => {
-                    ClusterObject::ConfigMap(apply_typed(self.api(ns), o, name).await?)
-                }
-                ClusterObject::Job(o) => {
-                    ClusterObject::Job(apply_typed(self.api(ns), o, name).await?)
-                }
-                ClusterObject::Secret(o) => {
-                    ClusterObject::Secret(apply_typed(self.api(ns), o, name).await?)
-                }
-                ClusterObject::Pod(o) => {
-                    ClusterObject::Pod(apply_typed(self.api(ns), o, name).await?)
-                }
-            })
-        })
+        Box::pin(self.apply_object(object, false))
+    }
+
+    fn apply_dry_run<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
+        Box::pin(self.apply_object(object, true))
     }
 
     fn create<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {

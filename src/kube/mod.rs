@@ -4,6 +4,7 @@ pub mod access;
 pub mod client;
 pub mod cluster;
 pub mod identity;
+pub mod node_identity;
 pub mod platform_config;
 pub mod read_only;
 mod sidecar_calls;

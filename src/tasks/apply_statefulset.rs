@@ -2,7 +2,7 @@
 //! with the node controller loop (internal/noderesource/sync.go), spec sections 2.6 and 5.12.
 use k8s_openapi::api::apps::v1::StatefulSet;
 
-use super::{Cached, ExecuteError, TaskEnv, set_owner};
+use super::{Cached, ExecuteError, TaskEnv, WorkloadRenderer, set_owner};
 use crate::api::SeiNode;
 use crate::ports::{ClusterObject, ObjectKind, Propagation};
 
@@ -32,6 +32,22 @@ impl ApplyStatefulSet {
     }
 }
 
+/// The StatefulSet `SyncStatefulSet` applies for `node`: rendered, owned by the node, scaled to
+/// zero while the node is paused. Previews apply the same object as a dry run.
+pub fn desired_statefulset(
+    renderer: &dyn WorkloadRenderer,
+    node: &SeiNode,
+) -> Result<StatefulSet, String> {
+    let mut sts = renderer
+        .statefulset(node)
+        .map_err(|err| format!("generating statefulset: {err}"))?;
+    set_owner(&mut sts.metadata, node);
+    if node.spec.paused == Some(true) {
+        sts.spec.replicas = Some(0);
+    }
+    Ok(sts)
+}
+
 /// Upstream `SyncStatefulSet`: render, own, delete an impostor (clearing `status.statefulSet` in
 /// memory and returning `None`), else server-side apply and return the live object. The error
 /// text is the wrapped chain the `StatefulSetRenderFailed` event quotes.
@@ -39,14 +55,7 @@ pub async fn sync_statefulset(
     env: &TaskEnv<'_>,
     node: &mut SeiNode,
 ) -> Result<Option<StatefulSet>, String> {
-    let mut sts = env
-        .renderer
-        .statefulset(node)
-        .map_err(|err| format!("generating statefulset: {err}"))?;
-    set_owner(&mut sts.metadata, node);
-    if node.spec.paused == Some(true) {
-        sts.spec.replicas = Some(0);
-    }
+    let sts = desired_statefulset(env.renderer, node)?;
     let tracked = node.status.as_ref().and_then(|s| s.stateful_set.clone());
     if let Some(tracked) = tracked {
         let name = sts.metadata.name.clone().unwrap_or_default();

@@ -335,6 +335,33 @@ impl ClusterApi for FakeCluster {
         })
     }
 
+    /// What `apply` would store, with the live object's uid and resourceVersion; nothing stored.
+    fn apply_dry_run<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
+        Box::pin(async move {
+            self.record(format!(
+                "dry-run apply {} {}",
+                object.kind().plural(),
+                object.name()
+            ))?;
+            let s = lock(&self.state);
+            let key = (
+                object.kind(),
+                object.namespace().to_owned(),
+                object.name().to_owned(),
+            );
+            let mut result = object.clone();
+            if let Some(existing) = s.objects.get(&key) {
+                result.metadata_mut().uid = existing.metadata().uid.clone();
+                result.metadata_mut().resource_version =
+                    existing.metadata().resource_version.clone();
+            }
+            if let ClusterObject::StatefulSet(sts) = &mut result {
+                converge_statefulset(sts);
+            }
+            Ok(result)
+        })
+    }
+
     fn create<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
         Box::pin(async move {
             self.record(format!(

@@ -80,7 +80,7 @@ fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'st
     lines.push(kv(
         "sidecar image",
         spec.sidecar_image.clone().unwrap_or_else(|| {
-            "(platform default; set SEI_CONSOLE_PLATFORM_CONFIG to see it)".to_owned()
+            "(platform default; unknown: ConfigMap sei-controller-config unreadable)".to_owned()
         }),
         base,
         theme,

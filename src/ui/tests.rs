@@ -320,3 +320,36 @@ fn light_theme_renders_the_same_text() {
     let dark_text = render(&mut model, 160, 12, &dark());
     assert_eq!(render(&mut model, 160, 12, &Theme::light()), dark_text);
 }
+
+fn seed_with_node_id(lookup: crate::fleet::detail::NodeIdLookup) -> String {
+    let mut model = demo_model();
+    open(&mut model, "seed-0");
+    let epoch = model.detail_epoch;
+    let delta = FleetDelta::NodeId {
+        key: crate::fleet::store::ObjectKey::new("sei", "seed-0"),
+        lookup,
+    };
+    update(&mut model, Msg::Delta { epoch, delta });
+    render(&mut model, 160, 24, &dark())
+}
+
+#[test]
+fn node_screen_seed_peer_from_the_node_key_secret() {
+    use crate::fleet::detail::{NodeIdLookup, NodeIdSource};
+    insta::assert_snapshot!(seed_with_node_id(NodeIdLookup::Found {
+        node_id: "8e0ce6da7bc451e8bea1ceadcb71ca14ce79776c".into(),
+        source: NodeIdSource::Secret("seed-0-node-key".into()),
+    }));
+}
+
+#[test]
+fn node_screen_seed_peer_unknown_says_forbidden() {
+    use crate::fleet::detail::NodeIdLookup;
+    let screen = seed_with_node_id(NodeIdLookup::NotFound {
+        reasons: vec![
+            "Secret seed-0-node-key: forbidden".into(),
+            "sidecar: not authorized to call the sidecar of sei/seed-0 (HTTP 403)".into(),
+        ],
+    });
+    insta::assert_snapshot!(screen);
+}

@@ -23,12 +23,14 @@ pub struct AuditEvent {
 }
 
 impl AuditEvent {
-    /// A change of cluster state. Access reviews are `create`s that store nothing.
+    /// A change of cluster state. Access reviews are `create`s that store nothing, and so are
+    /// `dryRun=All` requests (the previews' server-side apply dry run of the StatefulSet).
     pub fn is_mutating(&self) -> bool {
         let review = self.api_group == "authorization.k8s.io"
             && self.resource.starts_with("self")
             && self.resource.ends_with("reviews");
-        MUTATING_VERBS.contains(&self.verb.as_str()) && !review
+        let dry_run = self.request_uri.contains("dryRun=All");
+        MUTATING_VERBS.contains(&self.verb.as_str()) && !review && !dry_run
     }
 }
 

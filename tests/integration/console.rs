@@ -47,7 +47,7 @@ impl Console {
             client: ns.client.clone(),
             context: "test".into(),
             default_namespace: ns.name.clone(),
-            config: None,
+            kube_config: None,
         };
         let mut effects = Effects::new(connection, tx, None);
         for cmd in model.init() {
@@ -441,4 +441,47 @@ async fn statefulset_events_reach_the_node_screen_and_describe_names_forbidden_s
         "{text}"
     );
     assert!(!text.contains("no StatefulSet"), "{text}");
+}
+
+#[tokio::test]
+async fn the_node_screen_shows_a_seeds_peer_from_its_node_key_secret() {
+    let ns = TestNamespace::new("seed-screen").await;
+    let key = sei_console::actions::node_key::NodeKey::from_seed(&[5; 32]);
+    let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(json!({
+        "metadata": {"name": "seed-0-node-key"},
+        "stringData": {"node_key.json": key.to_node_key_json().expose()}
+    }))
+    .expect("secret");
+    ns.api::<k8s_openapi::api::core::v1::Secret>()
+        .create(&PostParams::default(), &secret)
+        .await
+        .expect("create Secret");
+    let mut seed = new_node(&ns.name, "seed-0", NodeMode::Seed);
+    seed.spec.external_address = Some("seed-0.example.com:26656".into());
+    seed.spec.seed = serde_json::from_value(json!({
+        "nodeKey": {"secret": {"secretName": "seed-0-node-key"}}
+    }))
+    .expect("seed spec");
+    ns.api::<SeiNode>()
+        .create(&PostParams::default(), &seed)
+        .await
+        .expect("create seed");
+
+    let mut console = Console::start(&ns);
+    console
+        .until("the row", |m, _| m.listing.keys.len() == 1)
+        .await;
+    console.key(KeyCode::Enter);
+    let peer = format!("{}@seed-0.example.com:26656", key.node_id());
+    let screen = console
+        .until("the seed's peer string on the node screen", |_, screen| {
+            screen.contains(&peer)
+        })
+        .await;
+    assert!(
+        screen
+            .replace('\n', " ")
+            .contains("node-key Secret seed-0-node-key"),
+        "{screen}"
+    );
 }

@@ -157,7 +157,7 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
         client: ns.client.clone(),
         context: "test".into(),
         default_namespace: ns.name.clone(),
-        config: None,
+        kube_config: None,
     };
     let mut effects = Effects::new(connection, tx, None).with_actions(actions);
     for cmd in model.init() {
