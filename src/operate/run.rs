@@ -127,7 +127,15 @@ impl Runner<'_> {
         if let Some(note) = &choice.note {
             report.note(note);
         }
-        let mut total = 0;
+        // The plan was persisted before following: its task count numbers the progress lines.
+        let mut total = match self.cluster.get_seinode(self.namespace(), node).await {
+            Ok(Some(stored)) => stored
+                .status
+                .as_ref()
+                .and_then(|s| s.plan.as_ref())
+                .map_or(0, |plan| plan.tasks.len()),
+            _ => 0,
+        };
         let mut emit = |p: &Progress| {
             if let Progress::PlanResumed { total: t, .. } = p {
                 total = *t;

@@ -223,8 +223,8 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
         "{shown:#?}"
     );
     assert!(
-        shown.iter().any(|l| l.contains("observe-image")),
-        "task progress streamed: {shown:#?}"
+        shown.iter().any(|l| l.contains("[6/7] observe-image")),
+        "task progress streamed, numbered out of the plan's tasks: {shown:#?}"
     );
 
     let stored = ns.seinodes().get("full-0").await.expect("get");
