@@ -108,9 +108,12 @@ async fn init_with_exec(ns: &TestNamespace, name: &str, state: &std::path::Path)
     );
 }
 
-#[tokio::test]
-async fn an_image_rollout_from_the_console_reaches_the_node() {
-    let ns = TestNamespace::new("console-actions").await;
+/// A namespace with `full-0` Running on OLD and the console's model and effects on it, the row
+/// listed; the journal in `state`.
+async fn console_on_a_running_node(
+    prefix: &str,
+) -> (TestNamespace, Console, Journal, tempfile::TempDir) {
+    let ns = TestNamespace::new(prefix).await;
     let sa: ServiceAccount =
         serde_json::from_value(json!({"metadata": {"name": "seid-node"}})).expect("sa");
     ns.api::<ServiceAccount>()
@@ -118,7 +121,7 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
         .await
         .expect("service account");
     let state = tempfile::Builder::new()
-        .prefix("console-actions")
+        .prefix(prefix)
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .expect("tempdir");
     let mut node = DynamicObject::new("full-0", &seinode_resource());
@@ -167,7 +170,12 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
     console
         .until("the node row", |m| m.listing.keys.len() == 1)
         .await;
+    (ns, console, journal, state)
+}
 
+#[tokio::test]
+async fn an_image_rollout_from_the_console_reaches_the_node() {
+    let (ns, mut console, journal, _state) = console_on_a_running_node("console-rollout").await;
     console.key(Key::char('i'));
     console.key(Key::ctrl('u'));
     console.type_text(NEW);
@@ -262,4 +270,83 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
         }),
         "no Console Event"
     );
+}
+
+#[tokio::test]
+async fn an_address_change_from_the_node_screen_reaches_config_toml() {
+    const ADDRESS: &str = "203.0.113.9:26656";
+    let (ns, mut console, journal, _state) = console_on_a_running_node("console-address").await;
+    console.key(Key::plain(KeyCode::Enter));
+    assert!(matches!(
+        console.model.screen,
+        sei_console::app::model::Screen::Node(_)
+    ));
+    console.key(Key::char('a'));
+    console.key(Key::ctrl('u'));
+    console.type_text(ADDRESS);
+    console.key(Key::plain(KeyCode::Enter));
+    console
+        .until("the preview", |m| {
+            m.action
+                .as_ref()
+                .is_some_and(|f| !matches!(f.stage, Stage::Preparing(_)))
+        })
+        .await;
+    let Some(Stage::Preview { preview, .. }) = console.model.action.as_ref().map(|f| &f.stage)
+    else {
+        panic!("no preview: {:#?}", console.model.action);
+    };
+    assert!(
+        preview
+            .text
+            .contains(&format!("external-address = \"{ADDRESS}\"")),
+        "{}",
+        preview.text
+    );
+    assert_eq!(preview.blocked, None, "{:?}", preview.permissions);
+    console.key(Key::plain(KeyCode::Enter));
+    console.key(Key::plain(KeyCode::Enter));
+    console
+        .until("the address change to finish", |m| {
+            m.action.as_ref().is_some_and(|f| {
+                matches!(
+                    &f.stage,
+                    Stage::Running {
+                        finished: Some(_),
+                        ..
+                    }
+                )
+            })
+        })
+        .await;
+    let Some(Stage::Running {
+        finished, lines, ..
+    }) = console.model.action.as_ref().map(|f| &f.stage)
+    else {
+        panic!("not running");
+    };
+    let end = finished.as_ref().expect("finished");
+    assert!(end.ok, "{end:?} {lines:#?}");
+    assert_eq!(end.message, "external address propagated");
+    let stored = ns.seinodes().get("full-0").await.expect("get");
+    assert_eq!(stored.data["spec"]["externalAddress"], ADDRESS);
+    let config = crate::common::console::sidecar_home(&ns.name, "full-0")
+        .join("config")
+        .join("config.toml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap_or_else(|e| panic!("read {}: {e}", config.display()));
+    let doc: toml_edit::DocumentMut = text.parse().expect("config.toml is TOML");
+    assert_eq!(
+        doc["p2p"]["external-address"].as_str(),
+        Some(ADDRESS),
+        "{text}"
+    );
+    let outcomes: Vec<String> = journal
+        .read()
+        .expect("journal")
+        .entries
+        .iter()
+        .map(|e| format!("{} {}", e.action.name(), e.outcome.name()))
+        .collect();
+    assert_eq!(outcomes, ["address started", "address succeeded"]);
 }
