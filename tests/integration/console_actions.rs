@@ -350,3 +350,85 @@ async fn an_address_change_from_the_node_screen_reaches_config_toml() {
         .collect();
     assert_eq!(outcomes, ["address started", "address succeeded"]);
 }
+
+#[tokio::test]
+async fn a_seed_brought_up_from_the_console_runs_with_its_verified_peer() {
+    let (ns, mut console, journal, _state) = console_on_a_running_node("console-seed").await;
+    console.key(Key::char('n'));
+    console.type_text("seed-0");
+    console.key(Key::plain(KeyCode::Enter));
+    // Chain and image start from the selected node's; the address is typed.
+    console.key(Key::plain(KeyCode::Enter));
+    console.key(Key::plain(KeyCode::Enter));
+    console.type_text("seed-0.example.com:26656");
+    console.key(Key::plain(KeyCode::Enter));
+    console
+        .until("the preview", |m| {
+            m.action
+                .as_ref()
+                .is_some_and(|f| !matches!(f.stage, Stage::Preparing(_)))
+        })
+        .await;
+    let Some(Stage::Preview { preview, .. }) = console.model.action.as_ref().map(|f| &f.stage)
+    else {
+        panic!("no preview: {:#?}", console.model.action);
+    };
+    assert!(
+        preview.text.contains("Seed bring-up of"),
+        "{}",
+        preview.text
+    );
+    assert_eq!(preview.confirm_names, ["seed-0"]);
+    assert_eq!(preview.blocked, None, "{:?}", preview.permissions);
+    console.key(Key::plain(KeyCode::Enter));
+    // The name must be typed; y alone is text here.
+    console.type_text("seed-0");
+    console.key(Key::plain(KeyCode::Enter));
+    console
+        .until("the seed to run", |m| {
+            m.action.as_ref().is_some_and(|f| {
+                matches!(
+                    &f.stage,
+                    Stage::Running {
+                        finished: Some(_),
+                        ..
+                    }
+                )
+            })
+        })
+        .await;
+    let Some(Stage::Running {
+        finished, lines, ..
+    }) = console.model.action.as_ref().map(|f| &f.stage)
+    else {
+        panic!("not running");
+    };
+    let end = finished.as_ref().expect("finished");
+    assert!(end.ok, "{end:?} {lines:#?}");
+    let secret = ns
+        .api::<k8s_openapi::api::core::v1::Secret>()
+        .get("seed-0-node-key")
+        .await
+        .expect("node-key Secret");
+    let json = &secret.data.as_ref().expect("data")["node_key.json"].0;
+    let key =
+        sei_console::actions::node_key::NodeKey::from_node_key_json(&String::from_utf8_lossy(json))
+            .expect("node key");
+    assert_eq!(
+        end.message,
+        format!(
+            "seed running; peer {}@seed-0.example.com:26656",
+            key.node_id()
+        )
+    );
+    let stored = ns.seinodes().get("seed-0").await.expect("seed");
+    assert_eq!(stored.data["status"]["phase"], "Running");
+    let outcomes: Vec<String> = journal
+        .read()
+        .expect("journal")
+        .entries
+        .iter()
+        .map(|e| format!("{} {}", e.action.name(), e.outcome.name()))
+        .collect();
+    assert_eq!(outcomes, ["seed-create started", "seed-create succeeded"]);
+}
