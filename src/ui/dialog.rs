@@ -169,20 +169,14 @@ fn prompt_lines(flow: &ActionFlow, form: &Form, theme: &Theme) -> Vec<Line<'stat
 }
 
 fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line<'static>> = preview
-        .text
-        .lines()
-        .map(|line| {
-            let trimmed = line.trim_start();
-            if trimmed.starts_with("warning:") {
-                Line::styled(format!("⚠ {trimmed}"), theme.warn)
-            } else if !line.starts_with(' ') {
-                Line::styled(line.to_owned(), theme.header)
-            } else {
-                Line::raw(line.to_owned())
-            }
-        })
-        .collect();
+    // Whether it can go on, and who executes, come first: a long preview scrolls below them.
+    let mut lines = Vec::new();
+    if let Some(blocked) = &preview.blocked {
+        lines.push(Line::styled(
+            format!("✗ cannot go on: {blocked}"),
+            theme.bad,
+        ));
+    }
     let permissions = &preview.permissions;
     if let Some(error) = &permissions.error {
         lines.push(Line::styled(format!("✗ permissions: {error}"), theme.bad));
@@ -208,12 +202,16 @@ fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
         }
     }
     lines.push(Line::styled(preview.executor.clone(), theme.dim));
-    if let Some(blocked) = &preview.blocked {
-        lines.push(Line::styled(
-            format!("✗ cannot go on: {blocked}"),
-            theme.bad,
-        ));
-    }
+    lines.extend(preview.text.lines().map(|line| {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("warning:") {
+            Line::styled(format!("⚠ {trimmed}"), theme.warn)
+        } else if !line.starts_with(' ') {
+            Line::styled(line.to_owned(), theme.header)
+        } else {
+            Line::raw(line.to_owned())
+        }
+    }));
     lines
 }
 
