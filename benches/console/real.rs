@@ -14,7 +14,7 @@ use sei_console::app::update::update;
 use sei_console::fleet::store::Delta;
 use sei_console::fleet::{FleetDelta, sample};
 use sei_console::kube::client::connect;
-use sei_console::kube::watch::{PAGE_SIZE, run_watch, watch_config};
+use sei_console::kube::watch::{run_watch, watch_config};
 use sei_console::ui::theme::Theme;
 
 const CREATE_CONCURRENCY: usize = 16;
@@ -114,6 +114,17 @@ pub async fn run(kubeconfig: &str, n: usize) {
         context: conn.context.clone(),
         namespace: None,
     };
+    // The app's watch configuration, unless the run asks to compare another initial list.
+    let mut config = watch_config();
+    if let Some(size) = std::env::var("SEI_BENCH_PAGE_SIZE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        config = config.page_size(size);
+    }
+    if std::env::var("SEI_BENCH_PAGED_LIST").is_ok_and(|v| v == "1") {
+        config.initial_list_strategy = kube::runtime::watcher::InitialListStrategy::ListWatch;
+    }
     let heap_before = super::live_heap();
     let rss_before = super::rss_bytes();
     let mut model = Model::new(scope, jiff::Timestamp::now(), None);
@@ -126,7 +137,7 @@ pub async fn run(kubeconfig: &str, n: usize) {
     let start = Instant::now();
     let watch = tokio::spawn(run_watch(
         Api::<SeiNode>::all(conn.client.clone()),
-        watch_config(),
+        config.clone(),
         WatchKind::Nodes,
         epoch,
         tx,
@@ -189,8 +200,10 @@ pub async fn run(kubeconfig: &str, n: usize) {
     }
     watch.abort();
     println!(
-        "real control plane, {} SeiNodes listed (page size {PAGE_SIZE}):",
-        model.fleet.len()
+        "real control plane, {} SeiNodes listed ({:?}, page size {:?}):",
+        model.fleet.len(),
+        config.initial_list_strategy,
+        config.page_size
     );
     println!(
         "  first rows painted          {:>9.1?}   budget <= 300 ms",

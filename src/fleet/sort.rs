@@ -1,5 +1,5 @@
 //! Fleet columns, sorting, and the filtered, sorted list with its header counts.
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::BTreeMap;
 
 use super::Fleet;
@@ -93,29 +93,50 @@ fn phase_rank(phase: Option<Phase>) -> u8 {
     }
 }
 
-fn compare(column: Column, a: &FleetRow, b: &FleetRow) -> Ordering {
-    match column {
-        Column::Namespace => Ordering::Equal,
-        Column::Name => a.key.name.cmp(&b.key.name),
-        Column::Mode => a.mode.cmp(&b.mode),
-        Column::Chain => a.chain_id.cmp(&b.chain_id),
-        Column::Phase => phase_rank(a.phase).cmp(&phase_rank(b.phase)),
-        Column::Image => b
-            .drift
-            .any()
-            .cmp(&a.drift.any())
-            .then(a.image.cmp(&b.image)),
-        Column::Plan => {
-            let progress = |r: &FleetRow| r.plan.as_ref().map(|p| (p.phase as u8, p.done, p.total));
-            progress(b).cmp(&progress(a))
+/// Sorts `rows` by `key`, stably: rows with equal keys keep their order.
+fn sort_by_key_stable<'a, K: Ord>(
+    rows: &mut [&'a FleetRow],
+    descending: bool,
+    key: impl Fn(&'a FleetRow) -> K,
+) {
+    // `sort_by_key` is stable; the key borrows from the rows, not from the slice.
+    if descending {
+        rows.sort_by_key(|row| Reverse(key(row)));
+    } else {
+        rows.sort_by_key(|row| key(row));
+    }
+}
+
+/// Sorts rows that arrive in namespace/name order by `sort`. The sort is stable, so ties stay in
+/// namespace/name order without comparing keys, and the namespace column needs no sort at all.
+fn sort_rows(rows: &mut [&FleetRow], sort: Sort) {
+    let descending = sort.descending;
+    match sort.column {
+        Column::Namespace => {}
+        Column::Name => sort_by_key_stable(rows, descending, |r| r.key.name.as_str()),
+        Column::Mode => sort_by_key_stable(rows, descending, |r| r.mode),
+        Column::Chain => sort_by_key_stable(rows, descending, |r| r.chain_id.as_str()),
+        Column::Phase => sort_by_key_stable(rows, descending, |r| phase_rank(r.phase)),
+        // Drifted first, then by image.
+        Column::Image => sort_by_key_stable(rows, descending, |r| {
+            (Reverse(r.drift.any()), r.image.as_str())
+        }),
+        // Furthest along first.
+        Column::Plan => sort_by_key_stable(rows, descending, |r| {
+            Reverse(r.plan.as_ref().map(|p| (p.phase as u8, p.done, p.total)))
+        }),
+        // Most trouble first. Counting walks the conditions, so count once per row (this sort
+        // is stable too).
+        Column::Conditions if descending => {
+            rows.sort_by_cached_key(|r| r.bad_conditions().count());
         }
-        Column::Conditions => b.bad_conditions().count().cmp(&a.bad_conditions().count()),
-        Column::Warning => {
-            let seen = |r: &FleetRow| r.last_warning.as_ref().map(|w| w.last_seen);
-            seen(b).cmp(&seen(a))
-        }
+        Column::Conditions => rows.sort_by_cached_key(|r| Reverse(r.bad_conditions().count())),
+        // Latest warning first.
+        Column::Warning => sort_by_key_stable(rows, descending, |r| {
+            Reverse(r.last_warning.as_ref().map(|w| w.last_seen))
+        }),
         // Oldest first, like kubectl's AGE reading top-down.
-        Column::Age => a.created.cmp(&b.created),
+        Column::Age => sort_by_key_stable(rows, descending, |r| r.created),
     }
 }
 
@@ -167,15 +188,7 @@ pub struct Listing {
 /// Filters and sorts the fleet's rows. Ties break by namespace then name, so the order is stable.
 pub fn listing(fleet: &Fleet, filter: &Filter, sort: Sort) -> Listing {
     let mut rows: Vec<&FleetRow> = fleet.rows().filter(|row| filter.matches(row)).collect();
-    rows.sort_by(|a, b| {
-        let primary = compare(sort.column, a, b);
-        let primary = if sort.descending {
-            primary.reverse()
-        } else {
-            primary
-        };
-        primary.then_with(|| a.key.cmp(&b.key))
-    });
+    sort_rows(&mut rows, sort);
     let mut counts = Counts {
         total: fleet.len(),
         shown: rows.len(),

@@ -410,6 +410,72 @@ fn sorting_by_columns_and_header_counts() {
     }
 }
 
+/// The listing's order, stated plainly: the column's order (reversed when descending), ties by
+/// namespace then name. The listing gets there with a stable sort over key-ordered rows.
+fn spec_order(fleet: &Fleet, sort: Sort) -> Vec<ObjectKey> {
+    use std::cmp::Ordering;
+    fn rank(phase: Option<Phase>) -> u8 {
+        match phase {
+            Some(Phase::Failed) => 0,
+            Some(Phase::Terminating) => 1,
+            Some(Phase::Initializing) => 2,
+            Some(Phase::Pending) => 3,
+            None => 4,
+            Some(Phase::Running) => 5,
+        }
+    }
+    let compare = |a: &FleetRow, b: &FleetRow| -> Ordering {
+        match sort.column {
+            Column::Namespace => Ordering::Equal,
+            Column::Name => a.key.name.cmp(&b.key.name),
+            Column::Mode => a.mode.cmp(&b.mode),
+            Column::Chain => a.chain_id.cmp(&b.chain_id),
+            Column::Phase => rank(a.phase).cmp(&rank(b.phase)),
+            Column::Image => (b.drift.any().cmp(&a.drift.any())).then(a.image.cmp(&b.image)),
+            Column::Plan => {
+                let progress =
+                    |r: &FleetRow| r.plan.as_ref().map(|p| (p.phase as u8, p.done, p.total));
+                progress(b).cmp(&progress(a))
+            }
+            Column::Conditions => b.bad_conditions().count().cmp(&a.bad_conditions().count()),
+            Column::Warning => {
+                let seen = |r: &FleetRow| r.last_warning.as_ref().map(|w| w.last_seen);
+                seen(b).cmp(&seen(a))
+            }
+            Column::Age => a.created.cmp(&b.created),
+        }
+    };
+    let mut rows: Vec<&FleetRow> = fleet.rows().collect();
+    rows.sort_by(|a, b| {
+        let primary = compare(a, b);
+        let primary = if sort.descending {
+            primary.reverse()
+        } else {
+            primary
+        };
+        primary.then_with(|| a.key.cmp(&b.key))
+    });
+    rows.into_iter().map(|r| r.key.clone()).collect()
+}
+
+#[test]
+fn listing_order_is_the_column_order_with_ties_by_namespace_and_name() {
+    let mut fleet = demo();
+    for node in sample::large_fleet(300) {
+        fleet.apply(FleetDelta::Node(Delta::applied(node)));
+    }
+    for column in Column::ALL {
+        for descending in [false, true] {
+            let sort = Sort { column, descending };
+            assert_eq!(
+                listing(&fleet, &Filter::default(), sort).keys,
+                spec_order(&fleet, sort),
+                "{column:?} descending={descending}"
+            );
+        }
+    }
+}
+
 #[test]
 fn detail_collects_spec_plan_events_and_workload() {
     let mut fleet = demo();

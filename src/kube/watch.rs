@@ -9,6 +9,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use kube::api::Api;
 use kube::runtime::watcher;
+use kube::runtime::watcher::InitialListStrategy;
 use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use tokio::sync::mpsc;
@@ -22,8 +23,27 @@ use crate::fleet::store::Delta;
 pub const PAGE_SIZE: u32 = 500;
 
 /// The watcher configuration of every console watch (selectors are added by the caller).
+///
+/// The initial list is a streaming list (a watch that first sends every existing object, from
+/// the API server's cache, then a bookmark): rows paint as the first objects arrive and the
+/// server never pages. `run_watch` falls back to a list in pages of `PAGE_SIZE` where the
+/// server does not serve streaming lists.
 pub fn watch_config() -> watcher::Config {
-    watcher::Config::default().page_size(PAGE_SIZE)
+    watcher::Config::default()
+        .page_size(PAGE_SIZE)
+        .streaming_lists()
+}
+
+/// Whether a watch error says the server does not serve streaming lists (the `WatchList`
+/// feature is off: `sendInitialEvents` is rejected as invalid).
+pub fn is_streaming_list_refused(error: &watcher::Error) -> bool {
+    let status = match error {
+        watcher::Error::WatchStartFailed(kube::Error::Api(status))
+        | watcher::Error::WatchFailed(kube::Error::Api(status)) => status,
+        watcher::Error::WatchError(status) => status,
+        _ => return false,
+    };
+    matches!(status.code, 400 | 422)
 }
 const BACKOFF_START: Duration = Duration::from_millis(500);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
@@ -62,10 +82,13 @@ pub async fn run_watch<K>(
 ) where
     K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
 {
+    let mut config = config;
     let mut backoff = BACKOFF_START;
     loop {
+        let streaming = config.initial_list_strategy == InitialListStrategy::StreamingList;
         let mut stream = watcher(api.clone(), config.clone()).boxed();
         let mut failure = None;
+        let mut synced = false;
         while let Some(item) = stream.next().await {
             let delta = match item {
                 Ok(watcher::Event::Init) => Delta::RelistStarted,
@@ -79,6 +102,7 @@ pub async fn run_watch<K>(
                 }
             };
             let done = matches!(delta, Delta::RelistDone);
+            synced |= done;
             let sent = tx
                 .send(Msg::Delta {
                     epoch,
@@ -99,6 +123,16 @@ pub async fn run_watch<K>(
                     return;
                 }
             }
+        }
+        // A server without streaming lists refuses the request, or (older ones) ignores it and
+        // never ends the initial list: list in pages from now on.
+        if streaming && !synced && failure.as_ref().is_none_or(is_streaming_list_refused) {
+            tracing::info!(
+                resource = kind.resource(),
+                "streaming list not served; listing in pages"
+            );
+            config.initial_list_strategy = InitialListStrategy::ListWatch;
+            continue;
         }
         let (error, forbidden) = match &failure {
             Some(error) => (describe_error(error), is_forbidden(error)),
@@ -130,4 +164,40 @@ fn slim<K: Resource>(mut object: K) -> K {
         annotations.remove(crate::fleet::LAST_APPLIED_ANNOTATION);
     }
     object
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(code: u16) -> Box<kube::core::Status> {
+        Box::new(
+            serde_json::from_value(serde_json::json!({"code": code, "reason": "Invalid"}))
+                .expect("status"),
+        )
+    }
+
+    #[test]
+    fn a_rejected_send_initial_events_falls_back_but_forbidden_and_lost_do_not() {
+        let refused = watcher::Error::WatchStartFailed(kube::Error::Api(status(422)));
+        assert!(is_streaming_list_refused(&refused));
+        assert!(is_streaming_list_refused(&watcher::Error::WatchError(
+            status(400)
+        )));
+        let forbidden = watcher::Error::WatchStartFailed(kube::Error::Api(status(403)));
+        assert!(!is_streaming_list_refused(&forbidden));
+        assert!(is_forbidden(&forbidden));
+        let gone = watcher::Error::WatchError(status(410));
+        assert!(!is_streaming_list_refused(&gone));
+    }
+
+    #[test]
+    fn console_watches_start_with_a_streaming_list_paged_as_fallback() {
+        let config = watch_config();
+        assert_eq!(
+            config.initial_list_strategy,
+            InitialListStrategy::StreamingList
+        );
+        assert_eq!(config.page_size, Some(PAGE_SIZE));
+    }
 }
