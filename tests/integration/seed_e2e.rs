@@ -28,6 +28,7 @@ fn console_env() -> HashMap<String, String> {
 struct Run {
     ok: bool,
     lines: Vec<Value>,
+    stdout: String,
     stderr: String,
 }
 
@@ -40,6 +41,10 @@ impl Run {
 }
 
 async fn seed_create(ns: &str, name: &str, extra: &[&str]) -> Run {
+    seed_create_as(ns, name, extra, "json").await
+}
+
+async fn seed_create_as(ns: &str, name: &str, extra: &[&str], output: &str) -> Run {
     let state = tempfile::tempdir().expect("tempdir");
     let address = format!("{name}.example.com:26656");
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
@@ -48,7 +53,7 @@ async fn seed_create(ns: &str, name: &str, extra: &[&str]) -> Run {
         .env("XDG_CONFIG_HOME", state.path())
         .args(["seed", "create", name, "-n", ns, "--chain-id", "pacific-1"])
         .args(["--image", IMAGE, "--external-address", &address])
-        .args(["--executor", "embedded", "--yes", "-o", "json"])
+        .args(["--executor", "embedded", "--yes", "-o", output])
         .args(["--max-wait-ms", "300", "--timeout", "90"])
         .args(extra)
         .stdin(Stdio::null())
@@ -56,12 +61,14 @@ async fn seed_create(ns: &str, name: &str, extra: &[&str]) -> Run {
         .output()
         .await
         .expect("run sei-console");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     Run {
         ok: output.status.success(),
-        lines: String::from_utf8_lossy(&output.stdout)
+        lines: stdout
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect(),
+        stdout,
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }
@@ -166,5 +173,27 @@ async fn a_platform_config_without_the_seed_pool_fails_at_once_with_its_fix() {
         run.lines.iter().any(|l| l["event"] == "render-failed"),
         "{:?}",
         run.lines
+    );
+}
+
+#[tokio::test]
+async fn text_progress_numbers_the_init_plans_tasks_and_ends_with_the_peer() {
+    let ns = TestNamespace::new("seed-text").await;
+    let run = seed_create_as(&ns.name, "seed-3", &[], "text").await;
+    assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("seed-3: [1/9] ensure-data-pvc")
+            && run.stdout.contains("seed-3: [9/9] mark-ready"),
+        "{}",
+        run.stdout
+    );
+    let node_id = secret_key(&ns, "seed-3-node-key").await.node_id();
+    assert!(
+        run.stdout
+            .lines()
+            .last()
+            .is_some_and(|l| l == format!("seed running; peer {node_id}@seed-3.example.com:26656")),
+        "{}",
+        run.stdout
     );
 }
