@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use k8s_openapi::api::core::v1::ServiceAccount;
-use kube::api::{DynamicObject, PostParams};
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use super::{TestNamespace, control_plane, seinode_resource};
+use super::{TestNamespace, control_plane, repo_path, seinode_resource};
 
 /// `DIR/console.env` of the control plane: kubeconfig, controller namespace, sidecar override.
 pub fn console_env() -> HashMap<String, String> {
@@ -19,6 +19,45 @@ pub fn console_env() -> HashMap<String, String> {
         .filter_map(|line| line.split_once('='))
         .map(|(key, value)| (key.to_owned(), value.to_owned()))
         .collect()
+}
+
+/// Runs `sei-console ARGS --kubeconfig KUBECONFIG` to completion with its state and config under
+/// `state`, the demo platform config and no terminal (so confirmations need `--yes`).
+pub fn cli_as(args: &[&str], kubeconfig: &Path, state: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .env("XDG_STATE_HOME", state)
+        .env("XDG_CONFIG_HOME", state)
+        .env(
+            "SEI_CONSOLE_PLATFORM_CONFIG",
+            repo_path("assets/demo/platform-config.yaml"),
+        )
+        .stdin(Stdio::null())
+        .output()
+        .expect("run sei-console")
+}
+
+/// `cli_as` with the test control plane's admin kubeconfig.
+pub fn cli(args: &[&str], state: &Path) -> std::process::Output {
+    cli_as(args, &control_plane().kubeconfig, state)
+}
+
+/// A full node on `image` that reports Running on it, written straight into status (no plan
+/// runs): enough for previews and for actions that only persist their plan.
+pub async fn node_reported_running(ns: &TestNamespace, name: &str, image: &str) {
+    let mut node = DynamicObject::new(name, &seinode_resource());
+    node.data = json!({"spec": {"chainId": "pacific-1", "image": image, "fullNode": {}}});
+    ns.seinodes()
+        .create(&PostParams::default(), &node)
+        .await
+        .expect("create SeiNode");
+    let status = json!({"status": {"phase": "Running", "currentImage": image}});
+    ns.seinodes()
+        .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .expect("status");
 }
 
 /// One finished `sei-console` run: exit status, the JSON lines of stdout, stderr.

@@ -2,47 +2,14 @@
 //! and why the action exists; `--yes --no-wait` sets the address and persists the update plan
 //! whose config-patch carries it.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
 use k8s_openapi::api::core::v1::Event;
-use kube::api::{DynamicObject, ListParams, Patch, PatchParams, PostParams};
-use serde_json::json;
+use kube::api::ListParams;
 
-use crate::common::{TestNamespace, control_plane, repo_path};
+use crate::common::TestNamespace;
+use crate::common::console::{cli, node_reported_running};
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const ADDRESS: &str = "203.0.113.7:26656";
-
-async fn running_full_node(ns: &TestNamespace, name: &str) {
-    let mut node = DynamicObject::new(name, &crate::common::seinode_resource());
-    node.data = json!({"spec": {"chainId": "pacific-1", "image": IMAGE, "fullNode": {}}});
-    ns.seinodes()
-        .create(&PostParams::default(), &node)
-        .await
-        .expect("create SeiNode");
-    let status = json!({"status": {"phase": "Running", "currentImage": IMAGE}});
-    ns.seinodes()
-        .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
-        .await
-        .expect("status");
-}
-
-fn console(args: &[&str], state: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sei-console"))
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(&control_plane().kubeconfig)
-        .env("XDG_STATE_HOME", state)
-        .env("XDG_CONFIG_HOME", state)
-        .env(
-            "SEI_CONSOLE_PLATFORM_CONFIG",
-            repo_path("assets/demo/platform-config.yaml"),
-        )
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run sei-console")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -51,9 +18,9 @@ fn text(bytes: &[u8]) -> String {
 #[tokio::test]
 async fn dry_run_shows_the_config_patch_change_and_the_propagation_note() {
     let ns = TestNamespace::new("address-dry").await;
-    running_full_node(&ns, "rpc-0").await;
+    node_reported_running(&ns, "rpc-0", IMAGE).await;
     let state = tempfile::tempdir().expect("tempdir");
-    let out = console(
+    let out = cli(
         &[
             "address",
             "rpc-0",
@@ -88,7 +55,7 @@ async fn dry_run_shows_the_config_patch_change_and_the_propagation_note() {
 #[tokio::test]
 async fn bad_address_is_bad_input() {
     let state = tempfile::tempdir().expect("tempdir");
-    let out = console(
+    let out = cli(
         &[
             "address",
             "rpc-0",
@@ -110,9 +77,9 @@ async fn bad_address_is_bad_input() {
 #[tokio::test]
 async fn yes_no_wait_sets_the_address_and_persists_the_plan_that_carries_it() {
     let ns = TestNamespace::new("address-apply").await;
-    running_full_node(&ns, "rpc-0").await;
+    node_reported_running(&ns, "rpc-0", IMAGE).await;
     let state = tempfile::tempdir().expect("tempdir");
-    let out = console(
+    let out = cli(
         &[
             "address",
             "rpc-0",
@@ -159,7 +126,7 @@ async fn yes_no_wait_sets_the_address_and_persists_the_plan_that_carries_it() {
             .any(|e| e.reason.as_deref() == Some("ConsoleExternalAddress"))
     );
     // A second run finds the Active plan and changes nothing.
-    let again = console(
+    let again = cli(
         &[
             "address",
             "rpc-0",

@@ -2,7 +2,6 @@
 //! real control plane, with the stand-in sidecars and the embedded executor: `i`, the image
 //! typed, the preview computed by the effect (plan, permission checks), `y`, and the SeiNode
 //! reaching the new image; the journal and the Console Event record it.
-use std::collections::HashMap;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -22,20 +21,12 @@ use sei_console::kube::sidecar_http::{HttpSidecar, transport_from_env};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::common::{TestNamespace, control_plane, seinode_resource};
+use crate::common::console::console_env;
+use crate::common::{TestNamespace, seinode_resource};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
 const DEADLINE: Duration = Duration::from_secs(120);
-
-fn console_env() -> HashMap<String, String> {
-    std::fs::read_to_string(control_plane().dir.join("console.env"))
-        .expect("start writes DIR/console.env")
-        .lines()
-        .filter_map(|line| line.split_once('='))
-        .map(|(key, value)| (key.to_owned(), value.to_owned()))
-        .collect()
-}
 
 struct Console {
     model: Model,

@@ -2,7 +2,6 @@
 //! sidecars: init plans to Running, an image update, a kill and resume, a concurrent status
 //! writer, and the `StatefulSetRenderFailed` event of a seed rendered without `nodepoolSeed`.
 
-use std::collections::HashMap;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -12,16 +11,8 @@ use kube::api::{DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use crate::common::{TestNamespace, control_plane, seinode_resource, wait_for};
-
-fn console_env() -> HashMap<String, String> {
-    let text = std::fs::read_to_string(control_plane().dir.join("console.env"))
-        .expect("start writes DIR/console.env");
-    text.lines()
-        .filter_map(|line| line.split_once('='))
-        .map(|(key, value)| (key.to_owned(), value.to_owned()))
-        .collect()
-}
+use crate::common::console::console_env;
+use crate::common::{TestNamespace, seinode_resource, wait_for};
 
 fn exec_command(
     ns: &str,

@@ -2,11 +2,9 @@
 //! server: the StatefulSet the node would get is applied with server-side apply `dryRun=All`
 //! over the live object (nothing stored), and only meaningful fields show as changes.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
-use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use sei_console::api::SeiNode;
 use sei_console::kube::cluster::KubeCluster;
 use sei_console::platform::PlatformConfig;
@@ -15,24 +13,11 @@ use sei_console::tasks::apply_statefulset::desired_statefulset;
 use sei_console::tasks::platform_renderer::PlatformRenderer;
 use serde_json::{Value, json};
 
-use crate::common::{TestNamespace, control_plane, repo_path};
+use crate::common::console::{cli, node_reported_running};
+use crate::common::{TestNamespace, repo_path};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
-
-async fn running_full_node(ns: &TestNamespace, name: &str) {
-    let mut node = DynamicObject::new(name, &crate::common::seinode_resource());
-    node.data = json!({"spec": {"chainId": "pacific-1", "image": OLD, "fullNode": {}}});
-    ns.seinodes()
-        .create(&PostParams::default(), &node)
-        .await
-        .expect("create SeiNode");
-    let status = json!({"status": {"phase": "Running", "currentImage": OLD}});
-    ns.seinodes()
-        .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
-        .await
-        .expect("status");
-}
 
 /// The StatefulSet the controller would have applied for the node as it is now.
 async fn apply_live_statefulset(ns: &TestNamespace, name: &str) -> StatefulSet {
@@ -48,22 +33,6 @@ async fn apply_live_statefulset(ns: &TestNamespace, name: &str) -> StatefulSet {
         ClusterObject::StatefulSet(live) => live,
         other => panic!("applied {other:?}"),
     }
-}
-
-fn console(args: &[&str], state: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sei-console"))
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(&control_plane().kubeconfig)
-        .env("XDG_STATE_HOME", state)
-        .env("XDG_CONFIG_HOME", state)
-        .env(
-            "SEI_CONSOLE_PLATFORM_CONFIG",
-            repo_path("assets/demo/platform-config.yaml"),
-        )
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run sei-console")
 }
 
 fn preview_json(out: &Output) -> Value {
@@ -82,7 +51,7 @@ fn preview_json(out: &Output) -> Value {
 #[tokio::test]
 async fn rollout_dry_run_diffs_the_dry_run_apply_against_the_live_statefulset() {
     let ns = TestNamespace::new("preview-sts").await;
-    running_full_node(&ns, "rpc-0").await;
+    node_reported_running(&ns, "rpc-0", OLD).await;
     let live = apply_live_statefulset(&ns, "rpc-0").await;
     let state = tempfile::tempdir().expect("tempdir");
     let args = [
@@ -96,7 +65,7 @@ async fn rollout_dry_run_diffs_the_dry_run_apply_against_the_live_statefulset() 
     ];
     let mut json_args = args.to_vec();
     json_args.extend(["-o", "json"]);
-    let preview = preview_json(&console(&json_args, state.path()));
+    let preview = preview_json(&cli(&json_args, state.path()));
     let sts = &preview["preview"]["statefulset"];
     assert_eq!(sts["state"], "changes", "{sts}");
     let changes = sts["changes"].as_array().expect("changes");
@@ -115,7 +84,7 @@ async fn rollout_dry_run_diffs_the_dry_run_apply_against_the_live_statefulset() 
             .all(|c| c["before"] == OLD && c["after"] == NEW)
     );
 
-    let text = console(&args, state.path());
+    let text = cli(&args, state.path());
     let stdout = String::from_utf8_lossy(&text.stdout);
     assert!(
         stdout.contains(
@@ -138,7 +107,7 @@ async fn rollout_dry_run_diffs_the_dry_run_apply_against_the_live_statefulset() 
 #[tokio::test]
 async fn address_dry_run_shows_an_unchanged_statefulset_and_a_missing_one_is_named() {
     let ns = TestNamespace::new("preview-sts-addr").await;
-    running_full_node(&ns, "rpc-1").await;
+    node_reported_running(&ns, "rpc-1", OLD).await;
     let state = tempfile::tempdir().expect("tempdir");
     let args = [
         "address",
@@ -151,14 +120,14 @@ async fn address_dry_run_shows_an_unchanged_statefulset_and_a_missing_one_is_nam
         "-o",
         "json",
     ];
-    let preview = preview_json(&console(&args, state.path()));
+    let preview = preview_json(&cli(&args, state.path()));
     assert_eq!(
         preview["preview"]["statefulset"],
         json!({"state": "no-live", "name": "rpc-1"})
     );
 
     apply_live_statefulset(&ns, "rpc-1").await;
-    let preview = preview_json(&console(&args, state.path()));
+    let preview = preview_json(&cli(&args, state.path()));
     assert_eq!(
         preview["preview"]["statefulset"],
         json!({"state": "unchanged", "name": "rpc-1"}),

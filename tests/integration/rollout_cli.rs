@@ -4,46 +4,16 @@
 //! Event and the journal line.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use k8s_openapi::api::core::v1::Event;
-use kube::api::{DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{ListParams, PostParams};
 use serde_json::json;
 
-use crate::common::{TestNamespace, control_plane, repo_path};
+use crate::common::console::{cli_as, node_reported_running};
+use crate::common::{TestNamespace, control_plane};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
-
-async fn running_full_node(ns: &TestNamespace, name: &str) {
-    let mut node = DynamicObject::new(name, &crate::common::seinode_resource());
-    node.data = json!({"spec": {"chainId": "pacific-1", "image": OLD, "fullNode": {}}});
-    ns.seinodes()
-        .create(&PostParams::default(), &node)
-        .await
-        .expect("create SeiNode");
-    let status = json!({"status": {"phase": "Running", "currentImage": OLD}});
-    ns.seinodes()
-        .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
-        .await
-        .expect("status");
-}
-
-fn console(args: &[&str], kubeconfig: &Path, state: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sei-console"))
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .env("XDG_STATE_HOME", state)
-        .env("XDG_CONFIG_HOME", state)
-        .env(
-            "SEI_CONSOLE_PLATFORM_CONFIG",
-            repo_path("assets/demo/platform-config.yaml"),
-        )
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run sei-console")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -68,9 +38,9 @@ fn journal_lines(state: &Path) -> Vec<serde_json::Value> {
 #[tokio::test]
 async fn dry_run_previews_the_update_plan_and_changes_nothing() {
     let ns = TestNamespace::new("rollout-dry").await;
-    running_full_node(&ns, "rpc-0").await;
+    node_reported_running(&ns, "rpc-0", OLD).await;
     let state = tempfile::tempdir().expect("tempdir");
-    let out = console(
+    let out = cli_as(
         &[
             "rollout",
             "rpc-0",
@@ -110,7 +80,7 @@ async fn dry_run_previews_the_update_plan_and_changes_nothing() {
 async fn read_only_refuses_before_any_request() {
     let state = tempfile::tempdir().expect("tempdir");
     // A kubeconfig that does not exist: the refusal must come before it is even read.
-    let out = console(
+    let out = cli_as(
         &[
             "rollout",
             "rpc-0",
@@ -137,7 +107,7 @@ async fn read_only_refuses_before_any_request() {
 #[tokio::test]
 async fn forbidden_operator_is_stopped_by_the_permission_check_before_any_change() {
     let ns = TestNamespace::new("rollout-forbidden").await;
-    running_full_node(&ns, "rpc-0").await;
+    node_reported_running(&ns, "rpc-0", OLD).await;
     let state = tempfile::tempdir().expect("tempdir");
     // The same credentials, impersonating a user without any RBAC rule.
     let mut kubeconfig: serde_yaml_ng::Value = serde_yaml_ng::from_str(
@@ -184,7 +154,7 @@ async fn forbidden_operator_is_stopped_by_the_permission_check_before_any_change
         "dave's read access to settle",
         std::time::Duration::from_secs(30),
         || async {
-            let out = console(&args, &impersonating, state.path());
+            let out = cli_as(&args, &impersonating, state.path());
             Ok::<_, kube::Error>(text(&out.stderr).contains("not allowed to").then_some(out))
         },
     )
@@ -206,9 +176,9 @@ async fn forbidden_operator_is_stopped_by_the_permission_check_before_any_change
 #[tokio::test]
 async fn without_yes_and_without_a_terminal_it_refuses() {
     let ns = TestNamespace::new("rollout-notty").await;
-    running_full_node(&ns, "rpc-0").await;
+    node_reported_running(&ns, "rpc-0", OLD).await;
     let state = tempfile::tempdir().expect("tempdir");
-    let out = console(
+    let out = cli_as(
         &["rollout", "rpc-0", "-n", &ns.name, "--image", NEW],
         &control_plane().kubeconfig,
         state.path(),
@@ -222,9 +192,9 @@ async fn without_yes_and_without_a_terminal_it_refuses() {
 #[tokio::test]
 async fn yes_no_wait_pins_the_image_persists_the_plan_and_records_event_and_journal() {
     let ns = TestNamespace::new("rollout-apply").await;
-    running_full_node(&ns, "rpc-0").await;
+    node_reported_running(&ns, "rpc-0", OLD).await;
     let state = tempfile::tempdir().expect("tempdir");
-    let out = console(
+    let out = cli_as(
         &[
             "rollout",
             "rpc-0",

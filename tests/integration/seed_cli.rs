@@ -2,29 +2,11 @@
 //! node key whose NodeID is the one printed, the seed SeiNode references it, and the private key
 //! appears nowhere else (stdout, stderr, journal).
 
-use std::path::Path;
-use std::process::{Command, Output};
-
 use k8s_openapi::api::core::v1::Secret;
 use sei_console::actions::node_key::NodeKey;
 
-use crate::common::{TestNamespace, control_plane, repo_path};
-
-fn console(args: &[&str], state: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sei-console"))
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(&control_plane().kubeconfig)
-        .env("XDG_STATE_HOME", state)
-        .env("XDG_CONFIG_HOME", state)
-        .env(
-            "SEI_CONSOLE_PLATFORM_CONFIG",
-            repo_path("assets/demo/platform-config.yaml"),
-        )
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run sei-console")
-}
+use crate::common::TestNamespace;
+use crate::common::console::cli;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -34,7 +16,7 @@ fn text(bytes: &[u8]) -> String {
 async fn seed_create_makes_a_valid_key_secret_and_the_seed_without_leaking_the_key() {
     let ns = TestNamespace::new("seed-create").await;
     let state = tempfile::tempdir().expect("tempdir");
-    let out = console(
+    let out = cli(
         &[
             "seed",
             "create",
@@ -115,7 +97,7 @@ async fn seed_create_with_an_existing_secret_reports_its_node_id_in_the_dry_run(
         .await
         .expect("create Secret");
     let state = tempfile::tempdir().expect("tempdir");
-    let out = console(
+    let out = cli(
         &[
             "seed",
             "create",

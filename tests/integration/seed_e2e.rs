@@ -4,7 +4,6 @@
 //! holding another key fails naming both NodeIDs; a platform config without `nodepoolSeed` fails
 //! at once with its fix.
 
-use std::collections::HashMap;
 use std::process::Stdio;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -12,18 +11,10 @@ use kube::api::PostParams;
 use sei_console::actions::node_key::NodeKey;
 use serde_json::{Value, json};
 
+use crate::common::console::console_env;
 use crate::common::{TestNamespace, control_plane, repo_path};
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
-
-fn console_env() -> HashMap<String, String> {
-    std::fs::read_to_string(control_plane().dir.join("console.env"))
-        .expect("start writes DIR/console.env")
-        .lines()
-        .filter_map(|line| line.split_once('='))
-        .map(|(key, value)| (key.to_owned(), value.to_owned()))
-        .collect()
-}
 
 struct Run {
     ok: bool,

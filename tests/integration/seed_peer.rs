@@ -2,7 +2,6 @@
 //! node-key Secret when the operator may read it; "forbidden" named when not, then from the
 //! stand-in sidecar's `/v0/node-id` once the node's home holds its key.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::process::Output;
 
@@ -11,18 +10,10 @@ use kube::api::{DynamicObject, PostParams};
 use sei_console::actions::node_key::NodeKey;
 use serde_json::{Value, json};
 
+use crate::common::console::console_env;
 use crate::common::{TestNamespace, control_plane, seinode_resource};
 
 const ADDRESS: &str = "seed-0.example.com:26656";
-
-fn console_env() -> HashMap<String, String> {
-    std::fs::read_to_string(control_plane().dir.join("console.env"))
-        .expect("start writes DIR/console.env")
-        .lines()
-        .filter_map(|line| line.split_once('='))
-        .map(|(key, value)| (key.to_owned(), value.to_owned()))
-        .collect()
-}
 
 /// `describe seed-0 -o json`'s `seedPeer`, or `None` when describe failed.
 fn describe(ns: &str, kubeconfig: &Path) -> Option<Value> {

@@ -2,7 +2,6 @@
 //! `DIR/sidecars/<namespace>/<node>/`, reachable through `DIR/console.env`, and the platform
 //! ConfigMap exists.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -14,16 +13,8 @@ use sei_console::kube::sidecar_http::HttpSidecar;
 use sei_console::ports::{SidecarApi, SidecarTarget};
 use serde_json::json;
 
+use crate::common::console::console_env;
 use crate::common::{TestNamespace, client, control_plane, seinode_resource, wait_for};
-
-fn console_env() -> HashMap<String, String> {
-    let text = std::fs::read_to_string(control_plane().dir.join("console.env"))
-        .expect("start writes DIR/console.env");
-    text.lines()
-        .filter_map(|line| line.split_once('='))
-        .map(|(key, value)| (key.to_owned(), value.to_owned()))
-        .collect()
-}
 
 #[tokio::test]
 async fn a_new_seinode_gets_a_sidecar_with_its_own_config_file() {
