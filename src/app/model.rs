@@ -265,6 +265,8 @@ pub struct Model {
     /// Something visible changed since the last draw.
     pub dirty: bool,
     listed_at: Option<(u64, Filter, Sort)>,
+    /// Fleet revision the node detail was built at.
+    detailed_at: Option<u64>,
     default_sidecar_image: Option<String>,
 }
 
@@ -298,6 +300,7 @@ impl Model {
             quit: false,
             dirty: true,
             listed_at: None,
+            detailed_at: None,
             default_sidecar_image,
         }
     }
@@ -341,14 +344,16 @@ impl Model {
     /// Forces `refresh_views` to rebuild (the screen changed, not the data).
     pub fn invalidate_views(&mut self) {
         self.listed_at = None;
+        self.detailed_at = None;
     }
 
     /// Recomputes the filtered, sorted listing and the node detail when their inputs changed,
     /// keeping the same node selected.
     pub fn refresh_views(&mut self) {
-        let revision = self.fleet.revision();
-        let current = (revision, self.filter.clone(), self.sort);
-        if self.listed_at.as_ref() != Some(&current) {
+        let rows_revision = self.fleet.rows_revision();
+        let listed = matches!(&self.listed_at,
+            Some((at, filter, sort)) if *at == rows_revision && *filter == self.filter && *sort == self.sort);
+        if !listed {
             let selected_key = self.selected_key().cloned();
             self.listing = listing(&self.fleet, &self.filter, self.sort);
             if let Some(key) = selected_key
@@ -357,11 +362,15 @@ impl Model {
                 self.selected = index;
             }
             self.selected = self.selected.min(self.listing.keys.len().saturating_sub(1));
+            self.listed_at = Some((rows_revision, self.filter.clone(), self.sort));
+        }
+        let revision = self.fleet.revision();
+        if self.detailed_at != Some(revision) {
             if let Screen::Node(key) = &self.screen {
                 self.detail =
                     NodeDetail::build(&self.fleet, key, self.default_sidecar_image.as_deref());
             }
-            self.listed_at = Some(current);
+            self.detailed_at = Some(revision);
         }
     }
 }

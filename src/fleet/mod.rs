@@ -63,6 +63,7 @@ pub struct Fleet {
     rows: BTreeMap<ObjectKey, FleetRow>,
     default_sidecar_image: Option<String>,
     revision: u64,
+    rows_revision: u64,
 }
 
 impl Fleet {
@@ -118,7 +119,7 @@ impl Fleet {
                 for key in &keys {
                     self.refresh_row(key);
                 }
-                self.bump();
+                self.bump_rows();
             }
         }
     }
@@ -131,6 +132,11 @@ impl Fleet {
 
     fn bump(&mut self) {
         self.revision = self.revision.wrapping_add(1);
+    }
+
+    fn bump_rows(&mut self) {
+        self.rows_revision = self.rows_revision.wrapping_add(1);
+        self.bump();
     }
 
     fn apply_node_event(&mut self, delta: Delta<Event>) {
@@ -189,7 +195,7 @@ impl Fleet {
                 self.rows.remove(key);
             }
         }
-        self.bump();
+        self.bump_rows();
     }
 
     /// Forgets the selected node's StatefulSet, Pods and their events (selection changed).
@@ -208,6 +214,7 @@ impl Fleet {
         self.node_events.clear();
         self.event_index.clear();
         self.rows.clear();
+        self.bump_rows();
         self.clear_detail();
     }
 
@@ -238,6 +245,12 @@ impl Fleet {
     /// Increases on every change to anything the screens show.
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// Increases when a fleet row changes; the selected node's StatefulSet, Pods and their
+    /// events leave it alone, so they never cost a re-listing of the whole fleet.
+    pub fn rows_revision(&self) -> u64 {
+        self.rows_revision
     }
 }
 

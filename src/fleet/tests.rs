@@ -637,3 +637,37 @@ fn seed_peer_from_the_node_key_secret_or_the_sidecar_wins_and_reasons_are_kept()
         "the lookup belongs to the detail"
     );
 }
+
+#[test]
+fn detail_objects_change_the_revision_but_not_the_rows_revision() {
+    let mut fleet = demo();
+    let (revision, rows_revision) = (fleet.revision(), fleet.rows_revision());
+    fleet.apply(FleetDelta::Pod(Delta::applied(sample::pod(
+        "sei",
+        "rpc-1",
+        true,
+        0,
+        "rpc-1-aaa",
+    ))));
+    fleet.apply(FleetDelta::StatefulSetEvent(Delta::applied(
+        sample::event_about(
+            "StatefulSet",
+            "rpc-1",
+            "sei",
+            false,
+            "SuccessfulCreate",
+            "ok",
+            1,
+            5,
+        ),
+    )));
+    assert!(fleet.revision() > revision, "the node screen must redraw");
+    assert_eq!(
+        fleet.rows_revision(),
+        rows_revision,
+        "the fleet listing has nothing to redo"
+    );
+    let node = sample::running(sample::node("sei", "rpc-1", NodeMode::Full, 60));
+    fleet.apply(FleetDelta::Node(Delta::applied(node)));
+    assert!(fleet.rows_revision() > rows_revision);
+}
