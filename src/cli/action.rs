@@ -16,7 +16,7 @@ use crate::kube::access::{PermissionCheck, check_permissions};
 use crate::kube::identity::{self, OperatorIdentity};
 use crate::kube::platform_config::{DEFAULT_CONTROLLER_NAMESPACE, load_platform_config};
 use crate::kube::read_only::MutationGuard;
-use crate::ports::{Clock, SystemClock};
+use crate::ports::{Clock, ClusterApi, SystemClock};
 
 /// Output of previews and results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -197,23 +197,7 @@ impl Session {
         if args.yes {
             return Ok(());
         }
-        if !std::io::stdin().is_terminal() {
-            return Err(CliError::BadInput(
-                "refusing to act without confirmation: pass --yes (stdin is not a terminal)".into(),
-            ));
-        }
-        eprint!("{question} [y/N] ");
-        let _ = std::io::stderr().flush();
-        let mut answer = String::new();
-        std::io::stdin()
-            .lock()
-            .read_line(&mut answer)
-            .map_err(|e| CliError::Failed(format!("reading the answer: {e}")))?;
-        if matches!(answer.trim(), "y" | "Y" | "yes") {
-            Ok(())
-        } else {
-            Err(CliError::Failed("aborted; nothing was changed".into()))
-        }
+        ask_on_terminal(question)
     }
 
     /// Records the `Console*` Event on the node (a failure to record is a warning, not a stop:
@@ -366,6 +350,21 @@ impl Execution {
 }
 
 impl Execution {
+    /// The SeiNode `name` in the action's namespace; a missing one is the user's mistake.
+    pub async fn read_node(
+        &self,
+        session: &Session,
+        name: &str,
+    ) -> Result<crate::api::SeiNode, CliError> {
+        self.cluster
+            .get_seinode(&session.namespace, name)
+            .await
+            .map_err(|e| CliError::Failed(e.to_string()))?
+            .ok_or_else(|| {
+                CliError::BadInput(format!("SeiNode {}/{name} not found", session.namespace))
+            })
+    }
+
     /// The shared runner of actions over this execution's ports.
     pub fn runner<'a>(
         &'a self,
@@ -409,5 +408,27 @@ impl crate::operate::run::Report for Session {
             }
         };
         println!("{line}");
+    }
+}
+
+/// Asks `question [y/N]` on the terminal; refuses outright when stdin is not a terminal, so a
+/// script never acts without `--yes`.
+pub fn ask_on_terminal(question: &str) -> Result<(), CliError> {
+    if !std::io::stdin().is_terminal() {
+        return Err(CliError::BadInput(
+            "refusing to act without confirmation: pass --yes (stdin is not a terminal)".into(),
+        ));
+    }
+    eprint!("{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| CliError::Failed(format!("reading the answer: {e}")))?;
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        Ok(())
+    } else {
+        Err(CliError::Failed("aborted; nothing was changed".into()))
     }
 }

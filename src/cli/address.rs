@@ -14,7 +14,7 @@ use crate::actions::preview::{address_preview, address_text, addressed_node};
 use crate::actions::statefulset_diff::statefulset_preview;
 use crate::journal::Outcome;
 use crate::planner::PlanContext;
-use crate::ports::{Clock, ClusterApi};
+use crate::ports::Clock;
 
 #[derive(Debug, Args)]
 pub struct AddressArgs {
@@ -44,17 +44,7 @@ async fn run_async(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, 
     let session = Session::open(global, &args.action, ActionKind::Address, &nodes, &detail).await?;
     let execution = Execution::new(&session, &args.action).await?;
     let name = args.node.as_str();
-    let read = || async {
-        execution
-            .cluster
-            .get_seinode(&session.namespace, name)
-            .await
-            .map_err(|e| CliError::Failed(e.to_string()))?
-            .ok_or_else(|| {
-                CliError::BadInput(format!("SeiNode {}/{name} not found", session.namespace))
-            })
-    };
-    let node = read().await?;
+    let node = execution.read_node(&session, name).await?;
     let ctx = || PlanContext::from_platform(&execution.platform, execution.clock.now());
     let mut preview =
         address_preview(&node, &address, &ctx()).map_err(|e| CliError::Failed(e.to_string()))?;

@@ -2,7 +2,7 @@
 //! (only when no Active plan exists) and follow it to the end: executed by the embedded executor,
 //! or handed off to a live controller. One progress line per task transition (`-o json`: JSON
 //! lines).
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -270,23 +270,7 @@ fn confirm(
         tasks.len(),
         tasks.join(", ")
     ));
-    if !std::io::stdin().is_terminal() {
-        return Err(CliError::BadInput(
-            "refusing to act without confirmation: pass --yes (stdin is not a terminal)".into(),
-        ));
-    }
-    eprint!("proceed? [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| CliError::Failed(format!("reading the answer: {e}")))?;
-    if matches!(answer.trim(), "y" | "Y" | "yes") {
-        Ok(())
-    } else {
-        Err(CliError::Failed("aborted".into()))
-    }
+    super::action::ask_on_terminal("proceed?")
 }
 
 /// Prints progress lines as text or JSON lines on stdout; notes go to stderr in text mode.

@@ -18,7 +18,7 @@ use crate::actions::waves::{NodeRollState, roll_state};
 use crate::api::{NodeMode, SeiNode};
 use crate::journal::Outcome;
 use crate::planner::PlanContext;
-use crate::ports::{Clock, ClusterApi};
+use crate::ports::Clock;
 
 #[derive(Debug, Args)]
 pub struct RolloutArgs {
@@ -110,15 +110,7 @@ async fn select_nodes(
     }
     let mut nodes = Vec::new();
     for name in &args.nodes {
-        let node = execution
-            .cluster
-            .get_seinode(&session.namespace, name)
-            .await
-            .map_err(|e| CliError::Failed(e.to_string()))?
-            .ok_or_else(|| {
-                CliError::BadInput(format!("SeiNode {}/{name} not found", session.namespace))
-            })?;
-        nodes.push(node);
+        nodes.push(execution.read_node(session, name).await?);
     }
     Ok(nodes)
 }
