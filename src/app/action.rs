@@ -50,7 +50,7 @@ impl ActionRequest {
         match self {
             ActionRequest::Rollout { nodes, .. } => nodes.clone(),
             ActionRequest::Address { node, .. } | ActionRequest::Seed { node, .. } => {
-                vec![node.name.clone()]
+                vec![node.name.to_string()]
             }
         }
     }
@@ -268,8 +268,8 @@ pub fn rollout_form(namespace: &str, nodes: Vec<String>, current_image: &str) ->
 
 pub fn address_form(node: &ObjectKey, current: &str) -> Form {
     Form {
-        namespace: node.namespace.clone(),
-        nodes: vec![node.name.clone()],
+        namespace: node.namespace.to_string(),
+        nodes: vec![node.name.to_string()],
         fields: vec![Field::new(
             "external address",
             current,

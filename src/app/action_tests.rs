@@ -186,7 +186,7 @@ fn validators_need_their_name_typed_exactly() {
     let mut model = demo_model();
     press(&mut model, "G");
     assert_eq!(
-        model.selected_key().map(|k| k.name.as_str()),
+        model.selected_key().map(|k| k.name.as_ref()),
         Some("validator-0")
     );
     press(&mut model, "i");
@@ -340,7 +340,7 @@ fn the_node_screen_acts_on_its_node() {
     clear_and_type(&mut model, "203.0.113.7:26656");
     let cmds = key(&mut model, KeyCode::Enter);
     assert!(
-        matches!(cmds.as_slice(), [Cmd::PrepareAction { request: ActionRequest::Address { node, .. }, .. }] if node.name == "rpc-1"),
+        matches!(cmds.as_slice(), [Cmd::PrepareAction { request: ActionRequest::Address { node, .. }, .. }] if &*node.name == "rpc-1"),
         "{cmds:?}"
     );
     // Esc cancels the dialog, not the node screen.
@@ -385,7 +385,7 @@ fn the_seed_form_moves_field_by_field_and_names_the_bad_one() {
     press(&mut model, "198.51.100.4:26656");
     let cmds = key(&mut model, KeyCode::Enter);
     assert!(
-        matches!(cmds.as_slice(), [Cmd::PrepareAction { request: ActionRequest::Seed { node, external_address: Some(_), .. }, .. }] if node.name == "seed-1"),
+        matches!(cmds.as_slice(), [Cmd::PrepareAction { request: ActionRequest::Seed { node, external_address: Some(_), .. }, .. }] if node.name.as_ref() == "seed-1"),
         "{cmds:?}"
     );
 }

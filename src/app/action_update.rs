@@ -43,7 +43,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     }
     let nodes = targets(model);
     let namespace = match (kind, nodes.first()) {
-        (_, Some(first)) => first.namespace.clone(),
+        (_, Some(first)) => first.namespace.to_string(),
         (ActionKind::SeedCreate, None) => match &model.scope.namespace {
             Some(ns) => ns.clone(),
             None => {
@@ -56,7 +56,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
             return Vec::new();
         }
     };
-    if kind != ActionKind::SeedCreate && nodes.iter().any(|n| n.namespace != namespace) {
+    if kind != ActionKind::SeedCreate && nodes.iter().any(|n| *n.namespace != *namespace) {
         flash(
             model,
             "the marked nodes are in several namespaces; mark nodes of one namespace",
@@ -72,7 +72,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         );
         return Vec::new();
     }
-    let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+    let names: Vec<String> = nodes.iter().map(|n| n.name.to_string()).collect();
     if let Err(refused) =
         model
             .settings

@@ -298,7 +298,7 @@ async fn watch_detail(
         return;
     };
     let Some(conn) = conn else { return };
-    let ns = Some(node.namespace.as_str());
+    let ns = Some(node.namespace.as_ref());
     let config = watch_config();
     let statefulset = run_watch(
         scoped::<StatefulSet>(conn.client.clone(), ns),

@@ -194,7 +194,7 @@ pub async fn prepare(
                 ));
             }
             if needs_typed_name(&stored) {
-                confirm_names.push(node.name.clone());
+                confirm_names.push(node.name.to_string());
             }
             let tasks = tasks_to_run(&stored, preview.plan.plan.as_ref());
             (
@@ -226,7 +226,7 @@ pub async fn prepare(
             if let Ok(mut pending) = keys.lock() {
                 pending.insert(id, key);
             }
-            confirm_names.push(node.name.clone());
+            confirm_names.push(node.name.to_string());
             let tasks = plan_tasks(init.outcome.as_ref().ok());
             (
                 seed_create_checks(
@@ -297,8 +297,8 @@ fn seed_request(request: &ActionRequest) -> Option<SeedRequest> {
             image,
             external_address,
         } => Some(SeedRequest {
-            namespace: node.namespace.clone(),
-            name: node.name.clone(),
+            namespace: node.namespace.to_string(),
+            name: node.name.to_string(),
             chain_id: chain_id.clone(),
             image: image.clone(),
             external_address: external_address.clone(),

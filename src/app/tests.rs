@@ -66,7 +66,7 @@ pub fn key(model: &mut Model, code: KeyCode) -> Vec<Cmd> {
 fn navigation_moves_and_clamps_selection() {
     let mut model = demo_model();
     assert_eq!(
-        model.selected_key().map(|k| k.name.as_str()),
+        model.selected_key().map(|k| k.name.as_ref()),
         Some("archive-0")
     );
     press(&mut model, "jj");
@@ -296,7 +296,7 @@ fn sort_keys_cycle_columns_and_direction() {
     press(&mut model, "S");
     assert!(model.sort.descending);
     assert_eq!(
-        model.selected_key().map(|k| k.name.as_str()),
+        model.selected_key().map(|k| k.name.as_ref()),
         Some("archive-0"),
         "selection kept"
     );

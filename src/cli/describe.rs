@@ -45,8 +45,8 @@ fn unreadable<'a>(unavailable: &'a [Unavailable], resource: &str) -> Option<&'a 
 /// related resources that could not be read, so an empty section is never mistaken for none.
 pub fn to_json(d: &NodeDetail, unavailable: &[Unavailable]) -> Value {
     json!({
-        "namespace": d.key.namespace,
-        "name": d.key.name,
+        "namespace": d.key.namespace.as_ref(),
+        "name": d.key.name.as_ref(),
         "spec": {
             "mode": d.spec.mode.map(|m| m.as_str()),
             "chainId": d.spec.chain_id,

@@ -147,7 +147,7 @@ pub async fn node(
     key: &ObjectKey,
     default_sidecar_image: Option<String>,
 ) -> Result<NodeFetch, CliError> {
-    let ns = Some(key.namespace.as_str());
+    let ns = Some(key.namespace.as_ref());
     let node = api::<SeiNode>(conn, ns)
         .get_opt(&key.name)
         .await

@@ -76,8 +76,8 @@ pub struct GetItem {
 impl GetItem {
     pub fn of(row: &FleetRow) -> GetItem {
         GetItem {
-            namespace: row.key.namespace.clone(),
-            name: row.key.name.clone(),
+            namespace: row.key.namespace.to_string(),
+            name: row.key.name.to_string(),
             mode: row.mode.map(|m| m.as_str().to_owned()),
             chain_id: row.chain_id.clone(),
             phase: row.phase.map(|p| p.as_str().to_owned()),
@@ -133,9 +133,9 @@ pub fn table(rows: &[&FleetRow], wide: bool, with_namespace: bool, now: Timestam
     for row in rows {
         let mut cells = Vec::new();
         if with_namespace {
-            cells.push(row.key.namespace.clone());
+            cells.push(row.key.namespace.to_string());
         }
-        cells.push(row.key.name.clone());
+        cells.push(row.key.name.to_string());
         cells.push(text::mode_text(row).to_owned());
         cells.push(row.chain_id.clone());
         cells.push(row.phase.map_or("-".to_owned(), |p| p.as_str().to_owned()));

@@ -374,7 +374,7 @@ impl NodeDetail {
         let statefulset = fleet
             .statefulsets
             .values()
-            .find(|s| s.metadata.name.as_deref() == Some(key.name.as_str()))
+            .find(|s| s.metadata.name.as_deref() == Some(key.name.as_ref()))
             .map(StatefulSetSummary::of);
         let pods = fleet.pods.values().map(PodSummary::of).collect();
         let mode = node.spec.mode().ok();

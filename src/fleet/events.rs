@@ -83,18 +83,35 @@ pub fn last_seen(event: &Event) -> Option<Timestamp> {
         .or_else(|| event.metadata.creation_timestamp.as_ref().map(|t| t.0))
 }
 
-/// The most recent Warning among `events`.
-pub fn latest_warning<'a>(events: impl IntoIterator<Item = &'a Event>) -> Option<WarningBrief> {
+/// The most recent Warning event among `events`.
+pub fn latest_warning_event<'a>(events: impl IntoIterator<Item = &'a Event>) -> Option<&'a Event> {
     events
         .into_iter()
         .filter(|e| is_warning(e))
         .max_by_key(|e| last_seen(e))
-        .map(|e| WarningBrief {
-            reason: e.reason.clone().unwrap_or_default(),
-            message: e.message.clone().unwrap_or_default(),
-            count: e.count.unwrap_or(1).max(1),
-            last_seen: last_seen(e),
-        })
+}
+
+impl WarningBrief {
+    pub fn of(event: &Event) -> WarningBrief {
+        WarningBrief {
+            reason: event.reason.clone().unwrap_or_default(),
+            message: event.message.clone().unwrap_or_default(),
+            count: event.count.unwrap_or(1).max(1),
+            last_seen: last_seen(event),
+        }
+    }
+
+    /// Re-reads `event` into this brief, keeping the strings' allocations.
+    pub fn refresh(&mut self, event: &Event) {
+        self.reason.clear();
+        self.reason
+            .push_str(event.reason.as_deref().unwrap_or_default());
+        self.message.clear();
+        self.message
+            .push_str(event.message.as_deref().unwrap_or_default());
+        self.count = event.count.unwrap_or(1).max(1);
+        self.last_seen = last_seen(event);
+    }
 }
 
 /// Key of the object an event is about (namespace falls back to the event's own).

@@ -172,21 +172,20 @@ impl Fleet {
         }
     }
 
-    fn build_row(&self, node: &SeiNode, key: &ObjectKey) -> FleetRow {
-        let events = self
-            .event_index
-            .events_of(key)
-            .filter_map(|event_key| self.node_events.get(event_key));
-        FleetRow::build(node, events, self.default_sidecar_image.as_deref())
-    }
-
+    /// Rebuilds the row of `key` from the stored node and its events, in place when the row
+    /// exists (its strings keep their allocations).
     fn refresh_row(&mut self, key: &ObjectKey) {
         match self.nodes.get(key) {
             Some(node) => {
-                let row = self.build_row(node, key);
+                let events = self
+                    .event_index
+                    .events_of(key)
+                    .filter_map(|event_key| self.node_events.get(event_key));
+                let default_sidecar_image = self.default_sidecar_image.as_deref();
                 match self.rows.get_mut(key) {
-                    Some(stored) => *stored = row,
+                    Some(row) => row.refresh(node, events, default_sidecar_image),
                     None => {
+                        let row = FleetRow::build(node, events, default_sidecar_image);
                         self.rows.insert(key.clone(), row);
                     }
                 }

@@ -5,7 +5,7 @@
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Event;
 
-use super::events::{WarningBrief, latest_warning};
+use super::events::{WarningBrief, latest_warning_event};
 use super::store::ObjectKey;
 use crate::api::{NodeMode, Phase, PlanPhase, SeiNode, TaskPlan, TaskStatus};
 
@@ -73,6 +73,20 @@ pub struct PlanSummary {
 
 impl PlanSummary {
     pub fn of(plan: &TaskPlan) -> PlanSummary {
+        let mut summary = PlanSummary {
+            phase: plan.phase,
+            done: 0,
+            total: 0,
+            current: None,
+            first_incomplete: None,
+        };
+        summary.refresh(plan);
+        summary
+    }
+
+    /// Re-reads `plan` into this summary, reusing its strings (a watch delta for a node with a
+    /// plan in flight then allocates nothing here).
+    pub fn refresh(&mut self, plan: &TaskPlan) {
         let failed_index = match plan.phase {
             PlanPhase::Failed => plan
                 .failed_task_index
@@ -85,26 +99,51 @@ impl PlanSummary {
                 }),
             _ => None,
         };
+        let first_incomplete = plan.current_task_index().and_then(|i| plan.tasks.get(i));
         let current = failed_index
-            .or_else(|| plan.current_task_index())
             .and_then(|i| plan.tasks.get(i))
-            .map(|task| TaskBrief {
-                kind: task.kind.as_str().to_owned(),
-                status: task.status,
-                retries: task.retry_count,
-                max_retries: task.max_retries,
-                submitted_at: task.submitted_at.as_ref().map(|t| t.0),
-            });
-        PlanSummary {
-            phase: plan.phase,
-            done: plan.completed_count(),
-            total: plan.tasks.len(),
-            current,
-            first_incomplete: plan
-                .current_task_index()
-                .and_then(|i| plan.tasks.get(i))
-                .map(|t| t.kind.as_str().to_owned()),
+            .or(first_incomplete);
+        self.phase = plan.phase;
+        self.done = plan.completed_count();
+        self.total = plan.tasks.len();
+        match (current, &mut self.current) {
+            (None, slot) => *slot = None,
+            (Some(task), Some(brief)) => {
+                set_string(&mut brief.kind, task.kind.as_str());
+                brief.status = task.status;
+                brief.retries = task.retry_count;
+                brief.max_retries = task.max_retries;
+                brief.submitted_at = task.submitted_at.as_ref().map(|t| t.0);
+            }
+            (Some(task), slot) => {
+                *slot = Some(TaskBrief {
+                    kind: task.kind.as_str().to_owned(),
+                    status: task.status,
+                    retries: task.retry_count,
+                    max_retries: task.max_retries,
+                    submitted_at: task.submitted_at.as_ref().map(|t| t.0),
+                });
+            }
         }
+        set_optional_string(
+            &mut self.first_incomplete,
+            first_incomplete.map(|t| t.kind.as_str()),
+        );
+    }
+}
+
+/// Overwrites `slot` with `value`, keeping its allocation when it is large enough.
+fn set_string(slot: &mut String, value: &str) {
+    if slot != value {
+        slot.clear();
+        slot.push_str(value);
+    }
+}
+
+fn set_optional_string(slot: &mut Option<String>, value: Option<&str>) {
+    match (slot.as_mut(), value) {
+        (Some(stored), Some(value)) => set_string(stored, value),
+        (_, value) => *slot = value.map(str::to_owned),
     }
 }
 
@@ -156,43 +195,83 @@ impl FleetRow {
         events: impl IntoIterator<Item = &'a Event>,
         default_sidecar_image: Option<&str>,
     ) -> FleetRow {
-        let status = node.status.as_ref();
         let mut row = FleetRow {
             key: ObjectKey::of(node),
-            mode: node.spec.mode().ok(),
-            chain_id: node.spec.chain_id.clone(),
-            phase: status.and_then(|s| s.phase),
-            image: node.spec.image.clone(),
-            current_image: status
-                .and_then(|s| s.current_image.clone())
-                .filter(|i| !i.is_empty()),
-            drift: drift(node, default_sidecar_image),
-            plan: status.and_then(|s| s.plan.as_ref()).map(PlanSummary::of),
-            conditions: status
-                .map(|s| s.conditions())
-                .unwrap_or_default()
-                .iter()
-                .map(|c| ConditionBrief {
-                    kind: c.type_.clone(),
-                    status: c.status.clone(),
-                    reason: c.reason.clone(),
-                })
-                .collect(),
-            last_warning: latest_warning(events),
-            created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            mode: None,
+            chain_id: String::new(),
+            phase: None,
+            image: String::new(),
+            current_image: None,
+            drift: Drift::default(),
+            plan: None,
+            conditions: Vec::new(),
+            last_warning: None,
+            created: None,
             search: String::new(),
         };
-        row.search = row.search_text();
+        row.refresh(node, events, default_sidecar_image);
         row
     }
 
+    /// Re-reads `node` (same key) and its `events` into this row. Strings and vectors keep
+    /// their allocations, so the flood of status deltas a rollout causes costs few allocations.
+    pub fn refresh<'a>(
+        &mut self,
+        node: &SeiNode,
+        events: impl IntoIterator<Item = &'a Event>,
+        default_sidecar_image: Option<&str>,
+    ) {
+        let status = node.status.as_ref();
+        self.mode = node.spec.mode().ok();
+        set_string(&mut self.chain_id, &node.spec.chain_id);
+        self.phase = status.and_then(|s| s.phase);
+        set_string(&mut self.image, &node.spec.image);
+        set_optional_string(
+            &mut self.current_image,
+            status
+                .and_then(|s| s.current_image.as_deref())
+                .filter(|i| !i.is_empty()),
+        );
+        self.drift = drift(node, default_sidecar_image);
+        match (status.and_then(|s| s.plan.as_ref()), &mut self.plan) {
+            (None, slot) => *slot = None,
+            (Some(plan), Some(summary)) => summary.refresh(plan),
+            (Some(plan), slot) => *slot = Some(PlanSummary::of(plan)),
+        }
+        let conditions = status.map(|s| s.conditions()).unwrap_or_default();
+        self.conditions.truncate(conditions.len());
+        for (i, condition) in conditions.iter().enumerate() {
+            match self.conditions.get_mut(i) {
+                Some(brief) => {
+                    set_string(&mut brief.kind, &condition.type_);
+                    set_string(&mut brief.status, &condition.status);
+                    set_string(&mut brief.reason, &condition.reason);
+                }
+                None => self.conditions.push(ConditionBrief {
+                    kind: condition.type_.clone(),
+                    status: condition.status.clone(),
+                    reason: condition.reason.clone(),
+                }),
+            }
+        }
+        match (latest_warning_event(events), &mut self.last_warning) {
+            (None, slot) => *slot = None,
+            (Some(event), Some(brief)) => brief.refresh(event),
+            (Some(event), slot) => *slot = Some(WarningBrief::of(event)),
+        }
+        self.created = node.metadata.creation_timestamp.as_ref().map(|t| t.0);
+        let mut search = std::mem::take(&mut self.search);
+        self.write_search_text(&mut search);
+        self.search = search;
+    }
+
     /// Namespace, name, chain, image, phase, mode, current task and last warning reason,
-    /// lowercased, one per line. Filter terms hold no whitespace, so a term found here is found
-    /// within one field.
-    fn search_text(&self) -> String {
+    /// lowercased, one per line, into `text` (cleared first). Filter terms hold no whitespace,
+    /// so a term found here is found within one field.
+    fn write_search_text(&self, text: &mut String) {
         let fields = [
-            Some(self.key.namespace.as_str()),
-            Some(self.key.name.as_str()),
+            Some(&*self.key.namespace),
+            Some(&*self.key.name),
             Some(self.chain_id.as_str()),
             Some(self.image.as_str()),
             self.phase.map(|p| p.as_str()),
@@ -203,12 +282,15 @@ impl FleetRow {
                 .map(|t| t.kind.as_str()),
             self.last_warning.as_ref().map(|w| w.reason.as_str()),
         ];
-        let mut text = String::new();
+        text.clear();
         for field in fields.into_iter().flatten() {
-            text.push_str(&field.to_lowercase());
+            if field.is_ascii() {
+                text.extend(field.chars().map(|c| c.to_ascii_lowercase()));
+            } else {
+                text.push_str(&field.to_lowercase());
+            }
             text.push('\n');
         }
-        text
     }
 
     /// Whether `needle` (lowercase, without whitespace) occurs in one of the searched fields.

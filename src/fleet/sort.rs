@@ -113,7 +113,7 @@ fn sort_rows(rows: &mut [&FleetRow], sort: Sort) {
     let descending = sort.descending;
     match sort.column {
         Column::Namespace => {}
-        Column::Name => sort_by_key_stable(rows, descending, |r| r.key.name.as_str()),
+        Column::Name => sort_by_key_stable(rows, descending, |r| r.key.name.as_ref()),
         Column::Mode => sort_by_key_stable(rows, descending, |r| r.mode),
         Column::Chain => sort_by_key_stable(rows, descending, |r| r.chain_id.as_str()),
         Column::Phase => sort_by_key_stable(rows, descending, |r| phase_rank(r.phase)),

@@ -12,18 +12,22 @@
 //! replaying what we have) changes nothing, so it reports `Change::Nothing` and nothing redraws.
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
+use std::sync::Arc;
 
 use kube::ResourceExt;
 
 /// Namespace and name of an object; the store's key and the selection key of the screens.
+///
+/// The strings are shared, so cloning a key allocates nothing: every re-listing of the fleet
+/// copies one key per row, and a 10,000-row copy of owned strings cost more than the sort.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ObjectKey {
-    pub namespace: String,
-    pub name: String,
+    pub namespace: Arc<str>,
+    pub name: Arc<str>,
 }
 
 impl ObjectKey {
-    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> ObjectKey {
+    pub fn new(namespace: impl Into<Arc<str>>, name: impl Into<Arc<str>>) -> ObjectKey {
         ObjectKey {
             namespace: namespace.into(),
             name: name.into(),

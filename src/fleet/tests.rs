@@ -331,7 +331,7 @@ fn names(fleet: &Fleet, filter: &str, sort: Sort) -> Vec<String> {
     listing(fleet, &filter, sort)
         .keys
         .into_iter()
-        .map(|k| k.name)
+        .map(|k| k.name.to_string())
         .collect()
 }
 
@@ -670,4 +670,35 @@ fn detail_objects_change_the_revision_but_not_the_rows_revision() {
     let node = sample::running(sample::node("sei", "rpc-1", NodeMode::Full, 60));
     fleet.apply(FleetDelta::Node(Delta::applied(node)));
     assert!(fleet.rows_revision() > rows_revision);
+}
+
+#[test]
+fn refreshing_a_row_in_place_equals_building_it_afresh() {
+    // Every demo node turned into every other one (same key): plans appear and vanish,
+    // conditions grow and shrink, warnings come and go.
+    let fleet = demo();
+    let (nodes, _) = sample::demo_fleet();
+    let events_of = |node: &crate::api::SeiNode| {
+        fleet
+            .events_of_node(&ObjectKey::of(node))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    for before in &nodes {
+        for after in &nodes {
+            let renamed =
+                sample::patched(after.clone(), json!({"metadata": {"name": before.name()}}));
+            let mut row = FleetRow::build(before, &events_of(before), Some(SIDECAR_IMAGE));
+            row.refresh(&renamed, &events_of(after), Some(SIDECAR_IMAGE));
+            let fresh = FleetRow::build(&renamed, &events_of(after), Some(SIDECAR_IMAGE));
+            assert_eq!(
+                row,
+                fresh,
+                "{} refreshed as {}",
+                before.name(),
+                after.name()
+            );
+            assert!(row.text_matches(&after.spec.chain_id.to_lowercase()));
+        }
+    }
 }

@@ -39,9 +39,9 @@ fn max_width(column: Column) -> usize {
 
 fn cell_text(column: Column, row: &FleetRow, model: &Model) -> String {
     match column {
-        Column::Namespace => row.key.namespace.clone(),
+        Column::Namespace => row.key.namespace.to_string(),
         Column::Name if model.marked.contains(&row.key) => format!("✓{}", row.key.name),
-        Column::Name => row.key.name.clone(),
+        Column::Name => row.key.name.to_string(),
         Column::Mode => text::mode_text(row).to_owned(),
         Column::Chain => row.chain_id.clone(),
         Column::Phase => text::phase_text(row.phase),

@@ -193,7 +193,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
     let row = console
         .model
         .fleet
-        .row(&ObjectKey::new(&ns.name, "full-0"))
+        .row(&ObjectKey::new(ns.name.as_str(), "full-0"))
         .expect("row");
     assert_eq!(
         row.plan.as_ref().map(|p| (p.phase, p.done, p.total)),
@@ -230,7 +230,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
     console.key(KeyCode::Enter);
     assert_eq!(
         console.model.screen,
-        Screen::Node(ObjectKey::new(&ns.name, "seed-0"))
+        Screen::Node(ObjectKey::new(ns.name.as_str(), "seed-0"))
     );
     console.key(KeyCode::Tab);
     console.key(KeyCode::Tab);
