@@ -14,9 +14,9 @@ use serde_json::Value;
 use super::lease::{LeaseError, NodeLease};
 use super::{NextStep, Requeue, apply_phase_change, next_step, record_outcome};
 use crate::api::{Phase, PlanPhase, SeiNode, SeiNodeStatus, StatefulSetRef, TaskPlan, TaskStatus};
-use crate::planner::{self, PlanContext, Resolution, SidecarProbe};
+use crate::planner::{self, PlanContext, Resolution};
 use crate::ports::{
-    Clock, ClusterApi, ClusterError, EventType, NodeEvent, SidecarApi, SidecarTarget, StatusPatch,
+    Clock, ClusterApi, ClusterError, EventType, NodeEvent, SidecarApi, StatusPatch,
 };
 use crate::tasks::apply_statefulset::sync_statefulset;
 use crate::tasks::{TaskEnv, WorkloadRenderer, advance};
@@ -320,16 +320,7 @@ impl<'a> Driver<'a> {
                 ));
             }
             let ctx = PlanContext::new(platform_sidecar_image, self.clock.now());
-            if phase == Some(Phase::Running) {
-                // The controller probes a Running node's sidecar before resolving (2 s budget).
-                let target = SidecarTarget::new(namespace, name);
-                let probe = match self.sidecar.healthz(&target).await {
-                    Ok(true) => SidecarProbe::Ready,
-                    Ok(false) => SidecarProbe::NotReady,
-                    Err(err) => SidecarProbe::Error(err.to_string()),
-                };
-                planner::apply_sidecar_probe(&mut node, &probe, &ctx);
-            }
+            self.probe_sidecar(&mut node, &ctx).await;
             let resolution = planner::resolve_plan(&mut node, &ctx)
                 .map_err(|err| DriverError::Plan(err.to_string()))?;
             let outcome = match resolution {
@@ -445,6 +436,9 @@ impl<'a> Driver<'a> {
                     if finished {
                         report.plan_phase = plan.phase;
                         report.node_phase = node.status.as_ref().and_then(|s| s.phase);
+                        if plan.phase == PlanPhase::Complete {
+                            self.probe_after_plan(namespace, name).await;
+                        }
                         progress(&Progress::PlanFinished {
                             plan_id: plan.id.clone(),
                             phase: plan.phase.to_string(),
@@ -657,6 +651,8 @@ pub fn plan_transitions(before: &TaskPlan, after: &TaskPlan) -> Vec<Progress> {
     }
     lines
 }
+
+mod probe;
 
 #[cfg(test)]
 #[path = "driver_tests.rs"]

@@ -176,6 +176,33 @@ async fn image_change_on_running_node_completes_update_plan_and_stamps_current_i
 }
 
 #[tokio::test]
+async fn a_completed_plan_is_followed_by_the_next_reconciles_sidecar_probe() {
+    let h = Harness::new();
+    let clock = FixedClock(h.now);
+    h.cluster.put_node(full_node("ns", "a"));
+    persist_and_drive(&h, &clock, "a").await;
+    // First Running reconcile backfills currentImage (the init plan has no observe-image).
+    persist_and_drive(&h, &clock, "a").await;
+    // The sidecar restarted: 503 until mark-ready. The probe before resolving records it and
+    // builds the single-task mark-ready plan (R6).
+    *h.sidecar.ready.lock().expect("lock") = false;
+    let (report, _) = persist_and_drive(&h, &clock, "a").await;
+    assert_eq!(report.plan_phase, PlanPhase::Complete);
+    let plan = stored_plan(&h, "a");
+    assert_eq!(
+        plan.tasks
+            .iter()
+            .map(|t| t.kind.clone())
+            .collect::<Vec<_>>(),
+        [TaskKind::MarkReady]
+    );
+    // The plan's mark-ready made the sidecar ready; the probe after the plan shows it, as the
+    // controller's next reconcile would.
+    let node = h.cluster.node("ns", "a").expect("node");
+    assert_condition(&node, ConditionType::SidecarReady, "True", "Ready");
+}
+
+#[tokio::test]
 async fn persist_never_replaces_an_active_plan() {
     let h = Harness::new();
     let clock = FixedClock(h.now);

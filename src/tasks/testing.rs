@@ -19,7 +19,9 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::{TaskEnv, WorkloadRenderer};
-use crate::api::sidecar::{TaskRequest, TaskResult, TaskStatus as WireStatus, TaskSubmitResponse};
+use crate::api::sidecar::{
+    SidecarTaskType, TaskRequest, TaskResult, TaskStatus as WireStatus, TaskSubmitResponse,
+};
 use crate::api::{ConditionType, SeiNode, SeiNodeSpec};
 use crate::ports::{
     ClusterApi, ClusterError, ClusterErrorKind, ClusterFuture, ClusterObject, DeleteOutcome,
@@ -541,6 +543,9 @@ pub struct FakeSidecar {
     pub polls: Mutex<Vec<Uuid>>,
     pub submit_failure: Mutex<Option<SidecarError>>,
     pub get_failure: Mutex<Option<SidecarError>>,
+    /// The sidecar's ready flag (healthz 200 when set). A real sidecar answers 503 after a
+    /// restart until a `mark-ready` task runs; clear it to model that restart.
+    pub ready: Mutex<bool>,
 }
 
 impl FakeSidecar {
@@ -552,6 +557,7 @@ impl FakeSidecar {
             polls: Mutex::default(),
             submit_failure: Mutex::default(),
             get_failure: Mutex::default(),
+            ready: Mutex::new(true),
         }
     }
 
@@ -583,6 +589,9 @@ impl SidecarApi for FakeSidecar {
                 return Err(err);
             }
             lock(&self.submits).push(request.clone());
+            if request.task_type == SidecarTaskType::MarkReady {
+                *lock(&self.ready) = true;
+            }
             let id = request.id.unwrap_or_default().to_string();
             let status = match *lock(&self.behaviour) {
                 SidecarBehaviour::CompleteAtOnce => WireStatus::Completed,
@@ -637,7 +646,7 @@ impl SidecarApi for FakeSidecar {
     }
 
     fn healthz<'a>(&'a self, _target: &'a SidecarTarget) -> SidecarFuture<'a, bool> {
-        Box::pin(async move { Ok(true) })
+        Box::pin(async move { Ok(*lock(&self.ready)) })
     }
 
     fn status<'a>(
