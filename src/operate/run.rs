@@ -18,8 +18,12 @@ use crate::ports::{Clock, ClusterApi, ClusterObject, ObjectKind, SidecarApi, Sid
 use crate::tasks::WorkloadRenderer;
 
 use super::Recorder;
-use super::follow::{choose_executor, follow_plan};
+use super::follow::{ExecutorChoice, choose_executor, follow_plan};
 use super::steps::{SeedRequest, StepError, create_seed, pin_image, set_address};
+
+/// Plans the console follows for one node of a rollout: the plan found Active (an init plan),
+/// the update plan after it, and one spare.
+const MAX_PLANS_PER_ROLLOUT_NODE: usize = 3;
 
 /// How often the wave gate re-reads a node and its pod.
 const GATE_POLL: std::time::Duration = std::time::Duration::from_millis(200);
@@ -116,14 +120,7 @@ impl Runner<'_> {
     /// Follows `node`'s Active plan: `Ok(None)` when it completed, `Ok(Some(reason))` when it
     /// failed, `Err` when it could not be followed.
     pub async fn follow(&self, node: &str, report: &dyn Report) -> Result<Option<String>, String> {
-        let choice = choose_executor(
-            self.executor,
-            self.cluster,
-            self.controller_namespace,
-            self.clock.now(),
-        )
-        .await
-        .map_err(|e| format!("reading the controller's Lease: {e}"))?;
+        let choice = self.executor_choice().await?;
         if let Some(note) = &choice.note {
             report.note(note);
         }
@@ -226,12 +223,11 @@ impl Runner<'_> {
             }
             let deadline = Instant::now() + self.driver_config.deadline;
             let image_text = image.to_string();
-            let results = futures::future::join_all(to_follow.iter().map(|name| async {
-                match self.follow(name, report).await? {
-                    None => self.await_gate(name, &image_text, deadline).await,
-                    failed => Ok(failed),
-                }
-            }))
+            let results = futures::future::join_all(
+                to_follow
+                    .iter()
+                    .map(|name| self.follow_to_image(name, &image_text, deadline, report)),
+            )
             .await;
             for (name, result) in to_follow.iter().zip(results) {
                 let one = [(*name).to_owned()];
@@ -260,6 +256,66 @@ impl Runner<'_> {
         } else {
             "image pinned and plans persisted; not waiting (--no-wait)"
         }))
+    }
+
+    /// Follows `name`'s plan, then the plans its completion still leaves the node needing to
+    /// run `image`, then waits for the wave gate. A plan Active before the pin (an init plan)
+    /// ends without the image, and an init plan observes no image at all: the controller's next
+    /// reconcile builds the update plan. With no controller live the console is that reconcile
+    /// and persists and follows the next plan itself (a bounded number, so a planner that keeps
+    /// building plans cannot loop).
+    async fn follow_to_image(
+        &self,
+        name: &str,
+        image: &str,
+        deadline: Instant,
+        report: &dyn Report,
+    ) -> Result<Option<String>, String> {
+        let namespace = self.namespace();
+        for _ in 0..MAX_PLANS_PER_ROLLOUT_NODE {
+            if let Some(failed) = self.follow(name, report).await? {
+                return Ok(Some(failed));
+            }
+            let node = self
+                .cluster
+                .get_seinode(namespace, name)
+                .await
+                .map_err(|e| format!("{namespace}/{name}: {e}"))?
+                .ok_or_else(|| format!("SeiNode {namespace}/{name} disappeared"))?;
+            let on_image = node
+                .status
+                .as_ref()
+                .is_some_and(|s| s.current_image() == image);
+            if on_image || !self.executor_choice().await?.embedded {
+                break;
+            }
+            match self
+                .driver()
+                .persist(namespace, name, &self.platform.images.sidecar)
+                .await
+            {
+                Ok(Persisted::Built(plan)) => {
+                    report.note(&format!("{name}: plan {} persisted", plan.id));
+                }
+                Ok(Persisted::Resumed(_)) => {}
+                Ok(Persisted::None(_)) => break,
+                Err(e) => return Err(format!("{namespace}/{name}: {e}")),
+            }
+        }
+        self.await_gate(name, image, deadline).await
+    }
+
+    /// Who executes plans now: the console (`embedded`, or `auto` with no live controller) or
+    /// the controller.
+    async fn executor_choice(&self) -> Result<ExecutorChoice, String> {
+        choose_executor(
+            self.executor,
+            self.cluster,
+            self.controller_namespace,
+            self.clock.now(),
+        )
+        .await
+        .map_err(|e| format!("reading the controller's Lease: {e}"))
     }
 
     /// Waits until the node runs the image and its pod is Ready (the wave gate after a Complete

@@ -4,8 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::TestNamespace;
-use crate::common::console::{console, running_full_nodes};
+use kube::api::{DynamicObject, PostParams};
+use serde_json::json;
+
+use crate::common::console::{console, create_node_service_account, running_full_nodes};
+use crate::common::{TestNamespace, seinode_resource};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
@@ -52,4 +55,51 @@ async fn two_nodes_roll_in_a_canary_and_a_batch_to_the_new_image() {
         assert_eq!(node.data["status"]["currentImage"], NEW, "{name}");
         assert_eq!(node.data["status"]["phase"], "Running");
     }
+}
+
+/// A node the controller never initialised: the rollout's pin persists its init plan (which
+/// observes no image), so reaching the image takes the update plan after it. With no controller
+/// live the console persists and follows that second plan itself instead of waiting at the
+/// gate for a reconcile that never comes.
+#[tokio::test]
+async fn a_node_never_initialised_gets_its_init_plan_then_the_update_plan_to_the_image() {
+    let ns = TestNamespace::new("rollout-fresh").await;
+    let state = tempfile::tempdir().expect("tempdir");
+    create_node_service_account(&ns).await;
+    let mut node = DynamicObject::new("fresh-0", &seinode_resource());
+    node.data = json!({"spec": {"chainId": "pacific-1", "image": OLD, "fullNode": {}}});
+    ns.seinodes()
+        .create(&PostParams::default(), &node)
+        .await
+        .expect("create SeiNode");
+    let run = console(
+        &[
+            "rollout",
+            "fresh-0",
+            "-n",
+            &ns.name,
+            "--image",
+            NEW,
+            "--yes",
+            "--executor",
+            "embedded",
+        ],
+        state.path(),
+    )
+    .await;
+    assert!(run.ok, "{run:?}");
+    let finished: Vec<_> = run
+        .lines
+        .iter()
+        .filter(|l| l["event"] == "plan-finished")
+        .map(|l| l["phase"].clone())
+        .collect();
+    assert_eq!(
+        finished,
+        ["Complete", "Complete"],
+        "init plan, then update plan: {run:?}"
+    );
+    let node = ns.seinodes().get("fresh-0").await.expect("get");
+    assert_eq!(node.data["status"]["currentImage"], NEW);
+    assert_eq!(node.data["status"]["phase"], "Running");
 }
