@@ -198,8 +198,16 @@ impl Runner<'_> {
                 let what = format!("image {} -> {image}", node.spec.image);
                 self.event(name, uid, &what, report).await;
                 match &persisted {
-                    Persisted::Built(plan) | Persisted::Resumed(plan) => {
+                    Persisted::Built(plan) => {
                         report.note(&format!("{name}: plan {} persisted", plan.id));
+                        to_follow.push(name);
+                    }
+                    // An init (or earlier) plan was Active: it goes first, the image after it.
+                    Persisted::Resumed(plan) => {
+                        report.note(&format!(
+                            "{name}: plan {} already active; following it first",
+                            plan.id
+                        ));
                         to_follow.push(name);
                     }
                     Persisted::None(reason) => {
