@@ -436,6 +436,18 @@ fn progress_streams_in_and_esc_hides_while_running() {
             .as_ref()
             .is_some_and(|f| f.error && f.text.contains("running"))
     );
+    // Quitting while it runs asks for a second q; any other key in between disarms it.
+    press(&mut model, "q");
+    assert!(!model.quit);
+    assert!(
+        model
+            .flash
+            .as_ref()
+            .is_some_and(|f| f.error && f.text.contains("press q again"))
+    );
+    press(&mut model, "j");
+    press(&mut model, "q");
+    assert!(!model.quit, "j disarmed the first q");
     update(
         &mut model,
         Msg::ActionFinished {
@@ -454,4 +466,27 @@ fn progress_streams_in_and_esc_hides_while_running() {
     assert!(model.action.as_ref().is_some_and(|f| !f.hidden));
     key(&mut model, KeyCode::Esc);
     assert!(model.action.is_none(), "esc closes a finished action");
+    press(&mut model, "q");
+    assert!(model.quit, "nothing runs: one q quits");
+}
+
+#[test]
+fn a_second_q_quits_while_an_action_runs() {
+    let (mut model, _) = rollout_preparing();
+    let id = flow_id(&model);
+    update(
+        &mut model,
+        Msg::ActionPrepared {
+            id,
+            result: Ok(preview(&[], None)),
+        },
+    );
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Enter);
+    key(&mut model, KeyCode::Esc);
+    assert!(model.action.as_ref().is_some_and(|f| f.is_running()));
+    press(&mut model, "q");
+    assert!(!model.quit);
+    press(&mut model, "q");
+    assert!(model.quit);
 }

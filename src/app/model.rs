@@ -258,6 +258,8 @@ pub struct Model {
     pub marked: BTreeSet<ObjectKey>,
     /// The action dialog: at most one action at a time.
     pub action: Option<ActionFlow>,
+    /// Quit was pressed while an action ran; the next key quits if it is quit again.
+    pub quit_armed: bool,
     pub next_action_id: u64,
     pub scope_epoch: u64,
     pub detail_epoch: u64,
@@ -294,6 +296,7 @@ impl Model {
             settings: Settings::default(),
             marked: BTreeSet::new(),
             action: None,
+            quit_armed: false,
             next_action_id: 0,
             scope_epoch: 0,
             detail_epoch: 0,

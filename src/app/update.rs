@@ -171,6 +171,8 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         model.dirty = true;
         return on_input_key(model, key);
     }
+    // A quit asked for while an action runs waits for a second, immediate quit.
+    let quit_confirmed = std::mem::take(&mut model.quit_armed);
     let Some(action) = model.keymap.action(context(model), key) else {
         return Vec::new();
     };
@@ -178,6 +180,15 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     model.flash = None;
     model.settings.problems.clear();
     match action {
+        Action::Quit
+            if !quit_confirmed && model.action.as_ref().is_some_and(|a| a.is_running()) =>
+        {
+            model.quit_armed = true;
+            model.flash = Some(Flash {
+                text: "an action is running: quitting stops it mid-plan (its next run resumes the plan); press q again to quit".into(),
+                error: true,
+            });
+        }
         Action::Quit => model.quit = true,
         Action::ToggleHelp => {
             model.help_open = !model.help_open;
