@@ -297,6 +297,7 @@ fn main() {
     println!("{}", keys.line("keystroke -> frame (j/k)", "<= 16 ms p99"));
 
     let mut sort_keys = Stats::new();
+    let mut slowest_sort = (Duration::ZERO, Column::Namespace);
     for _ in 0..40 {
         let start = Clock::start();
         update(&mut model, Msg::Key(Key::char('>')));
@@ -304,7 +305,11 @@ fn main() {
         terminal
             .draw(|f| sei_console::ui::view(&model, &theme, f))
             .expect("draw");
-        sort_keys.add(start.elapsed());
+        let elapsed = start.elapsed();
+        if elapsed.1 > slowest_sort.0 {
+            slowest_sort = (elapsed.1, model.sort.column);
+        }
+        sort_keys.add(elapsed);
     }
     println!(
         "{}",
@@ -312,6 +317,12 @@ fn main() {
             "keystroke -> frame (> sorts by next column)",
             "<= 16 ms p99"
         )
+    );
+    println!(
+        "{:<48} {} ({:.3?} cpu)",
+        "  slowest column to sort by",
+        slowest_sort.1.title(),
+        slowest_sort.0
     );
 
     let mut filter_keys = Stats::new();

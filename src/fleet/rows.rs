@@ -183,6 +183,8 @@ pub struct FleetRow {
     pub conditions: Vec<ConditionBrief>,
     pub last_warning: Option<WarningBrief>,
     pub created: Option<Timestamp>,
+    /// How many of `conditions` report trouble, counted once per change for sorting.
+    bad_condition_count: usize,
     /// The lowercased fields the filter's free-text terms search, built once per change so
     /// typing a filter lowercases nothing per row.
     search: String,
@@ -207,6 +209,7 @@ impl FleetRow {
             conditions: Vec::new(),
             last_warning: None,
             created: None,
+            bad_condition_count: 0,
             search: String::new(),
         };
         row.refresh(node, events, default_sidecar_image);
@@ -260,6 +263,7 @@ impl FleetRow {
             (Some(event), slot) => *slot = Some(WarningBrief::of(event)),
         }
         self.created = node.metadata.creation_timestamp.as_ref().map(|t| t.0);
+        self.bad_condition_count = self.bad_conditions().count();
         let mut search = std::mem::take(&mut self.search);
         self.write_search_text(&mut search);
         self.search = search;
@@ -301,6 +305,11 @@ impl FleetRow {
     /// The conditions reporting trouble.
     pub fn bad_conditions(&self) -> impl Iterator<Item = &ConditionBrief> {
         self.conditions.iter().filter(|c| c.is_bad())
+    }
+
+    /// How many conditions report trouble (the CONDITIONS column sorts by it).
+    pub fn bad_condition_count(&self) -> usize {
+        self.bad_condition_count
     }
 
     /// Whether the row deserves attention: failed phase or plan, bad condition, warning.
