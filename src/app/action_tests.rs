@@ -390,8 +390,8 @@ fn the_seed_form_moves_field_by_field_and_names_the_bad_one() {
     );
 }
 
-#[test]
-fn progress_streams_in_and_esc_hides_while_running() {
+/// A rollout prepared, previewed and confirmed: running, its dialog open. Returns its id.
+fn running_rollout() -> (Model, u64) {
     let (mut model, _) = rollout_preparing();
     let id = flow_id(&model);
     update(
@@ -403,6 +403,12 @@ fn progress_streams_in_and_esc_hides_while_running() {
     );
     key(&mut model, KeyCode::Enter);
     key(&mut model, KeyCode::Enter);
+    (model, id)
+}
+
+#[test]
+fn progress_streams_in_and_esc_hides_while_running() {
+    let (mut model, id) = running_rollout();
     let line = ProgressLine {
         node: Some("rpc-0".into()),
         text: "[1/7] apply-statefulset: submitted".into(),
@@ -472,17 +478,7 @@ fn progress_streams_in_and_esc_hides_while_running() {
 
 #[test]
 fn a_second_q_quits_while_an_action_runs() {
-    let (mut model, _) = rollout_preparing();
-    let id = flow_id(&model);
-    update(
-        &mut model,
-        Msg::ActionPrepared {
-            id,
-            result: Ok(preview(&[], None)),
-        },
-    );
-    key(&mut model, KeyCode::Enter);
-    key(&mut model, KeyCode::Enter);
+    let (mut model, _) = running_rollout();
     key(&mut model, KeyCode::Esc);
     assert!(model.action.as_ref().is_some_and(|f| f.is_running()));
     press(&mut model, "q");

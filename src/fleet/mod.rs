@@ -12,6 +12,8 @@ pub mod store;
 pub mod text;
 
 #[cfg(test)]
+mod sort_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -284,12 +284,7 @@ impl Runner<'_> {
             if let Some(failed) = self.follow(name, report).await? {
                 return Ok(Some(failed));
             }
-            let node = self
-                .cluster
-                .get_seinode(namespace, name)
-                .await
-                .map_err(|e| format!("{namespace}/{name}: {e}"))?
-                .ok_or_else(|| format!("SeiNode {namespace}/{name} disappeared"))?;
+            let node = self.read_node(name).await?;
             let on_image = node
                 .status
                 .as_ref()
@@ -311,6 +306,16 @@ impl Runner<'_> {
             }
         }
         self.await_gate(name, image, deadline).await
+    }
+
+    /// The stored SeiNode `name`; gone is an error.
+    async fn read_node(&self, name: &str) -> Result<SeiNode, String> {
+        let namespace = self.namespace();
+        self.cluster
+            .get_seinode(namespace, name)
+            .await
+            .map_err(|e| format!("{namespace}/{name}: {e}"))?
+            .ok_or_else(|| format!("SeiNode {namespace}/{name} disappeared"))
     }
 
     /// Who executes plans now: the console (`embedded`, or `auto` with no live controller) or
@@ -336,12 +341,7 @@ impl Runner<'_> {
     ) -> Result<Option<String>, String> {
         let namespace = self.namespace();
         loop {
-            let node = self
-                .cluster
-                .get_seinode(namespace, name)
-                .await
-                .map_err(|e| format!("{namespace}/{name}: {e}"))?
-                .ok_or_else(|| format!("SeiNode {namespace}/{name} disappeared"))?;
+            let node = self.read_node(name).await?;
             let pod = self
                 .cluster
                 .get(ObjectKind::Pod, namespace, &format!("{name}-0"))
