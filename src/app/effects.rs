@@ -15,6 +15,7 @@ use crate::api::SeiNode;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::ObjectKey;
 use crate::kube::client::{Connection, connect};
+use crate::kube::platform_config::watch_default_sidecar_image;
 use crate::kube::watch::{run_watch, watch_config};
 
 /// Field selector of the fleet-wide event watch.
@@ -45,6 +46,9 @@ pub struct Effects {
     pending_keys: PendingKeys,
     prepare_task: Option<JoinHandle<()>>,
     run_task: Option<JoinHandle<()>>,
+    /// The controller's namespace when the platform's default sidecar image comes from its
+    /// ConfigMap (no platform file given): the scope watches then follow that ConfigMap too.
+    platform_config_map: Option<String>,
 }
 
 impl Effects {
@@ -63,7 +67,14 @@ impl Effects {
             pending_keys: PendingKeys::default(),
             prepare_task: None,
             run_task: None,
+            platform_config_map: None,
         }
+    }
+
+    /// Follows the controller's ConfigMap in `namespace` for the default sidecar image.
+    pub fn with_platform_config_map(mut self, namespace: String) -> Effects {
+        self.platform_config_map = Some(namespace);
+        self
     }
 
     /// Enables operator actions.
@@ -101,6 +112,7 @@ impl Effects {
                     self.tx.clone(),
                     self.kubeconfig.clone(),
                     self.connection.clone(),
+                    self.platform_config_map.clone(),
                 )));
             }
             Cmd::WatchDetail { node, epoch } => {
@@ -238,6 +250,7 @@ async fn watch_scope(
     tx: mpsc::Sender<Msg>,
     kubeconfig: Option<PathBuf>,
     connection: watch::Sender<Option<Connection>>,
+    platform_config_map: Option<String>,
 ) {
     let current = connection.borrow().clone();
     let conn = match current {
@@ -278,10 +291,15 @@ async fn watch_scope(
         config.fields(NODE_EVENTS_SELECTOR),
         WatchKind::NodeEvents,
         epoch,
-        tx,
+        tx.clone(),
         node_event_delta,
     );
-    tokio::join!(nodes, events);
+    let platform = async {
+        if let Some(namespace) = platform_config_map {
+            watch_default_sidecar_image(conn.client.clone(), namespace, epoch, tx).await;
+        }
+    };
+    tokio::join!(nodes, events, platform);
 }
 
 async fn watch_detail(

@@ -121,6 +121,12 @@ pub enum Msg {
         id: u64,
         finished: Finished,
     },
+    /// The platform's default sidecar image, from the controller's ConfigMap as the watch of
+    /// scope `epoch` saw it change (`None`: the ConfigMap names none).
+    PlatformSidecarImage {
+        epoch: u64,
+        image: Option<String>,
+    },
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
@@ -269,13 +275,12 @@ pub struct Model {
     listed_at: Option<(u64, Filter, Sort)>,
     /// Fleet revision the node detail was built at.
     detailed_at: Option<u64>,
-    default_sidecar_image: Option<String>,
 }
 
 impl Model {
     pub fn new(scope: Scope, now: Timestamp, default_sidecar_image: Option<String>) -> Model {
         Model {
-            fleet: Fleet::new(default_sidecar_image.clone()),
+            fleet: Fleet::new(default_sidecar_image),
             scope,
             screen: Screen::Fleet,
             help_open: false,
@@ -304,7 +309,6 @@ impl Model {
             dirty: true,
             listed_at: None,
             detailed_at: None,
-            default_sidecar_image,
         }
     }
 
@@ -371,7 +375,7 @@ impl Model {
         if self.detailed_at != Some(revision) {
             if let Screen::Node(key) = &self.screen {
                 self.detail =
-                    NodeDetail::build(&self.fleet, key, self.default_sidecar_image.as_deref());
+                    NodeDetail::build(&self.fleet, key, self.fleet.default_sidecar_image());
             }
             self.detailed_at = Some(revision);
         }

@@ -147,6 +147,10 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     let env = options.actions.clone().env(conn.kube_config.clone());
     let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
     let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone()).with_actions(env);
+    // Without a platform file the default sidecar image is the ConfigMap's: follow it.
+    if options.actions.platform_file.is_none() {
+        effects = effects.with_platform_config_map(options.actions.controller_namespace.clone());
+    }
 
     let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
     let _guard = TerminalGuard;

@@ -397,3 +397,40 @@ fn no_redraw_without_a_change_except_the_tick() {
     update(&mut model, Msg::Tick(sample::now()));
     assert!(model.dirty, "the 1 Hz tick redraws");
 }
+
+#[test]
+fn the_platform_config_maps_sidecar_image_redraws_drift_and_old_epochs_are_ignored() {
+    let mut model = demo_model();
+    let epoch = model.scope_epoch;
+    let newer = Some("ghcr.io/sei-protocol/seictl:v9.9.9".to_owned());
+    model.dirty = false;
+    update(
+        &mut model,
+        Msg::PlatformSidecarImage {
+            epoch: epoch - 1,
+            image: newer.clone(),
+        },
+    );
+    assert_eq!(model.fleet.default_sidecar_image(), None, "stale watch");
+    assert!(!model.dirty);
+    update(
+        &mut model,
+        Msg::PlatformSidecarImage {
+            epoch,
+            image: newer.clone(),
+        },
+    );
+    assert_eq!(model.fleet.default_sidecar_image(), newer.as_deref());
+    assert!(model.dirty);
+    // Nodes that report a sidecar image and name none in their spec now drift.
+    assert!(model.fleet.rows().any(|row| row.drift.sidecar));
+    model.dirty = false;
+    update(
+        &mut model,
+        Msg::PlatformSidecarImage {
+            epoch,
+            image: newer,
+        },
+    );
+    assert!(!model.dirty, "the same image draws nothing");
+}

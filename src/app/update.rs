@@ -47,6 +47,14 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             }
             Vec::new()
         }
+        Msg::PlatformSidecarImage { epoch, image } => {
+            if epoch == model.scope_epoch {
+                let before = model.fleet.revision();
+                model.fleet.set_default_sidecar_image(image);
+                model.dirty |= model.fleet.revision() != before;
+            }
+            Vec::new()
+        }
         Msg::Watch {
             epoch,
             kind,

@@ -199,6 +199,25 @@ impl Fleet {
         self.bump_rows();
     }
 
+    /// The platform's default sidecar image (`images.sidecar`), if known.
+    pub fn default_sidecar_image(&self) -> Option<&str> {
+        self.default_sidecar_image.as_deref()
+    }
+
+    /// Changes the platform's default sidecar image (the controller's ConfigMap changed) and
+    /// rebuilds every row's sidecar drift; the same image changes nothing.
+    pub fn set_default_sidecar_image(&mut self, image: Option<String>) {
+        if self.default_sidecar_image == image {
+            return;
+        }
+        self.default_sidecar_image = image;
+        let keys: Vec<ObjectKey> = self.rows.keys().cloned().collect();
+        for key in &keys {
+            self.refresh_row(key);
+        }
+        self.bump_rows();
+    }
+
     /// Forgets the selected node's StatefulSet, Pods and their events (selection changed).
     pub fn clear_detail(&mut self) {
         self.statefulsets.clear();

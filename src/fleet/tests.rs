@@ -514,3 +514,28 @@ fn refreshing_a_row_in_place_equals_building_it_afresh() {
         }
     }
 }
+
+#[test]
+fn a_new_default_sidecar_image_rebuilds_sidecar_drift_of_every_row() {
+    let running = sample::patched(
+        sample::running(sample::node("sei", "a", NodeMode::Full, 10)),
+        json!({"status": {"currentSidecarImage": SIDECAR_IMAGE}}),
+    );
+    let mut fleet = Fleet::new(Some(SIDECAR_IMAGE.to_owned()));
+    fleet.apply(FleetDelta::Node(Delta::applied(running)));
+    let sidecar_drift = |fleet: &Fleet| fleet.row(&key("a")).map(|r| r.drift.sidecar);
+    assert_eq!(sidecar_drift(&fleet), Some(false));
+    let before = fleet.rows_revision();
+    fleet.set_default_sidecar_image(Some("ghcr.io/sei-protocol/seictl:v1.0.0".into()));
+    assert_eq!(sidecar_drift(&fleet), Some(true));
+    assert_ne!(fleet.rows_revision(), before);
+    let after = fleet.revision();
+    fleet.set_default_sidecar_image(Some("ghcr.io/sei-protocol/seictl:v1.0.0".into()));
+    assert_eq!(fleet.revision(), after, "the same image changes nothing");
+    fleet.set_default_sidecar_image(None);
+    assert_eq!(
+        sidecar_drift(&fleet),
+        Some(false),
+        "unknown: no drift claimed"
+    );
+}

@@ -1,8 +1,12 @@
 //! The controller's platform config read from its ConfigMap (`sei-controller-config`, key
 //! `config.yaml`), decoded exactly like the controller decodes the mounted file.
+use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client};
+use tokio::sync::mpsc;
 
+use crate::app::model::Msg;
 use crate::platform::{CONFIG_MAP_KEY, CONFIG_MAP_NAME, PlatformConfig, PlatformError};
 
 /// Namespace the controller runs in when none is given.
@@ -34,15 +38,67 @@ pub async fn load_platform_config(
     namespace: &str,
 ) -> Result<PlatformConfig, PlatformSourceError> {
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
-    let ns = || namespace.to_string();
     let config_map = api
         .get_opt(CONFIG_MAP_NAME)
         .await
         .map_err(|e| PlatformSourceError::Api {
-            namespace: ns(),
+            namespace: namespace.to_owned(),
             reason: e.to_string(),
         })?
-        .ok_or_else(|| PlatformSourceError::NotFound { namespace: ns() })?;
+        .ok_or_else(|| PlatformSourceError::NotFound {
+            namespace: namespace.to_owned(),
+        })?;
+    decode_config_map(&config_map, namespace)
+}
+
+/// Follows the controller's ConfigMap in `namespace` and sends its `images.sidecar` (`None`
+/// when empty) as [`Msg::PlatformSidecarImage`] of scope `epoch` each time the ConfigMap is
+/// listed or changed, until the app's channel closes. A ConfigMap that cannot be decoded, is
+/// deleted or cannot be watched (forbidden, lost connection) sends nothing: the last known image
+/// stands, the reason is logged, and the watcher retries with backoff. No STALE banner: the
+/// fleet itself is not stale, only one drift mark may be.
+pub async fn watch_default_sidecar_image(
+    client: Client,
+    namespace: String,
+    epoch: u64,
+    tx: mpsc::Sender<Msg>,
+) {
+    let api: Api<ConfigMap> = Api::namespaced(client, &namespace);
+    let config = watcher::Config::default().fields(&format!("metadata.name={CONFIG_MAP_NAME}"));
+    let mut stream = std::pin::pin!(watcher(api, config).default_backoff());
+    while let Some(event) = stream.next().await {
+        let config_map = match event {
+            Ok(watcher::Event::Apply(config_map) | watcher::Event::InitApply(config_map)) => {
+                config_map
+            }
+            Ok(_) => continue,
+            Err(err) => {
+                tracing::warn!(%err, namespace, "watching the platform ConfigMap");
+                continue;
+            }
+        };
+        match decode_config_map(&config_map, &namespace) {
+            Ok(config) => {
+                let image = Some(config.images.sidecar).filter(|image| !image.is_empty());
+                if tx
+                    .send(Msg::PlatformSidecarImage { epoch, image })
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            Err(err) => tracing::warn!(%err, "platform config for sidecar drift"),
+        }
+    }
+}
+
+/// Decodes `config.yaml` of a fetched `sei-controller-config` ConfigMap.
+fn decode_config_map(
+    config_map: &ConfigMap,
+    namespace: &str,
+) -> Result<PlatformConfig, PlatformSourceError> {
+    let ns = || namespace.to_string();
     let text = config_map
         .data
         .as_ref()

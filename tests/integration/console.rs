@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::Event;
+use k8s_openapi::api::core::v1::{ConfigMap, Event};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -36,6 +36,12 @@ struct Console {
 
 impl Console {
     fn start(ns: &TestNamespace) -> Console {
+        Console::start_with(ns, None)
+    }
+
+    /// `platform_config_map`: the controller's namespace, when the default sidecar image
+    /// comes from its ConfigMap (the console without `SEI_CONSOLE_PLATFORM_CONFIG`).
+    fn start_with(ns: &TestNamespace, platform_config_map: Option<&str>) -> Console {
         let scope = Scope {
             context: "test".into(),
             namespace: Some(ns.name.clone()),
@@ -50,6 +56,9 @@ impl Console {
             kube_config: None,
         };
         let mut effects = Effects::new(connection, tx, None);
+        if let Some(namespace) = platform_config_map {
+            effects = effects.with_platform_config_map(namespace.to_owned());
+        }
         for cmd in model.init() {
             effects.run(cmd);
         }
@@ -484,4 +493,64 @@ async fn the_node_screen_shows_a_seeds_peer_from_its_node_key_secret() {
             .contains("node-key Secret seed-0-node-key"),
         "{screen}"
     );
+}
+
+/// Sidecar drift follows the controller's ConfigMap while the console runs: a new
+/// `images.sidecar` marks the nodes still on the old sidecar, with no restart.
+#[tokio::test]
+async fn sidecar_drift_follows_the_controllers_config_map_live() {
+    const RUNNING_SIDECAR: &str = "ghcr.io/sei-protocol/seictl:v0.9.0";
+    const NEWER_SIDECAR: &str = "ghcr.io/sei-protocol/seictl:v1.0.0";
+    let config_map = |sidecar: &str| -> ConfigMap {
+        serde_json::from_value(json!({
+            "metadata": {"name": "sei-controller-config"},
+            "data": {"config.yaml": format!("images:\n  sidecar: {sidecar}\n")}
+        }))
+        .expect("config map")
+    };
+    let ns = TestNamespace::new("console-platform").await;
+    let controller = TestNamespace::new("console-controller").await;
+    let config_maps: Api<ConfigMap> = controller.api();
+    config_maps
+        .create(&PostParams::default(), &config_map(RUNNING_SIDECAR))
+        .await
+        .expect("create ConfigMap");
+    let nodes: Api<SeiNode> = ns.api();
+    let node = new_node(&ns.name, "full-0", NodeMode::Full);
+    let image = node.spec.image.clone();
+    nodes
+        .create(&PostParams::default(), &node)
+        .await
+        .expect("create full-0");
+    let status = json!({"status": {"phase": "Running", "currentImage": image,
+        "currentSidecarImage": RUNNING_SIDECAR}});
+    nodes
+        .patch_status("full-0", &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .expect("patch status");
+    let key = ObjectKey::new(ns.name.as_str(), "full-0");
+    let sidecar_drift = |m: &Model| m.fleet.row(&key).map(|r| r.drift.sidecar);
+
+    let mut console = Console::start_with(&ns, Some(&controller.name));
+    let screen = console
+        .until("the ConfigMap's sidecar image, no drift", |m, _| {
+            m.fleet.default_sidecar_image() == Some(RUNNING_SIDECAR)
+                && sidecar_drift(m) == Some(false)
+        })
+        .await;
+    assert!(!screen.contains("≠sidecar"), "{screen}");
+
+    config_maps
+        .replace(
+            "sei-controller-config",
+            &PostParams::default(),
+            &config_map(NEWER_SIDECAR),
+        )
+        .await
+        .expect("update ConfigMap");
+    console
+        .until("sidecar drift after the ConfigMap changed", |m, screen| {
+            sidecar_drift(m) == Some(true) && screen.contains("≠sidecar")
+        })
+        .await;
 }
