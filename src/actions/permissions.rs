@@ -318,15 +318,7 @@ fn task_checks(
 mod tests {
     use super::*;
 
-    const UPDATE_PLAN: [TaskKind; 7] = [
-        TaskKind::ApplyStatefulSet,
-        TaskKind::ApplyService,
-        TaskKind::ConfigPatch,
-        TaskKind::ConfigValidate,
-        TaskKind::ReplacePod,
-        TaskKind::ObserveImage,
-        TaskKind::MarkReady,
-    ];
+    use crate::planner::UPDATE_PROGRESSION as UPDATE_PLAN;
 
     fn scope(executor: ExecutorMode, pod_proxy: bool, config_map: bool) -> ExecutionScope {
         ExecutionScope {

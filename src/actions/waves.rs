@@ -40,6 +40,13 @@ pub fn roll_state(node: &SeiNode, image: &str) -> NodeRollState {
     }
 }
 
+/// The operator's note for a node a resumed rollout leaves alone, or `None` when it still needs
+/// rolling to `image`. One wording for the command and the console.
+pub fn already_rolled(node: &SeiNode, image: &str) -> Option<String> {
+    (roll_state(node, image) == NodeRollState::Done)
+        .then(|| format!("{}: already on {image}; left alone", node.name()))
+}
+
 /// The gate a node passes before the next wave starts, once its plan is Complete.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Gate {
@@ -108,6 +115,12 @@ mod tests {
         .expect("plan");
         active.status.as_mut().expect("status").plan = Some(plan);
         assert_eq!(roll_state(&active, "b"), NodeRollState::ToRoll);
+        assert_eq!(already_rolled(&active, "b"), None);
+        let done = node("b", "b");
+        assert_eq!(
+            already_rolled(&done, "b").as_deref(),
+            Some(format!("{}: already on b; left alone", done.name()).as_str())
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::actions::preview::{
 };
 use crate::actions::render_fix::PlatformSource;
 use crate::actions::statefulset_diff::statefulset_preview;
-use crate::actions::waves::{NodeRollState, plan_waves, roll_state};
+use crate::actions::waves::{already_rolled, plan_waves};
 use crate::api::{NodeMode, SeiNode};
 use crate::config::{ExecutorMode, WaveDefaults};
 use crate::executor::driver::{DriverConfig, Progress};
@@ -149,8 +149,9 @@ pub async fn prepare(
             let mut work = Vec::new();
             for name in nodes {
                 let node = read_node(&cluster, namespace, name).await?;
-                if roll_state(&node, &image.to_string()) == NodeRollState::Done {
-                    text.push_str(&format!("{name}: already on {image}; left alone\n"));
+                if let Some(note) = already_rolled(&node, &image.to_string()) {
+                    text.push_str(&note);
+                    text.push('\n');
                     continue;
                 }
                 let mut preview =
@@ -438,8 +439,8 @@ async fn execute(
             for name in nodes {
                 let node = read_node(&cluster, namespace, name).await?;
                 // Resuming: a node already on the image is left alone, as the command does.
-                if roll_state(&node, &image.to_string()) == NodeRollState::Done {
-                    report.note(&format!("{name}: already on {image}; left alone"));
+                if let Some(note) = already_rolled(&node, &image.to_string()) {
+                    report.note(&note);
                     continue;
                 }
                 stored.push(node);

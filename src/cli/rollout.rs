@@ -14,7 +14,7 @@ use crate::actions::image_ref::ImageRef;
 use crate::actions::permissions::{rollout_checks, tasks_to_run};
 use crate::actions::preview::{image_pin_preview, image_pin_text, pinned_node};
 use crate::actions::statefulset_diff::statefulset_preview;
-use crate::actions::waves::{NodeRollState, roll_state};
+use crate::actions::waves::already_rolled;
 use crate::api::{NodeMode, SeiNode};
 use crate::journal::Outcome;
 use crate::planner::PlanContext;
@@ -133,8 +133,8 @@ async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, 
     let mut nodes = Vec::new();
     let mut planned_tasks = Vec::new();
     for node in selected {
-        if roll_state(&node, &image.to_string()) == NodeRollState::Done {
-            session.note(&format!("{}: already on {image}; left alone", node.name()));
+        if let Some(note) = already_rolled(&node, &image.to_string()) {
+            session.note(&note);
             continue;
         }
         let mut preview =

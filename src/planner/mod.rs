@@ -27,8 +27,8 @@ use jiff::Timestamp;
 pub use bootstrap::{bootstrap_job_name, is_bootstrap_complete};
 pub use ids::{PlanIdSource, task_id, task_max_retries};
 pub use node_update::{
-    effective_sidecar_image, image_drift_message, image_drifted, p2p_config_patch,
-    sidecar_image_drifted, sidecar_needs_reapproval,
+    UPDATE_PROGRESSION, effective_sidecar_image, image_drift_message, image_drifted,
+    p2p_config_patch, sidecar_image_drifted, sidecar_needs_reapproval,
 };
 pub use params::{ConfigIntent, ConfigPatchParams, params_for_task};
 pub use planner::{

@@ -13,8 +13,9 @@ use super::{
 };
 use crate::api::{ConditionStatus, ConditionType, Phase, Reason, SeiNode, TaskKind, TaskPlan};
 
-/// The update progression every mode ends with.
-const UPDATE_PROGRESSION: [TaskKind; 7] = [
+/// The update progression every mode ends with (the whole update plan of a Running node whose
+/// image drifted).
+pub const UPDATE_PROGRESSION: [TaskKind; 7] = [
     TaskKind::ApplyStatefulSet,
     TaskKind::ApplyService,
     TaskKind::ConfigPatch,

@@ -186,6 +186,16 @@ where
     }
 }
 
+/// The controller's ConfigMap `sei-controller-config` whose `config.yaml` names only
+/// `images.sidecar`.
+pub fn controller_config_map(sidecar: &str) -> k8s_openapi::api::core::v1::ConfigMap {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "sei-controller-config"},
+        "data": {"config.yaml": format!("images:\n  sidecar: {sidecar}\n")}
+    }))
+    .expect("config map")
+}
+
 /// The platform config file the control plane's Nodes and StorageClasses were made from.
 pub fn platform_config_path() -> PathBuf {
     std::env::var("SEI_CP_PLATFORM_CONFIG")

@@ -14,9 +14,10 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube::api::DynamicObject;
 
 use sei_console::actions::permissions::{ExecutionScope, rollout_checks};
-use sei_console::api::TaskKind;
 use sei_console::config::ExecutorMode;
 use sei_console::kube::access::{PermissionCheck, check_permissions};
+// The update plan of a Running full node.
+use sei_console::planner::UPDATE_PROGRESSION as UPDATE_PLAN;
 
 use crate::common::audit::{AuditEvent, after_marker, events_through_marker};
 use crate::common::console::{console_with, running_full_nodes};
@@ -69,17 +70,6 @@ async fn marker(operator: &Operator, ns: &TestNamespace) -> String {
     let _ = api.get_opt(&marker).await;
     marker
 }
-
-/// The update plan of a Running full node.
-const UPDATE_PLAN: [TaskKind; 7] = [
-    TaskKind::ApplyStatefulSet,
-    TaskKind::ApplyService,
-    TaskKind::ConfigPatch,
-    TaskKind::ConfigValidate,
-    TaskKind::ReplacePod,
-    TaskKind::ObserveImage,
-    TaskKind::MarkReady,
-];
 
 /// Whether a permission check authorizes the audited request (a check without a name covers
 /// every name, as in RBAC; a watch is a list).

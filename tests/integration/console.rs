@@ -21,7 +21,7 @@ use sei_console::ui::theme::Theme;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::common::{TestNamespace, control_plane};
+use crate::common::{TestNamespace, control_plane, controller_config_map};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
@@ -501,18 +501,14 @@ async fn the_node_screen_shows_a_seeds_peer_from_its_node_key_secret() {
 async fn sidecar_drift_follows_the_controllers_config_map_live() {
     const RUNNING_SIDECAR: &str = "ghcr.io/sei-protocol/seictl:v0.9.0";
     const NEWER_SIDECAR: &str = "ghcr.io/sei-protocol/seictl:v1.0.0";
-    let config_map = |sidecar: &str| -> ConfigMap {
-        serde_json::from_value(json!({
-            "metadata": {"name": "sei-controller-config"},
-            "data": {"config.yaml": format!("images:\n  sidecar: {sidecar}\n")}
-        }))
-        .expect("config map")
-    };
     let ns = TestNamespace::new("console-platform").await;
     let controller = TestNamespace::new("console-controller").await;
     let config_maps: Api<ConfigMap> = controller.api();
     config_maps
-        .create(&PostParams::default(), &config_map(RUNNING_SIDECAR))
+        .create(
+            &PostParams::default(),
+            &controller_config_map(RUNNING_SIDECAR),
+        )
         .await
         .expect("create ConfigMap");
     let nodes: Api<SeiNode> = ns.api();
@@ -544,7 +540,7 @@ async fn sidecar_drift_follows_the_controllers_config_map_live() {
         .replace(
             "sei-controller-config",
             &PostParams::default(),
-            &config_map(NEWER_SIDECAR),
+            &controller_config_map(NEWER_SIDECAR),
         )
         .await
         .expect("update ConfigMap");

@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use crate::common::{TestNamespace, control_plane, seinode_resource};
+use crate::common::{TestNamespace, control_plane, controller_config_map, seinode_resource};
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const RUNNING_SIDECAR: &str = "ghcr.io/sei-protocol/seictl:v0.9.0";
@@ -33,14 +33,6 @@ fn get_rows(ns: &str, controller_ns: &str) -> Vec<Value> {
     }
 }
 
-fn config_map(sidecar: &str) -> ConfigMap {
-    serde_json::from_value(json!({
-        "metadata": {"name": "sei-controller-config"},
-        "data": {"config.yaml": format!("images:\n  sidecar: {sidecar}\n")}
-    }))
-    .expect("config map")
-}
-
 #[tokio::test]
 async fn sidecar_drift_uses_the_platform_config_maps_default_sidecar_image() {
     let ns = TestNamespace::new("platform-sidecar").await;
@@ -65,7 +57,10 @@ async fn sidecar_drift_uses_the_platform_config_maps_default_sidecar_image() {
     // The platform moved on to a newer sidecar: the running one drifts.
     let config_maps = ns.api::<ConfigMap>();
     config_maps
-        .create(&PostParams::default(), &config_map(NEWER_SIDECAR))
+        .create(
+            &PostParams::default(),
+            &controller_config_map(NEWER_SIDECAR),
+        )
         .await
         .expect("create ConfigMap");
     let rows = get_rows(&ns.name, &ns.name);
@@ -82,7 +77,7 @@ async fn sidecar_drift_uses_the_platform_config_maps_default_sidecar_image() {
                     .await
                     .expect("get")
                     .metadata,
-                ..config_map(RUNNING_SIDECAR)
+                ..controller_config_map(RUNNING_SIDECAR)
             },
         )
         .await
