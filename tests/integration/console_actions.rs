@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Event, ServiceAccount};
 use kube::api::{DynamicObject, ListParams, PostParams};
-use sei_console::app::action::Stage;
+use sei_console::app::action::{ActionPreview, Finished, ProgressLine, Stage};
 use sei_console::app::effects::Effects;
 use sei_console::app::jobs::{ActionEnv, default_driver_config};
 use sei_console::app::model::{Model, Msg, Scope};
@@ -68,6 +68,44 @@ impl Console {
                 }
                 self.model.refresh_views();
             }
+        }
+    }
+
+    /// Waits for the action's preview (its preparation done) and returns it.
+    async fn preview(&mut self) -> ActionPreview {
+        self.until("the preview", |m| {
+            m.action
+                .as_ref()
+                .is_some_and(|f| !matches!(f.stage, Stage::Preparing(_)))
+        })
+        .await;
+        match self.model.action.as_ref().map(|f| &f.stage) {
+            Some(Stage::Preview { preview, .. }) => preview.clone(),
+            _ => panic!("no preview: {:#?}", self.model.action),
+        }
+    }
+
+    /// Waits for the running action to finish; returns how it ended and its progress lines.
+    async fn finished(&mut self, what: &str) -> (Finished, Vec<ProgressLine>) {
+        self.until(what, |m| {
+            m.action.as_ref().is_some_and(|f| {
+                matches!(
+                    &f.stage,
+                    Stage::Running {
+                        finished: Some(_),
+                        ..
+                    }
+                )
+            })
+        })
+        .await;
+        match self.model.action.as_ref().map(|f| &f.stage) {
+            Some(Stage::Running {
+                finished: Some(end),
+                lines,
+                ..
+            }) => (end.clone(), lines.clone()),
+            _ => panic!("not finished: {:#?}", self.model.action),
         }
     }
 }
@@ -171,17 +209,7 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
     console.key(Key::ctrl('u'));
     console.type_text(NEW);
     console.key(Key::plain(KeyCode::Enter));
-    console
-        .until("the preview", |m| {
-            m.action
-                .as_ref()
-                .is_some_and(|f| !matches!(f.stage, Stage::Preparing(_)))
-        })
-        .await;
-    let Some(Stage::Preview { preview, .. }) = console.model.action.as_ref().map(|f| &f.stage)
-    else {
-        panic!("no preview: {:#?}", console.model.action);
-    };
+    let preview = console.preview().await;
     assert!(preview.text.contains("Update plan"), "{}", preview.text);
     assert!(
         preview
@@ -194,26 +222,7 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
     assert_eq!(preview.blocked, None);
     console.key(Key::plain(KeyCode::Enter));
     console.key(Key::char('y'));
-    console
-        .until("the rollout to finish", |m| {
-            m.action.as_ref().is_some_and(|f| {
-                matches!(
-                    &f.stage,
-                    Stage::Running {
-                        finished: Some(_),
-                        ..
-                    }
-                )
-            })
-        })
-        .await;
-    let Some(Stage::Running {
-        lines, finished, ..
-    }) = console.model.action.as_ref().map(|f| &f.stage)
-    else {
-        panic!("not running");
-    };
-    let end = finished.as_ref().expect("finished");
+    let (end, lines) = console.finished("the rollout to finish").await;
     let shown: Vec<String> = lines.iter().map(|l| l.text.clone()).collect();
     assert!(end.ok, "{end:?}\n{shown:#?}");
     assert_eq!(end.message, "rollout complete");
@@ -276,17 +285,7 @@ async fn an_address_change_from_the_node_screen_reaches_config_toml() {
     console.key(Key::ctrl('u'));
     console.type_text(ADDRESS);
     console.key(Key::plain(KeyCode::Enter));
-    console
-        .until("the preview", |m| {
-            m.action
-                .as_ref()
-                .is_some_and(|f| !matches!(f.stage, Stage::Preparing(_)))
-        })
-        .await;
-    let Some(Stage::Preview { preview, .. }) = console.model.action.as_ref().map(|f| &f.stage)
-    else {
-        panic!("no preview: {:#?}", console.model.action);
-    };
+    let preview = console.preview().await;
     assert!(
         preview
             .text
@@ -297,26 +296,7 @@ async fn an_address_change_from_the_node_screen_reaches_config_toml() {
     assert_eq!(preview.blocked, None, "{:?}", preview.permissions);
     console.key(Key::plain(KeyCode::Enter));
     console.key(Key::plain(KeyCode::Enter));
-    console
-        .until("the address change to finish", |m| {
-            m.action.as_ref().is_some_and(|f| {
-                matches!(
-                    &f.stage,
-                    Stage::Running {
-                        finished: Some(_),
-                        ..
-                    }
-                )
-            })
-        })
-        .await;
-    let Some(Stage::Running {
-        finished, lines, ..
-    }) = console.model.action.as_ref().map(|f| &f.stage)
-    else {
-        panic!("not running");
-    };
-    let end = finished.as_ref().expect("finished");
+    let (end, lines) = console.finished("the address change to finish").await;
     assert!(end.ok, "{end:?} {lines:#?}");
     assert_eq!(end.message, "external address propagated");
     let stored = ns.seinodes().get("full-0").await.expect("get");
@@ -353,17 +333,7 @@ async fn a_seed_brought_up_from_the_console_runs_with_its_verified_peer() {
     console.key(Key::plain(KeyCode::Enter));
     console.type_text("seed-0.example.com:26656");
     console.key(Key::plain(KeyCode::Enter));
-    console
-        .until("the preview", |m| {
-            m.action
-                .as_ref()
-                .is_some_and(|f| !matches!(f.stage, Stage::Preparing(_)))
-        })
-        .await;
-    let Some(Stage::Preview { preview, .. }) = console.model.action.as_ref().map(|f| &f.stage)
-    else {
-        panic!("no preview: {:#?}", console.model.action);
-    };
+    let preview = console.preview().await;
     assert!(
         preview.text.contains("Seed bring-up of"),
         "{}",
@@ -375,26 +345,7 @@ async fn a_seed_brought_up_from_the_console_runs_with_its_verified_peer() {
     // The name must be typed; y alone is text here.
     console.type_text("seed-0");
     console.key(Key::plain(KeyCode::Enter));
-    console
-        .until("the seed to run", |m| {
-            m.action.as_ref().is_some_and(|f| {
-                matches!(
-                    &f.stage,
-                    Stage::Running {
-                        finished: Some(_),
-                        ..
-                    }
-                )
-            })
-        })
-        .await;
-    let Some(Stage::Running {
-        finished, lines, ..
-    }) = console.model.action.as_ref().map(|f| &f.stage)
-    else {
-        panic!("not running");
-    };
-    let end = finished.as_ref().expect("finished");
+    let (end, lines) = console.finished("the seed to run").await;
     assert!(end.ok, "{end:?} {lines:#?}");
     let secret = ns
         .api::<k8s_openapi::api::core::v1::Secret>()
