@@ -27,6 +27,14 @@ fn stage(model: &Model) -> &Stage {
     &model.action.as_ref().expect("an action").stage
 }
 
+/// The open action's prompt form; panics when the action is at another stage.
+fn prompt(model: &Model) -> &Form {
+    match stage(model) {
+        Stage::Prompt(form) => form,
+        other => panic!("not the prompt: {other:?}"),
+    }
+}
+
 fn clear_and_type(model: &mut Model, text: &str) {
     update(model, Msg::Key(Key::ctrl('u')));
     press(model, text);
@@ -98,9 +106,7 @@ fn rollout_goes_from_prompt_to_preview_to_confirmation_to_running() {
 fn the_prompt_validates_the_image_and_warns_without_a_digest() {
     let mut model = demo_model();
     press(&mut model, "jji");
-    let Stage::Prompt(form) = stage(&model) else {
-        panic!("prompt")
-    };
+    let form = prompt(&model);
     assert_eq!(
         form.value(0),
         "ghcr.io/sei-protocol/sei:v6.3.0",
@@ -115,9 +121,7 @@ fn the_prompt_validates_the_image_and_warns_without_a_digest() {
     );
     clear_and_type(&mut model, "Not An Image!");
     assert!(key(&mut model, KeyCode::Enter).is_empty());
-    let Stage::Prompt(form) = stage(&model) else {
-        panic!("still the prompt")
-    };
+    let form = prompt(&model);
     assert!(
         form.error
             .as_deref()
@@ -295,9 +299,7 @@ fn space_marks_nodes_for_one_rollout() {
     assert_eq!(model.marked.len(), 2);
     assert_eq!(model.selected, 4, "space moves down");
     press(&mut model, "i");
-    let Stage::Prompt(form) = stage(&model) else {
-        panic!("prompt")
-    };
+    let form = prompt(&model);
     assert_eq!(form.nodes, ["rpc-0", "rpc-1"]);
     key(&mut model, KeyCode::Esc);
     // An address belongs to one node.
@@ -322,15 +324,11 @@ fn the_node_screen_acts_on_its_node() {
     key(&mut model, KeyCode::Enter);
     assert!(matches!(model.screen, Screen::Node(_)));
     press(&mut model, "a");
-    let Stage::Prompt(form) = stage(&model) else {
-        panic!("prompt")
-    };
+    let form = prompt(&model);
     assert_eq!(form.nodes, ["rpc-1"]);
     clear_and_type(&mut model, "nohost");
     key(&mut model, KeyCode::Enter);
-    let Stage::Prompt(form) = stage(&model) else {
-        panic!("prompt")
-    };
+    let form = prompt(&model);
     assert!(
         form.error
             .as_deref()
@@ -352,9 +350,7 @@ fn the_node_screen_acts_on_its_node() {
 fn the_seed_form_moves_field_by_field_and_names_the_bad_one() {
     let mut model = demo_model();
     press(&mut model, "n");
-    let Stage::Prompt(form) = stage(&model) else {
-        panic!("prompt")
-    };
+    let form = prompt(&model);
     assert_eq!(form.fields.len(), 4);
     assert_eq!(form.value(1), "pacific-1");
     press(&mut model, "Seed_1");
@@ -362,9 +358,7 @@ fn the_seed_form_moves_field_by_field_and_names_the_bad_one() {
     key(&mut model, KeyCode::Enter);
     key(&mut model, KeyCode::Enter);
     assert!(key(&mut model, KeyCode::Enter).is_empty());
-    let Stage::Prompt(form) = stage(&model) else {
-        panic!("prompt")
-    };
+    let form = prompt(&model);
     assert!(
         form.error
             .as_deref()
