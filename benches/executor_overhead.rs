@@ -47,6 +47,30 @@ impl ClusterApi for TimedCluster {
     fn apply<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
         Box::pin(timed(self.0.apply(object)))
     }
+    fn patch_seinode<'a>(
+        &'a self,
+        ns: &'a str,
+        name: &'a str,
+        patch: &'a serde_json::Value,
+    ) -> ClusterFuture<'a, SeiNode> {
+        Box::pin(timed(self.0.patch_seinode(ns, name, patch)))
+    }
+    fn create_seinode<'a>(&'a self, node: &'a SeiNode) -> ClusterFuture<'a, SeiNode> {
+        Box::pin(timed(self.0.create_seinode(node)))
+    }
+    fn list_seinodes<'a>(
+        &'a self,
+        ns: &'a str,
+        selector: Option<&'a str>,
+    ) -> ClusterFuture<'a, Vec<SeiNode>> {
+        Box::pin(timed(self.0.list_seinodes(ns, selector)))
+    }
+    fn record_event<'a>(
+        &'a self,
+        event: &'a k8s_openapi::api::core::v1::Event,
+    ) -> ClusterFuture<'a, ()> {
+        Box::pin(timed(self.0.record_event(event)))
+    }
     fn create<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
         Box::pin(timed(self.0.create(object)))
     }

@@ -12,7 +12,7 @@ pub mod fleet;
 pub mod journal;
 pub mod keymap;
 pub mod kube;
-pub mod operate;
+pub mod ops;
 pub mod planner;
 pub mod platform;
 pub mod ports;

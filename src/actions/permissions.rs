@@ -9,8 +9,8 @@ use crate::api::TaskKind;
 use crate::api::{PlanPhase, SeiNode, TaskPlan};
 use crate::config::ExecutorMode;
 use crate::executor::lease::{CONTROLLER_LEASE_NAME, node_lease_name};
-use crate::kube::access::PermissionCheck;
 use crate::platform::CONFIG_MAP_NAME;
+use crate::ports::access::PermissionCheck;
 
 impl FromIterator<PermissionCheck> for Checks {
     fn from_iter<I: IntoIterator<Item = PermissionCheck>>(iter: I) -> Self {

@@ -96,7 +96,6 @@ fn rollout_goes_from_prompt_to_preview_to_confirmation_to_running() {
             id,
             request,
             executor: ExecutorMode::Auto,
-            waves: WaveDefaults::default(),
         }]
     );
     assert!(model.action.as_ref().is_some_and(ActionFlow::is_running));

@@ -363,7 +363,6 @@ fn confirm(model: &mut Model) -> Vec<Cmd> {
                     id,
                     request,
                     executor,
-                    waves,
                 }],
             ),
         },

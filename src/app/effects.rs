@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::action::Finished;
-use super::jobs::{self, ActionEnv, PendingKeys};
+use super::jobs::{self, ActionEnv, PendingActions};
 use super::model::{Cmd, Msg, SavedSetting, Scope, WatchKind, WatchReport};
 use crate::api::SeiNode;
 use crate::fleet::FleetDelta;
@@ -43,7 +43,7 @@ pub struct Effects {
     /// Operator actions; `None` when the console was started without them (tests of the
     /// read views).
     actions: Option<ActionEnv>,
-    pending_keys: PendingKeys,
+    pending_actions: PendingActions,
     prepare_task: Option<JoinHandle<()>>,
     run_task: Option<JoinHandle<()>>,
     /// The controller's namespace when the platform's default sidecar image comes from its
@@ -64,7 +64,7 @@ impl Effects {
             scope_task: None,
             detail_task: None,
             actions: None,
-            pending_keys: PendingKeys::default(),
+            pending_actions: PendingActions::default(),
             prepare_task: None,
             run_task: None,
             platform_config_map: None,
@@ -133,7 +133,7 @@ impl Effects {
             } => {
                 abort(&mut self.prepare_task);
                 let tx = self.tx.clone();
-                let keys = self.pending_keys.clone();
+                let pending = self.pending_actions.clone();
                 let Some((env, client)) = self.actions.clone().zip(self.client()) else {
                     let result = Err("operator actions are not available in this console".into());
                     tokio::spawn(async move {
@@ -143,21 +143,20 @@ impl Effects {
                 };
                 self.prepare_task = Some(tokio::spawn(async move {
                     let result =
-                        jobs::prepare(&env, &client, id, &request, executor, waves, &keys).await;
+                        jobs::prepare(&env, &client, id, &request, executor, waves, &pending).await;
                     let _ = tx.send(Msg::ActionPrepared { id, result }).await;
                 }));
             }
             Cmd::CancelAction { id } => {
                 abort(&mut self.prepare_task);
-                if let Ok(mut keys) = self.pending_keys.lock() {
-                    keys.remove(&id);
+                if let Ok(mut pending) = self.pending_actions.lock() {
+                    pending.remove(&id);
                 }
             }
             Cmd::RunAction {
                 id,
                 request,
                 executor,
-                waves,
             } => {
                 let Some((env, client)) = self.action_env(id) else {
                     return;
@@ -169,8 +168,7 @@ impl Effects {
                     id,
                     request,
                     executor,
-                    waves,
-                    self.pending_keys.clone(),
+                    self.pending_actions.clone(),
                     self.tx.clone(),
                 )));
             }

@@ -1,8 +1,10 @@
-//! The console's action jobs, run by the effects in tokio tasks: the preview (the commands'
-//! library code: planner previews, permission checks, executor choice) and the execution
-//! (`operate::run::Runner`), whose notes and plan progress come back as messages.
+//! The console's action jobs, run by the effects in tokio tasks: the preview (`ops::<action>::
+//! prepare`, the same use case as the commands) and the execution (`ops::<action>::run`) of
+//! the prepared action, whose notes and plan progress come back as messages. The prepared
+//! action (a seed's generated key included) waits here between preview and confirmation,
+//! never in the model.
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -12,31 +14,24 @@ use super::action::{
     ActionPreview, ActionRequest, Finished, LineTone, PermissionSummary, ProgressLine,
 };
 use super::model::Msg;
-use crate::actions::node_key::NodeKey;
-use crate::actions::permissions::{
-    ExecutionScope, SeedKey, address_checks, rollout_checks, seed_create_checks, tasks_to_run,
-};
-use crate::actions::preview::{
-    address_preview, address_text, addressed_node, image_pin_preview, image_pin_text, pinned_node,
-};
-use crate::actions::render_fix::PlatformSource;
-use crate::actions::statefulset_diff::statefulset_preview;
-use crate::actions::waves::{already_rolled, plan_waves};
-use crate::api::{NodeMode, SeiNode};
+use crate::api::{PlanPhase, TaskStatus};
 use crate::config::{ExecutorMode, WaveDefaults};
 use crate::executor::driver::{DriverConfig, Progress};
 use crate::journal::{Journal, Outcome};
-use crate::kube::access::{AccessError, PermissionCheck, check_permissions};
+use crate::kube::access::KubeAccess;
 use crate::kube::cluster::KubeCluster;
-use crate::kube::platform_config::load_platform_config;
-use crate::kube::sidecar_http::HttpSidecar;
-use crate::operate::follow::{choose_executor, progress_text};
-use crate::operate::run::{Report, RunEnd, Runner};
-use crate::operate::steps::{SeedRequest, seed_node, seed_preview_text};
-use crate::operate::{Recorder, journal_entry};
-use crate::planner::{PlanContext, preview};
-use crate::platform::PlatformConfig;
-use crate::ports::{Clock, ClusterApi, SystemClock};
+use crate::kube::platform_config::resolve_platform;
+use crate::kube::sidecar_http::{HttpSidecar, SidecarTransport};
+use crate::ops::address::{self, AddressInput, AddressPrepared};
+use crate::ops::follow::progress_text;
+use crate::ops::rollout::{self, RolloutInput, RolloutPrepared, Selection};
+use crate::ops::seed::{self, SeedInput, SeedPrepared};
+use crate::ops::{
+    ActionLog, NoLog, Note, Ops, OpsError, PermissionVerdict, Ports, Report, RunEnd, Settings,
+    journal_entry,
+};
+use crate::ports::SystemClock;
+use crate::ports::access::AccessError;
 use crate::tasks::platform_renderer::PlatformRenderer;
 
 /// What action jobs need besides the cluster connection.
@@ -55,50 +50,96 @@ pub struct ActionEnv {
     pub driver: DriverConfig,
 }
 
-/// Seed keys generated for a preview, kept until execution or cancel; never in the model.
-pub type PendingKeys = Arc<Mutex<HashMap<u64, NodeKey>>>;
+/// A prepared action waiting for confirmation.
+pub enum Prepared {
+    Rollout(Box<RolloutPrepared>),
+    Address(Box<AddressPrepared>),
+    Seed(Box<SeedPrepared>),
+}
 
-async fn platform(env: &ActionEnv, client: &kube::Client) -> (PlatformConfig, Option<String>) {
-    match &env.platform_file {
-        Some(path) => match read_platform(path) {
-            Ok(platform) => (platform, None),
-            Err(err) => (PlatformConfig::default(), Some(err)),
-        },
-        None => match load_platform_config(client, &env.controller_namespace).await {
-            Ok(platform) => (platform, None),
-            Err(err) => (
-                PlatformConfig::default(),
-                Some(format!("no platform config ({err}); using an empty one")),
-            ),
-        },
+/// Prepared actions by dialog id, kept until execution or cancel; never in the model.
+pub type PendingActions = Arc<Mutex<HashMap<u64, Prepared>>>;
+
+/// The adapters behind the ports for one job, and the settings of its namespace.
+struct Job {
+    settings: Settings,
+    cluster: KubeCluster,
+    access: KubeAccess,
+    sidecar: HttpSidecar,
+    renderer: PlatformRenderer,
+    clock: SystemClock,
+    log: Box<dyn ActionLog>,
+}
+
+impl Job {
+    async fn open(
+        env: &ActionEnv,
+        client: &kube::Client,
+        namespace: &str,
+        executor: ExecutorMode,
+    ) -> Result<Job, String> {
+        let sidecar = env.sidecar.clone()?;
+        let resolved = resolve_platform(
+            client,
+            env.platform_file.as_deref(),
+            &env.controller_namespace,
+            false,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        let log: Box<dyn ActionLog> = match &env.journal {
+            Some(journal) => Box::new(journal.clone()),
+            None => Box::new(NoLog),
+        };
+        let settings = Settings {
+            namespace: namespace.to_owned(),
+            operator: env.operator.clone(),
+            executor,
+            controller_namespace: env.controller_namespace.clone(),
+            platform: resolved.platform.clone(),
+            platform_source: resolved.source,
+            platform_note: resolved.note,
+            sidecar_via_pod_proxy: matches!(sidecar.transport(), SidecarTransport::PodProxy { .. }),
+            driver: env.driver.clone(),
+            // The console refuses in read-only mode before any job starts (`action_update`),
+            // and its client refuses every mutating request anyway.
+            read_only: None,
+        };
+        Ok(Job {
+            settings,
+            cluster: KubeCluster::new(client.clone()),
+            access: KubeAccess::new(client.clone()),
+            sidecar,
+            renderer: PlatformRenderer::new(resolved.platform),
+            clock: SystemClock,
+            log,
+        })
+    }
+
+    fn ops(&self) -> Ops<'_> {
+        Ops::new(
+            Ports {
+                cluster: &self.cluster,
+                access: &self.access,
+                sidecar: &self.sidecar,
+                renderer: &self.renderer,
+                clock: &self.clock,
+                log: self.log.as_ref(),
+            },
+            &self.settings,
+        )
     }
 }
 
-fn read_platform(path: &Path) -> Result<PlatformConfig, String> {
-    PlatformConfig::read_file(path).map_err(|e| format!("platform config {}: {e}", path.display()))
-}
-
-async fn read_node(cluster: &KubeCluster, namespace: &str, name: &str) -> Result<SeiNode, String> {
-    cluster
-        .get_seinode(namespace, name)
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("SeiNode {namespace}/{name} not found"))
-}
-
-fn needs_typed_name(node: &SeiNode) -> bool {
-    matches!(node.spec.mode(), Ok(NodeMode::Validator | NodeMode::Seed))
-}
-
-async fn permissions(client: &kube::Client, checks: &[PermissionCheck]) -> PermissionSummary {
-    let checked = checks.len();
-    match check_permissions(client, checks).await {
-        Ok(()) => PermissionSummary {
+fn summary(verdict: &PermissionVerdict) -> PermissionSummary {
+    let checked = verdict.checks.len();
+    match verdict.error() {
+        None => PermissionSummary {
             checked,
             denied: Vec::new(),
             error: None,
         },
-        Err(AccessError::Denied(denials)) => PermissionSummary {
+        Some(AccessError::Denied(denials)) => PermissionSummary {
             checked,
             denied: denials
                 .iter()
@@ -109,7 +150,7 @@ async fn permissions(client: &kube::Client, checks: &[PermissionCheck]) -> Permi
                 .collect(),
             error: None,
         },
-        Err(err) => PermissionSummary {
+        Some(err) => PermissionSummary {
             checked,
             denied: Vec::new(),
             error: Some(err.to_string()),
@@ -117,8 +158,8 @@ async fn permissions(client: &kube::Client, checks: &[PermissionCheck]) -> Permi
     }
 }
 
-/// The preview of `request`: the same planner previews and texts as the commands, the
-/// permission checks of every call the action will make, and who will execute.
+/// The preview of `request` through the same use cases as the commands; the prepared action
+/// is kept under `id` for [`run`].
 pub async fn prepare(
     env: &ActionEnv,
     client: &kube::Client,
@@ -126,138 +167,106 @@ pub async fn prepare(
     request: &ActionRequest,
     executor: ExecutorMode,
     waves: WaveDefaults,
-    keys: &PendingKeys,
+    pending: &PendingActions,
 ) -> Result<ActionPreview, String> {
-    let cluster = KubeCluster::new(client.clone());
-    let (platform, platform_note) = platform(env, client).await;
-    let ctx = PlanContext::from_platform(&platform, SystemClock.now());
-    // The StatefulSet diff is a server-side dry run of the rendered workload.
-    let renderer = PlatformRenderer::new(platform.clone());
+    let job = Job::open(env, client, request.namespace(), executor).await?;
+    let ops = job.ops();
     let mut text = String::new();
-    if let Some(note) = platform_note {
+    if let Some(note) = &job.settings.platform_note {
         text.push_str(&format!("note: {note}\n"));
     }
-    let mut blocked = None;
-    let mut confirm_names = Vec::new();
-    let scope = execution_scope(env, executor);
-    let (checks, question) = match request {
-        ActionRequest::Rollout {
-            namespace,
-            nodes,
-            image,
-        } => {
-            let mut work = Vec::new();
-            for name in nodes {
-                let node = read_node(&cluster, namespace, name).await?;
-                if let Some(note) = already_rolled(&node, &image.to_string()) {
-                    text.push_str(&note);
-                    text.push('\n');
-                    continue;
-                }
-                let mut preview =
-                    image_pin_preview(&node, image, &ctx).map_err(|e| e.to_string())?;
-                preview.statefulset = Some(
-                    statefulset_preview(&cluster, &renderer, &pinned_node(&node, image)).await,
-                );
-                text.push_str(&image_pin_text(&preview));
-                if needs_typed_name(&node) {
-                    confirm_names.push(name.clone());
-                }
-                work.push((
-                    name.clone(),
-                    tasks_to_run(&node, preview.plan.plan.as_ref()),
-                ));
-            }
-            let planned = plan_waves(nodes, waves.canary, waves.batch);
-            if planned.len() > 1 {
-                text.push_str(&format!(
-                    "Waves (canary {}, batch {}; each starts when the previous completed, the first failure halts):\n",
-                    waves.canary, waves.batch
-                ));
-                for (index, wave) in planned.iter().enumerate() {
-                    text.push_str(&format!("  {}. {}\n", index + 1, wave.join(", ")));
-                }
-            }
-            let checks = rollout_checks(&scope, namespace, &work, false, true);
-            (checks, format!("roll {} node(s) to {image}?", nodes.len()))
-        }
-        ActionRequest::Address { node, address } => {
-            let stored = read_node(&cluster, &node.namespace, &node.name).await?;
-            let mut preview = address_preview(&stored, address, &ctx).map_err(|e| e.to_string())?;
-            preview.statefulset = Some(
-                statefulset_preview(&cluster, &renderer, &addressed_node(&stored, address)).await,
+    let failed = |e: OpsError| e.to_string();
+    let (prepared, refusal, permissions, confirm_names, question) = match request {
+        ActionRequest::Rollout { nodes, image, .. } => {
+            let input = RolloutInput {
+                selection: Selection::Named(nodes.clone()),
+                image: image.clone(),
+                waves,
+                wait: true,
+                dry_run: false,
+            };
+            let prepared = rollout::prepare(&ops, input).await.map_err(failed)?;
+            text.push_str(&prepared.text());
+            let parts = (
+                prepared.refusal(),
+                summary(&prepared.permissions),
+                prepared.confirm_names.clone(),
+                prepared.question.clone(),
             );
-            text.push_str(&address_text(&preview));
-            if let Some(reason) = &preview.plan.no_plan {
-                blocked = Some(format!(
-                    "no update plan can be persisted for {}/{}: {reason}",
-                    node.namespace, node.name
-                ));
-            }
-            if needs_typed_name(&stored) {
-                confirm_names.push(node.name.to_string());
-            }
-            let tasks = tasks_to_run(&stored, preview.plan.plan.as_ref());
             (
-                address_checks(&scope, &node.namespace, &node.name, &tasks),
-                format!("set the external address of {} to {address}?", node.name),
+                Prepared::Rollout(Box::new(prepared)),
+                parts.0,
+                parts.1,
+                parts.2,
+                parts.3,
             )
         }
-        ActionRequest::Seed { node, .. } => {
-            if cluster
-                .get_seinode(&node.namespace, &node.name)
-                .await
-                .map_err(|e| e.to_string())?
-                .is_some()
-            {
-                blocked = Some(format!(
-                    "SeiNode {}/{} already exists",
-                    node.namespace, node.name
-                ));
-            }
-            let key = NodeKey::generate().map_err(|e| e.to_string())?;
-            let seed = seed_request(request).ok_or("not a seed request")?;
-            let init = preview(&seed_node(&seed), None, &ctx).map_err(|e| e.to_string())?;
-            text.push_str(&seed_preview_text(
-                &seed,
-                true,
-                &key.node_id(),
-                init.outcome.as_ref().ok(),
-            ));
-            if let Ok(mut pending) = keys.lock() {
-                pending.insert(id, key);
-            }
-            confirm_names.push(node.name.to_string());
-            let tasks = plan_tasks(init.outcome.as_ref().ok());
+        ActionRequest::Address { node, address } => {
+            let input = AddressInput {
+                node: node.name.to_string(),
+                address: address.clone(),
+                wait: true,
+                dry_run: false,
+            };
+            let prepared = address::prepare(&ops, input).await.map_err(failed)?;
+            text.push_str(&prepared.text());
+            let parts = (
+                prepared.refusal(),
+                summary(&prepared.permissions),
+                prepared.confirm_names.clone(),
+                prepared.question.clone(),
+            );
+            let prepared = Prepared::Address(Box::new(prepared));
+            (prepared, parts.0, parts.1, parts.2, parts.3)
+        }
+        ActionRequest::Seed {
+            node,
+            chain_id,
+            image,
+            external_address,
+        } => {
+            let input = SeedInput {
+                name: node.name.to_string(),
+                chain_id: chain_id.clone(),
+                image: image.clone(),
+                external_address: external_address.clone(),
+                node_key_secret: None,
+                wait: true,
+                dry_run: false,
+            };
+            let prepared = seed::prepare(&ops, input).await.map_err(failed)?;
+            text.push_str(&prepared.text());
+            let parts = (
+                prepared.refusal(),
+                summary(&prepared.permissions),
+                prepared.confirm_names(),
+                prepared.question.clone(),
+            );
             (
-                seed_create_checks(
-                    &scope,
-                    &node.namespace,
-                    &node.name,
-                    SeedKey::Generated,
-                    &tasks,
-                ),
-                format!("create seed {}?", node.name),
+                Prepared::Seed(Box::new(prepared)),
+                parts.0,
+                parts.1,
+                parts.2,
+                parts.3,
             )
         }
     };
-    let permissions = permissions(client, checks.as_slice()).await;
-    if blocked.is_none() && !permissions.allowed() {
-        blocked = Some("the permission checks did not pass; nothing would be changed".into());
-    }
-    let executor = match choose_executor(
-        executor,
-        &cluster,
-        &env.controller_namespace,
-        SystemClock.now(),
-    )
-    .await
-    {
+    let blocked = match refusal {
+        Some(OpsError::Access(_)) => {
+            Some("the permission checks did not pass; nothing would be changed".to_owned())
+        }
+        Some(other) => Some(other.to_string()),
+        None => None,
+    };
+    let executor = match ops.executor_choice().await {
         Ok(choice) => choice
             .note
             .unwrap_or_else(|| format!("executor: {}", executor.name())),
         Err(err) => format!("executor: {} (Lease unreadable: {err})", executor.name()),
     };
+    if let Ok(mut pending) = pending.lock() {
+        pending.insert(id, prepared);
+    }
     Ok(ActionPreview {
         text,
         permissions,
@@ -266,47 +275,6 @@ pub async fn prepare(
         confirm_names,
         question,
     })
-}
-
-/// Who executes and how the sidecar is reached decide the calls beyond the action's own.
-fn execution_scope(env: &ActionEnv, executor: ExecutorMode) -> ExecutionScope {
-    let sidecar_via_pod_proxy = match &env.sidecar {
-        Ok(sidecar) => matches!(
-            sidecar.transport(),
-            crate::kube::sidecar_http::SidecarTransport::PodProxy { .. }
-        ),
-        Err(_) => false,
-    };
-    ExecutionScope {
-        executor,
-        sidecar_via_pod_proxy,
-        controller_namespace: env.controller_namespace.clone(),
-        reads_platform_config_map: env.platform_file.is_none(),
-    }
-}
-
-fn plan_tasks(plan: Option<&crate::api::TaskPlan>) -> Vec<crate::api::TaskKind> {
-    plan.map(|p| p.tasks.iter().map(|t| t.kind.clone()).collect())
-        .unwrap_or_default()
-}
-
-fn seed_request(request: &ActionRequest) -> Option<SeedRequest> {
-    match request {
-        ActionRequest::Seed {
-            node,
-            chain_id,
-            image,
-            external_address,
-        } => Some(SeedRequest {
-            namespace: node.namespace.to_string(),
-            name: node.name.to_string(),
-            chain_id: chain_id.clone(),
-            image: image.clone(),
-            external_address: external_address.clone(),
-            secret_name: format!("{}-node-key", node.name),
-        }),
-        _ => None,
-    }
 }
 
 /// Sends notes and progress to the dialog. A full channel drops the line rather than block
@@ -323,15 +291,15 @@ impl ChannelReport {
 }
 
 impl Report for ChannelReport {
-    fn note(&self, message: &str) {
-        let tone = if message.starts_with("warning") {
+    fn note(&self, note: &Note) {
+        let tone = if note.is_warning() {
             LineTone::Bad
         } else {
             LineTone::Info
         };
         self.send(ProgressLine {
             node: None,
-            text: message.to_owned(),
+            text: note.to_string(),
             tone,
         });
     }
@@ -347,16 +315,16 @@ impl Report for ChannelReport {
 
 fn tone_of(progress: &Progress) -> LineTone {
     match progress {
-        Progress::TaskTransition { to, .. } if to == "Failed" => LineTone::Bad,
-        Progress::TaskTransition { to, .. } if to == "Complete" => LineTone::Good,
+        Progress::TaskTransition { to, .. } if *to == TaskStatus::Failed => LineTone::Bad,
+        Progress::TaskTransition { to, .. } if *to == TaskStatus::Complete => LineTone::Good,
         Progress::RenderFailed { .. } => LineTone::Bad,
-        Progress::PlanFinished { phase, .. } if phase == "Complete" => LineTone::Good,
+        Progress::PlanFinished { phase, .. } if *phase == PlanPhase::Complete => LineTone::Good,
         Progress::PlanFinished { .. } => LineTone::Bad,
         _ => LineTone::Info,
     }
 }
 
-/// Executes a confirmed action and reports its end.
+/// Executes the action prepared under `id` and reports its end.
 #[allow(clippy::too_many_arguments)]
 pub async fn run(
     env: ActionEnv,
@@ -364,19 +332,20 @@ pub async fn run(
     id: u64,
     request: ActionRequest,
     executor: ExecutorMode,
-    waves: WaveDefaults,
-    keys: PendingKeys,
+    pending: PendingActions,
     tx: mpsc::Sender<Msg>,
 ) {
     let report = ChannelReport { id, tx: tx.clone() };
-    let end = match execute(&env, &client, id, &request, executor, waves, &keys, &report).await {
-        Ok(end) => end,
-        Err(message) => RunEnd {
-            ok: false,
-            message,
-            failed_node: None,
-        },
+    let prepared = pending.lock().ok().and_then(|mut p| p.remove(&id));
+    let end = match prepared {
+        Some(prepared) => execute(&env, &client, &request, executor, &prepared, &report).await,
+        None => Err("the preview of this action is gone; start it again".to_owned()),
     };
+    let end = end.unwrap_or_else(|message| RunEnd {
+        ok: false,
+        message,
+        failed_node: None,
+    });
     let finished = Finished {
         ok: end.ok,
         message: end.message,
@@ -384,101 +353,25 @@ pub async fn run(
     let _ = tx.send(Msg::ActionFinished { id, finished }).await;
 }
 
-#[allow(clippy::too_many_arguments)]
 async fn execute(
     env: &ActionEnv,
     client: &kube::Client,
-    id: u64,
     request: &ActionRequest,
     executor: ExecutorMode,
-    waves: WaveDefaults,
-    keys: &PendingKeys,
+    prepared: &Prepared,
     report: &ChannelReport,
 ) -> Result<RunEnd, String> {
-    let sidecar = env.sidecar.clone()?;
-    let (platform, platform_note) = platform(env, client).await;
-    if let Some(note) = platform_note {
-        report.note(&format!("note: {note}"));
+    let job = Job::open(env, client, request.namespace(), executor).await?;
+    if let Some(note) = &job.settings.platform_note {
+        report.note(&Note::Platform(note.clone()));
     }
-    let cluster = KubeCluster::new(client.clone());
-    let renderer = PlatformRenderer::new(platform.clone());
-    let clock = SystemClock;
-    let platform_source = match &env.platform_file {
-        Some(path) => PlatformSource::File(path.display().to_string()),
-        None => PlatformSource::ConfigMap {
-            namespace: env.controller_namespace.clone(),
-        },
+    let ops = job.ops();
+    let end = match prepared {
+        Prepared::Rollout(prepared) => rollout::run(&ops, prepared, report).await,
+        Prepared::Address(prepared) => address::run(&ops, prepared, report).await,
+        Prepared::Seed(prepared) => seed::run(&ops, prepared, report).await.map(|s| s.end),
     };
-    let runner = Runner {
-        client,
-        cluster: &cluster,
-        sidecar: &sidecar,
-        renderer: &renderer,
-        platform: &platform,
-        clock: &clock,
-        driver_config: env.driver.clone(),
-        recorder: Recorder {
-            client: client.clone(),
-            namespace: request.namespace().to_owned(),
-            operator: env.operator.clone(),
-            kind: request.kind(),
-            journal: env.journal.clone(),
-        },
-        executor,
-        controller_namespace: &env.controller_namespace,
-        platform_source: &platform_source,
-    };
-    let step = |e: crate::operate::steps::StepError| e.to_string();
-    match request {
-        ActionRequest::Rollout {
-            namespace,
-            nodes,
-            image,
-        } => {
-            let mut stored = Vec::new();
-            for name in nodes {
-                let node = read_node(&cluster, namespace, name).await?;
-                // Resuming: a node already on the image is left alone, as the command does.
-                if let Some(note) = already_rolled(&node, &image.to_string()) {
-                    report.note(&note);
-                    continue;
-                }
-                stored.push(node);
-            }
-            if stored.is_empty() {
-                return Ok(RunEnd {
-                    ok: true,
-                    message: format!("every node is already on {image}"),
-                    failed_node: None,
-                });
-            }
-            runner
-                .rollout(&stored, image, waves, true, report)
-                .await
-                .map_err(step)
-        }
-        ActionRequest::Address { node, address } => {
-            let stored = read_node(&cluster, &node.namespace, &node.name).await?;
-            let ctx = PlanContext::from_platform(&platform, clock.now());
-            runner
-                .address(&stored, address, &ctx, true, report)
-                .await
-                .map_err(step)
-        }
-        ActionRequest::Seed { .. } => {
-            let key = keys
-                .lock()
-                .ok()
-                .and_then(|mut pending| pending.remove(&id))
-                .ok_or("the previewed seed key is gone; start the seed bring-up again")?;
-            let seed = seed_request(request).ok_or("not a seed request")?;
-            runner
-                .seed(&seed, &key, true, true, report)
-                .await
-                .map(|(end, _verified)| end)
-                .map_err(step)
-        }
-    }
+    end.map_err(|e| e.to_string())
 }
 
 /// Journals an action refused before any request (read-only mode).
@@ -502,7 +395,7 @@ pub fn record_refusal(
         Some(reason),
         &SystemClock,
     );
-    journal.append(&entry).map_err(|e| e.to_string())
+    ActionLog::append(journal, &entry)
 }
 
 /// Default pacing of followed plans in the console.

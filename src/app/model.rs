@@ -168,11 +168,11 @@ pub enum Cmd {
         id: u64,
     },
     /// Execute a confirmed action, sending progress and the result back.
+    /// Run the action prepared under `id` (its waves were fixed by the preview).
     RunAction {
         id: u64,
         request: ActionRequest,
         executor: ExecutorMode,
-        waves: WaveDefaults,
     },
     /// Journal an action refused before any request (read-only).
     RecordRefusal {

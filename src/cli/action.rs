@@ -1,22 +1,31 @@
-//! What every operator action command shares: read-only refusal before any request, the
-//! operator's identity, previews on stdout, permission checks, confirmation, the Event and the
-//! journal line, then persisting and following the plan (DESIGN.md sections 5 and 6).
+//! What every operator action command shares: flags, env and config resolved once into the
+//! ops layer's [`Settings`] and ports (read-only refusal first, before any request), previews
+//! and notes printed as text or JSON lines, terminal confirmation. The use cases themselves
+//! are `crate::ops`.
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use super::render::{kube_config, read_platform_file};
+use super::render::kube_config;
 use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::config::{ExecutorMode, LoadedConfig};
-use crate::journal::{Journal, JournalEntry, Outcome};
-use crate::kube::access::{PermissionCheck, check_permissions};
+use crate::executor::driver::{DriverConfig, Progress};
+use crate::journal::{Journal, Outcome};
+use crate::kube::access::KubeAccess;
+use crate::kube::cluster::KubeCluster;
 use crate::kube::identity::{self, OperatorIdentity};
-use crate::kube::platform_config::{DEFAULT_CONTROLLER_NAMESPACE, load_platform_config};
+use crate::kube::platform_config::{
+    DEFAULT_CONTROLLER_NAMESPACE, ResolvePlatformError, resolve_platform,
+};
 use crate::kube::read_only::MutationGuard;
-use crate::ports::{Clock, ClusterApi, SystemClock};
+use crate::kube::sidecar_http::{HttpSidecar, SidecarTransport, transport_from_env};
+use crate::ops::follow::progress_text;
+use crate::ops::{ActionLog, NoLog, Note, Ops, OpsError, Ports, Report, Settings, journal_entry};
+use crate::ports::SystemClock;
+use crate::tasks::platform_renderer::PlatformRenderer;
 
 /// Output of previews and results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -59,58 +68,109 @@ pub struct ActionArgs {
     pub max_wait_ms: u64,
 }
 
-/// Everything an action needs once the pre-flight steps passed.
-pub struct Session {
-    pub kind: ActionKind,
+/// How a command wants its context built (the action flags, or `exec`'s own).
+pub struct ContextOptions {
     pub output: ActionOutput,
-    pub operator: OperatorIdentity,
-    pub client: kube::Client,
-    pub namespace: String,
-    pub guard: MutationGuard,
-    pub journal: Option<Journal>,
-    pub config: LoadedConfig,
-    pub kube: kube::Config,
+    /// `None`: the config file's `executor`.
+    pub executor: Option<ExecutorMode>,
+    pub platform_config: Option<PathBuf>,
+    pub controller_namespace: String,
+    pub timeout: Duration,
+    pub max_wait: Duration,
+    /// An unreadable platform ConfigMap stops the command (else an empty config stands in).
+    pub require_platform: bool,
+    /// Stop at a `StatefulSetRenderFailed` with its fix instead of retrying like the controller.
+    pub halt_on_render_failure: bool,
+    /// Progress lines name their node (waves follow several nodes at once).
+    pub name_nodes: bool,
 }
 
-impl Session {
-    /// Loads the console config, refuses in read-only mode (before any request, recording the
-    /// refusal), then builds the guarded client and the operator identity.
+impl From<&ActionArgs> for ContextOptions {
+    fn from(args: &ActionArgs) -> Self {
+        ContextOptions {
+            output: args.output,
+            executor: args.executor,
+            platform_config: args.platform_config.clone(),
+            controller_namespace: args.controller_namespace.clone(),
+            timeout: Duration::from_secs(args.timeout),
+            max_wait: Duration::from_millis(args.max_wait_ms),
+            require_platform: false,
+            halt_on_render_failure: true,
+            name_nodes: true,
+        }
+    }
+}
+
+/// The adapters behind the ops layer's ports, and the resolved settings; built once per command.
+pub struct ActionContext {
+    pub output: ActionOutput,
+    pub config: LoadedConfig,
+    pub settings: Settings,
+    name_nodes: bool,
+    cluster: KubeCluster,
+    access: KubeAccess,
+    sidecar: HttpSidecar,
+    renderer: PlatformRenderer,
+    clock: SystemClock,
+    log: Box<dyn ActionLog>,
+}
+
+/// What a refusal before the context exists is about.
+pub struct Refusal<'a> {
+    /// `None`: nothing is journaled (`exec` is not a journaled action).
+    pub kind: Option<ActionKind>,
+    pub nodes: &'a [String],
+    pub detail: &'a str,
+    /// What would have been done (`run rollout on a, b`).
+    pub action: String,
+}
+
+impl ActionContext {
+    /// Loads the console config and refuses in read-only mode (before any request, recording
+    /// the refusal); then resolves the kube config, namespace, platform config and sidecar
+    /// transport once.
     pub async fn open(
         global: &GlobalArgs,
-        args: &ActionArgs,
-        kind: ActionKind,
-        nodes: &[String],
-        detail: &str,
-    ) -> Result<Session, CliError> {
+        options: ContextOptions,
+        refusal: Option<Refusal<'_>>,
+    ) -> Result<ActionContext, CliError> {
         let config = crate::config::load(global.config.as_deref())
             .map_err(|e| CliError::BadInput(e.to_string()))?;
         for problem in &config.problems {
             eprintln!("warning: {problem}");
         }
         let guard = MutationGuard::new(global.read_only, config.config.read_only);
-        let journal = Journal::default_location().ok();
-        let operator = operator_identity(global);
-        let namespace_hint = global.namespace.clone().unwrap_or_default();
-        if !args.dry_run
-            && let Err(refused) =
-                guard.check(&format!("run {} on {}", kind.name(), nodes.join(", ")))
-        {
-            let entry = JournalEntry {
-                time: SystemClock.now(),
-                operator: operator.to_string(),
-                action: kind,
-                nodes: nodes
-                    .iter()
-                    .map(|n| format!("{namespace_hint}/{n}"))
-                    .collect(),
-                detail: detail.to_owned(),
-                outcome: Outcome::Refused,
-                reason: Some(refused.to_string()),
-            };
-            if let Some(journal) = &journal {
-                let _ = journal.append(&entry);
+        let log: Box<dyn ActionLog> = match Journal::default_location() {
+            Ok(journal) => Box::new(journal),
+            Err(_) => Box::new(NoLog),
+        };
+        let operator = operator_identity(global).to_string();
+        if let (Some(refusal), Some(hint)) = (refusal, guard.hint()) {
+            if let Some(kind) = refusal.kind {
+                let namespace = global.namespace.clone().unwrap_or_default();
+                let refused = OpsError::ReadOnly {
+                    action: refusal.action.clone(),
+                    hint,
+                };
+                let entry = journal_entry(
+                    &operator,
+                    kind,
+                    &namespace,
+                    refusal.nodes,
+                    refusal.detail,
+                    Outcome::Refused,
+                    Some(refused.to_string()),
+                    &SystemClock,
+                );
+                let _ = log.append(&entry);
             }
-            return Err(CliError::Failed(refused.to_string()));
+            return Err(CliError::Failed(
+                OpsError::ReadOnly {
+                    action: refusal.action,
+                    hint,
+                }
+                .to_string(),
+            ));
         }
         let kube = kube_config(global).await?;
         let namespace = global
@@ -120,34 +180,68 @@ impl Session {
         let client = guard
             .client(kube.clone())
             .map_err(|e| CliError::Failed(format!("cannot create Kubernetes client: {e}")))?;
-        Ok(Session {
-            kind,
-            output: args.output,
-            operator,
-            client,
+        let resolved = resolve_platform(
+            &client,
+            options.platform_config.as_deref(),
+            &options.controller_namespace,
+            options.require_platform,
+        )
+        .await
+        .map_err(|e| match e {
+            ResolvePlatformError::File(message) => CliError::BadInput(message),
+            ResolvePlatformError::ConfigMap(err) => CliError::Failed(err.to_string()),
+        })?;
+        let transport = transport_from_env(|k| std::env::var(k).ok(), Some(kube))
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+        let sidecar = HttpSidecar::new(transport);
+        let settings = Settings {
             namespace,
-            guard,
-            journal,
+            operator,
+            executor: options.executor.unwrap_or(config.config.executor),
+            controller_namespace: options.controller_namespace,
+            platform_note: resolved.note,
+            platform: resolved.platform.clone(),
+            platform_source: resolved.source,
+            sidecar_via_pod_proxy: matches!(sidecar.transport(), SidecarTransport::PodProxy { .. }),
+            driver: DriverConfig {
+                deadline: options.timeout,
+                max_wait: options.max_wait,
+                halt_on_render_failure: options.halt_on_render_failure,
+                ..DriverConfig::default()
+            },
+            read_only: guard.hint(),
+        };
+        let context = ActionContext {
+            output: options.output,
             config,
-            kube,
-        })
+            name_nodes: options.name_nodes,
+            cluster: KubeCluster::new(client.clone()),
+            access: KubeAccess::new(client),
+            sidecar,
+            renderer: PlatformRenderer::new(resolved.platform),
+            clock: SystemClock,
+            log,
+            settings,
+        };
+        if let Some(note) = &context.settings.platform_note {
+            context.note(&Note::Platform(note.clone()));
+        }
+        Ok(context)
     }
 
-    /// The platform's default sidecar image: from `--platform-config`, else the controller's
-    /// ConfigMap; `None` when neither can be read (previews then assume no sidecar drift).
-    pub async fn platform_sidecar_image(
-        &self,
-        args: &ActionArgs,
-    ) -> Result<Option<String>, CliError> {
-        match &args.platform_config {
-            Some(path) => Ok(Some(read_platform_file(path)?.images.sidecar)),
-            None => Ok(
-                load_platform_config(&self.client, &args.controller_namespace)
-                    .await
-                    .ok()
-                    .map(|p| p.images.sidecar),
-            ),
-        }
+    /// The use cases over this command's adapters.
+    pub fn ops(&self) -> Ops<'_> {
+        Ops::new(
+            Ports {
+                cluster: &self.cluster,
+                access: &self.access,
+                sidecar: &self.sidecar,
+                renderer: &self.renderer,
+                clock: &self.clock,
+                log: self.log.as_ref(),
+            },
+            &self.settings,
+        )
     }
 
     /// Prints a preview (text, or one JSON line).
@@ -172,8 +266,43 @@ impl Session {
         }
     }
 
-    /// A note: stderr in text mode, a JSON line in JSON mode.
-    pub fn note(&self, message: &str) {
+    /// Journals a dry run of `nodes` (a failure to journal is a warning).
+    pub fn journal_dry_run(&self, kind: ActionKind, nodes: &[String], detail: &str) {
+        self.ops()
+            .journal(kind, nodes, detail, Outcome::DryRun, None, self);
+    }
+
+    /// `--yes`, or an interactive yes on a terminal; refuses without a terminal.
+    pub fn confirm(&self, args: &ActionArgs, question: &str) -> Result<(), CliError> {
+        if args.yes {
+            return Ok(());
+        }
+        ask_on_terminal(question)
+    }
+}
+
+/// The exit code of an ended action.
+pub fn exit_code(ok: bool) -> std::process::ExitCode {
+    if ok {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
+}
+
+impl From<OpsError> for CliError {
+    fn from(err: OpsError) -> Self {
+        match err {
+            OpsError::BadInput(message) => CliError::BadInput(message),
+            other => CliError::Failed(other.to_string()),
+        }
+    }
+}
+
+/// Notes on stderr (or JSON lines); progress lines on stdout, naming their node for actions.
+impl Report for ActionContext {
+    fn note(&self, note: &Note) {
+        let message = note.to_string();
         match self.output {
             ActionOutput::Text => eprintln!("{message}"),
             ActionOutput::Json => {
@@ -185,63 +314,25 @@ impl Session {
         }
     }
 
-    /// Every check must pass before the first change.
-    pub async fn check(&self, checks: &[PermissionCheck]) -> Result<(), CliError> {
-        check_permissions(&self.client, checks)
-            .await
-            .map_err(|e| CliError::Failed(e.to_string()))
-    }
-
-    /// `--yes`, or an interactive yes on a terminal; refuses without a terminal.
-    pub fn confirm(&self, args: &ActionArgs, question: &str) -> Result<(), CliError> {
-        if args.yes {
-            return Ok(());
-        }
-        ask_on_terminal(question)
-    }
-
-    /// Records the `Console*` Event on the node (a failure to record is a warning, not a stop:
-    /// the change itself already happened).
-    pub async fn record_event(&self, node: &str, uid: &str, what: &str) {
-        if let Err(err) = self.recorder().event(node, uid, what, &SystemClock).await {
-            self.note(&format!("warning: {err}"));
-        }
-    }
-
-    /// The shared recorder of Events and journal lines.
-    pub fn recorder(&self) -> crate::operate::Recorder {
-        crate::operate::Recorder {
-            client: self.client.clone(),
-            namespace: self.namespace.clone(),
-            operator: self.operator.to_string(),
-            kind: self.kind,
-            journal: self.journal.clone(),
-        }
-    }
-
-    /// Appends a journal line (a failure is reported, not fatal).
-    pub fn journal(
-        &self,
-        nodes: &[String],
-        detail: &str,
-        outcome: Outcome,
-        reason: Option<String>,
-    ) {
-        if let Err(err) = self
-            .recorder()
-            .journal(nodes, detail, outcome, reason, &SystemClock)
-        {
-            self.note(&format!("warning: {err}"));
-        }
-    }
-
-    /// The executor mode: flag, else config.
-    pub fn executor(&self, args: &ActionArgs) -> ExecutorMode {
-        args.executor.unwrap_or(self.config.config.executor)
-    }
-
-    pub fn follow_timeout(args: &ActionArgs) -> Duration {
-        Duration::from_secs(args.timeout)
+    fn progress(&self, node: &str, progress: &Progress, total: usize) {
+        let line = match self.output {
+            ActionOutput::Json => {
+                let mut value = serde_json::to_value(progress).unwrap_or_default();
+                if self.name_nodes
+                    && let Some(object) = value.as_object_mut()
+                {
+                    object.insert("node".into(), node.into());
+                }
+                value.to_string()
+            }
+            ActionOutput::Text if self.name_nodes => {
+                format!("{node}: {}", progress_text(progress, total))
+            }
+            ActionOutput::Text => progress_text(progress, total),
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
     }
 }
 
@@ -260,155 +351,6 @@ pub(crate) fn operator_identity(global: &GlobalArgs) -> OperatorIdentity {
             user: "unknown".into(),
             certificate_cn: None,
         })
-}
-
-/// The pieces the executor driver needs, owned here so a command can borrow a [`Driver`].
-pub struct Execution {
-    pub cluster: crate::kube::cluster::KubeCluster,
-    pub sidecar: crate::kube::sidecar_http::HttpSidecar,
-    pub renderer: crate::tasks::platform_renderer::PlatformRenderer,
-    pub platform: crate::platform::PlatformConfig,
-    /// Where `platform` came from, named in the fix of a render failure.
-    pub platform_source: crate::actions::render_fix::PlatformSource,
-    pub clock: SystemClock,
-    pub timeout: Duration,
-    pub max_wait: Duration,
-}
-
-impl Execution {
-    /// Platform config from `--platform-config` or the controller's ConfigMap (empty when
-    /// neither is there: previews still work, rendering tasks then fail with the controller's
-    /// own messages).
-    pub async fn new(session: &Session, args: &ActionArgs) -> Result<Execution, CliError> {
-        use crate::actions::render_fix::PlatformSource;
-        let platform_source = match &args.platform_config {
-            Some(path) => PlatformSource::File(path.display().to_string()),
-            None => PlatformSource::ConfigMap {
-                namespace: args.controller_namespace.clone(),
-            },
-        };
-        let platform = match &args.platform_config {
-            Some(path) => read_platform_file(path)?,
-            None => match load_platform_config(&session.client, &args.controller_namespace).await {
-                Ok(platform) => platform,
-                Err(err) => {
-                    session.note(&format!(
-                        "note: no platform config ({err}); using an empty one"
-                    ));
-                    crate::platform::PlatformConfig::default()
-                }
-            },
-        };
-        let transport = crate::kube::sidecar_http::transport_from_env(
-            |k| std::env::var(k).ok(),
-            Some(session.kube.clone()),
-        )
-        .map_err(|e| CliError::BadInput(e.to_string()))?;
-        Ok(Execution {
-            cluster: crate::kube::cluster::KubeCluster::new(session.client.clone()),
-            sidecar: crate::kube::sidecar_http::HttpSidecar::new(transport),
-            renderer: crate::tasks::platform_renderer::PlatformRenderer::new(platform.clone()),
-            platform,
-            platform_source,
-            clock: SystemClock,
-            timeout: Session::follow_timeout(args),
-            max_wait: Duration::from_millis(args.max_wait_ms),
-        })
-    }
-
-    /// Who executes the plan and how the sidecar is reached, for the permission checks.
-    pub fn scope(
-        &self,
-        session: &Session,
-        args: &ActionArgs,
-    ) -> crate::actions::permissions::ExecutionScope {
-        crate::actions::permissions::ExecutionScope {
-            executor: session.executor(args),
-            sidecar_via_pod_proxy: matches!(
-                self.sidecar.transport(),
-                crate::kube::sidecar_http::SidecarTransport::PodProxy { .. }
-            ),
-            controller_namespace: args.controller_namespace.clone(),
-            reads_platform_config_map: args.platform_config.is_none(),
-        }
-    }
-
-    pub fn driver(&self) -> crate::executor::driver::Driver<'_> {
-        crate::executor::driver::Driver {
-            cluster: &self.cluster,
-            sidecar: &self.sidecar,
-            renderer: &self.renderer,
-            clock: &self.clock,
-            config: crate::executor::driver::DriverConfig {
-                deadline: self.timeout,
-                max_wait: self.max_wait,
-                halt_on_render_failure: true,
-                ..crate::executor::driver::DriverConfig::default()
-            },
-        }
-    }
-}
-
-impl Execution {
-    /// The SeiNode `name` in the action's namespace; a missing one is the user's mistake.
-    pub async fn read_node(
-        &self,
-        session: &Session,
-        name: &str,
-    ) -> Result<crate::api::SeiNode, CliError> {
-        self.cluster
-            .get_seinode(&session.namespace, name)
-            .await
-            .map_err(|e| CliError::Failed(e.to_string()))?
-            .ok_or_else(|| {
-                CliError::BadInput(format!("SeiNode {}/{name} not found", session.namespace))
-            })
-    }
-
-    /// The shared runner of actions over this execution's ports.
-    pub fn runner<'a>(
-        &'a self,
-        session: &'a Session,
-        args: &'a ActionArgs,
-    ) -> crate::operate::run::Runner<'a> {
-        crate::operate::run::Runner {
-            client: &session.client,
-            cluster: &self.cluster,
-            sidecar: &self.sidecar,
-            renderer: &self.renderer,
-            platform: &self.platform,
-            clock: &self.clock,
-            driver_config: self.driver().config,
-            recorder: session.recorder(),
-            executor: session.executor(args),
-            controller_namespace: &args.controller_namespace,
-            platform_source: &self.platform_source,
-        }
-    }
-}
-
-/// Notes on stderr (or JSON lines); progress lines name their node, since waves follow
-/// several nodes at once.
-impl crate::operate::run::Report for Session {
-    fn note(&self, message: &str) {
-        Session::note(self, message);
-    }
-
-    fn progress(&self, node: &str, progress: &crate::executor::driver::Progress, total: usize) {
-        let line = match self.output {
-            ActionOutput::Json => {
-                let mut value = serde_json::to_value(progress).unwrap_or_default();
-                if let Some(object) = value.as_object_mut() {
-                    object.insert("node".into(), node.into());
-                }
-                value.to_string()
-            }
-            ActionOutput::Text => {
-                format!("{node}: {}", super::exec::format_text(progress, total))
-            }
-        };
-        println!("{line}");
-    }
 }
 
 /// Asks `question [y/N]` on the terminal; refuses outright when stdin is not a terminal, so a

@@ -130,7 +130,16 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Runs the command on the process's one async runtime.
 fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Failed(format!("cannot start the async runtime: {e}")))?
+        .block_on(dispatch(cli))
+}
+
+async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Some(Command::Completions { shell }) => {
             use clap::CommandFactory;
@@ -142,40 +151,29 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             plan::run(&cli.global, &args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Exec(args)) => exec::run(&cli.global, &args),
-        Some(Command::Rollout(args)) => rollout::run(&cli.global, &args),
-        Some(Command::Address(args)) => address::run(&cli.global, &args),
-        Some(Command::Seed { command }) => seed::run(&cli.global, &command),
+        Some(Command::Exec(args)) => exec::run(&cli.global, &args).await,
+        Some(Command::Rollout(args)) => rollout::run(&cli.global, &args).await,
+        Some(Command::Address(args)) => address::run(&cli.global, &args).await,
+        Some(Command::Seed { command }) => seed::run(&cli.global, &command).await,
         Some(Command::Journal(args)) => {
             journal::run(&args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Render(args)) => {
-            render::run(&cli.global, &args)?;
+            render::run(&cli.global, &args).await?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Get(args)) => {
-            block_on(get::run(&cli.global, &args))?;
+            get::run(&cli.global, &args).await?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Describe(args)) => {
-            block_on(describe::run(&cli.global, &args))?;
+            describe::run(&cli.global, &args).await?;
             Ok(ExitCode::SUCCESS)
         }
         None => {
-            block_on(tui::open(&cli.global))?;
+            tui::open(&cli.global).await?;
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// Runs an async command on a fresh multi-threaded runtime.
-fn block_on<F: std::future::Future<Output = Result<(), CliError>>>(
-    future: F,
-) -> Result<(), CliError> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Failed(format!("cannot start the async runtime: {e}")))?
-        .block_on(future)
 }

@@ -43,7 +43,7 @@ pub struct RenderArgs {
 }
 
 /// Runs the command: exit 2 on a bad manifest, a bad config file or a render error.
-pub fn run(global: &GlobalArgs, args: &RenderArgs) -> Result<(), CliError> {
+pub async fn run(global: &GlobalArgs, args: &RenderArgs) -> Result<(), CliError> {
     let mut node = read_node(&args.file)?;
     if node.metadata.namespace.as_deref().unwrap_or("").is_empty() {
         node.metadata.namespace =
@@ -51,7 +51,7 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> Result<(), CliError> {
     }
     let platform = match &args.platform_config {
         Some(path) => read_platform_file(path)?,
-        None => platform_from_cluster(global, &args.controller_namespace)?,
+        None => platform_from_cluster(global, &args.controller_namespace).await?,
     };
     let list = render_list(&node, &platform)?;
     let text = match args.output {
@@ -124,17 +124,14 @@ pub(crate) fn read_platform_file(path: &Path) -> Result<PlatformConfig, CliError
     PlatformConfig::read_file(path).map_err(|e| CliError::BadInput(e.to_string()))
 }
 
-fn platform_from_cluster(global: &GlobalArgs, namespace: &str) -> Result<PlatformConfig, CliError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Failed(format!("starting the runtime: {e}")))?;
-    runtime.block_on(async {
-        let client = connect(global).await?;
-        load_platform_config(&client, namespace)
-            .await
-            .map_err(|e| CliError::Failed(e.to_string()))
-    })
+async fn platform_from_cluster(
+    global: &GlobalArgs,
+    namespace: &str,
+) -> Result<PlatformConfig, CliError> {
+    let client = connect(global).await?;
+    load_platform_config(&client, namespace)
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))
 }
 
 async fn connect(global: &GlobalArgs) -> Result<::kube::Client, CliError> {

@@ -5,20 +5,16 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use kube::api::{Api, ListParams};
 
-use super::action::{ActionArgs, Execution, Session};
+use super::action::{ActionArgs, ActionContext, Refusal, exit_code};
 use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
-use crate::actions::permissions::{rollout_checks, tasks_to_run};
-use crate::actions::preview::{image_pin_preview, image_pin_text, pinned_node};
-use crate::actions::statefulset_diff::statefulset_preview;
-use crate::actions::waves::already_rolled;
-use crate::api::{NodeMode, SeiNode};
-use crate::journal::Outcome;
-use crate::planner::PlanContext;
-use crate::ports::Clock;
+use crate::actions::preview::image_pin_text;
+use crate::api::NodeMode;
+use crate::config::WaveDefaults;
+use crate::ops::rollout::{self, RolloutInput, Selection};
+use crate::ops::{Note, Report};
 
 #[derive(Debug, Args)]
 pub struct RolloutArgs {
@@ -45,12 +41,63 @@ pub struct RolloutArgs {
     pub action: ActionArgs,
 }
 
-pub fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Failed(format!("starting the runtime: {e}")))?
-        .block_on(run_async(global, args))
+pub async fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
+    let image = ImageRef::parse(&args.image).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let selection = selection(args);
+    let detail = format!("image {image}");
+    let words = selection.words();
+    let refusal = (!args.action.dry_run).then(|| Refusal {
+        kind: Some(ActionKind::Rollout),
+        nodes: &words,
+        detail: &detail,
+        action: format!("run rollout on {}", words.join(", ")),
+    });
+    let context = ActionContext::open(global, (&args.action).into(), refusal).await?;
+    let defaults = context.config.config.waves;
+    let input = RolloutInput {
+        selection,
+        image,
+        waves: WaveDefaults {
+            canary: args.canary.unwrap_or(defaults.canary),
+            batch: args.batch.unwrap_or(defaults.batch),
+        },
+        wait: !args.action.no_wait,
+        dry_run: args.action.dry_run,
+    };
+    let ops = context.ops();
+    let prepared = rollout::prepare(&ops, input).await?;
+    for note in &prepared.already_rolled {
+        context.note(&Note::AlreadyRolled(note.clone()));
+    }
+    for blocked in &prepared.blocked {
+        context.note(&Note::Skipped {
+            node: blocked.node.clone(),
+            reason: blocked.reason.clone(),
+        });
+    }
+    for node in &prepared.nodes {
+        let json = serde_json::json!({"event": "preview", "preview": node.preview});
+        context.print_preview(&image_pin_text(&node.preview), &json);
+    }
+    let names = prepared.names();
+    if names.is_empty() && prepared.blocked.is_empty() {
+        context.finish(
+            true,
+            &format!("every node is already on {}", prepared.input.image),
+            None,
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.action.dry_run {
+        context.journal_dry_run(ActionKind::Rollout, &names, &prepared.input.detail());
+        context.finish(true, "dry run: nothing was changed", None);
+        return Ok(ExitCode::SUCCESS);
+    }
+    rollout::refuse(&ops, &prepared)?;
+    context.confirm(&args.action, &prepared.question)?;
+    let end = rollout::run(&ops, &prepared, &context).await?;
+    context.finish(end.ok, &end.message, end.failed_node.as_deref());
+    Ok(exit_code(end.ok))
 }
 
 fn parse_mode(text: &str) -> Result<NodeMode, String> {
@@ -60,142 +107,16 @@ fn parse_mode(text: &str) -> Result<NodeMode, String> {
         .ok_or_else(|| format!("{text:?} is not one of full, archive, replayer, validator, seed"))
 }
 
-/// What the operator asked to roll, for the journal and messages before the nodes are known.
-fn selection_words(args: &RolloutArgs) -> Vec<String> {
-    if !args.nodes.is_empty() {
-        return args.nodes.clone();
-    }
-    let mut words = Vec::new();
-    if let Some(selector) = &args.selector {
-        words.push(format!("-l {selector}"));
-    }
-    if let Some(mode) = args.mode {
-        words.push(format!("--mode {mode}"));
-    }
-    vec![words.join(" ")]
-}
-
-/// The named nodes in order, or the selected ones in name order.
-async fn select_nodes(
-    session: &Session,
-    execution: &Execution,
-    args: &RolloutArgs,
-) -> Result<Vec<SeiNode>, CliError> {
+/// The named nodes, or the label selector and mode to match.
+fn selection(args: &RolloutArgs) -> Selection {
     if args.nodes.is_empty() {
-        let api: Api<SeiNode> = Api::namespaced(session.client.clone(), &session.namespace);
-        let mut params = ListParams::default();
-        if let Some(selector) = &args.selector {
-            params = params.labels(selector);
+        Selection::Matching {
+            selector: args.selector.clone(),
+            mode: args.mode,
         }
-        let mut nodes: Vec<SeiNode> = api
-            .list(&params)
-            .await
-            .map_err(|e| CliError::Failed(format!("listing SeiNodes: {e}")))?
-            .items
-            .into_iter()
-            .filter(|n| {
-                args.mode
-                    .is_none_or(|mode| n.spec.first_mode() == Some(mode))
-            })
-            .collect();
-        nodes.sort_by(|a, b| a.name().cmp(b.name()));
-        if nodes.is_empty() {
-            return Err(CliError::BadInput(format!(
-                "no SeiNode in namespace {} matches {}",
-                session.namespace,
-                selection_words(args).join(" ")
-            )));
-        }
-        return Ok(nodes);
-    }
-    let mut nodes = Vec::new();
-    for name in &args.nodes {
-        nodes.push(execution.read_node(session, name).await?);
-    }
-    Ok(nodes)
-}
-
-async fn run_async(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
-    let image = ImageRef::parse(&args.image).map_err(|e| CliError::BadInput(e.to_string()))?;
-    let detail = format!("image {image}");
-    let session = Session::open(
-        global,
-        &args.action,
-        ActionKind::Rollout,
-        &selection_words(args),
-        &detail,
-    )
-    .await?;
-    let execution = Execution::new(&session, &args.action).await?;
-    let ctx = PlanContext::from_platform(&execution.platform, execution.clock.now());
-
-    let selected = select_nodes(&session, &execution, args).await?;
-    let mut nodes = Vec::new();
-    let mut planned_tasks = Vec::new();
-    for node in selected {
-        if let Some(note) = already_rolled(&node, &image.to_string()) {
-            session.note(&note);
-            continue;
-        }
-        let mut preview =
-            image_pin_preview(&node, &image, &ctx).map_err(|e| CliError::Failed(e.to_string()))?;
-        preview.statefulset = Some(
-            statefulset_preview(
-                &execution.cluster,
-                &execution.renderer,
-                &pinned_node(&node, &image),
-            )
-            .await,
-        );
-        let json = serde_json::json!({"event": "preview", "preview": preview});
-        session.print_preview(&image_pin_text(&preview), &json);
-        planned_tasks.push(tasks_to_run(&node, preview.plan.plan.as_ref()));
-        nodes.push(node);
-    }
-    let names: Vec<String> = nodes.iter().map(|n| n.name().to_owned()).collect();
-    if nodes.is_empty() {
-        session.finish(true, &format!("every node is already on {image}"), None);
-        return Ok(ExitCode::SUCCESS);
-    }
-    if args.action.dry_run {
-        session.journal(&names, &detail, Outcome::DryRun, None);
-        session.finish(true, "dry run: nothing was changed", None);
-        return Ok(ExitCode::SUCCESS);
-    }
-    let ns = session.namespace.as_str();
-    let work: Vec<_> = names.iter().cloned().zip(planned_tasks).collect();
-    let checks = rollout_checks(
-        &execution.scope(&session, &args.action),
-        ns,
-        &work,
-        args.nodes.is_empty(),
-        !args.action.no_wait,
-    );
-    if let Err(err) = session.check(checks.as_slice()).await {
-        session.journal(&names, &detail, Outcome::Refused, Some(err.to_string()));
-        return Err(err);
-    }
-    session.confirm(
-        &args.action,
-        &format!("roll {} node(s) to {image}?", names.len()),
-    )?;
-
-    let defaults = session.config.config.waves;
-    let waves = crate::config::WaveDefaults {
-        canary: args.canary.unwrap_or(defaults.canary),
-        batch: args.batch.unwrap_or(defaults.batch),
-    };
-    let end = execution
-        .runner(&session, &args.action)
-        .rollout(&nodes, &image, waves, !args.action.no_wait, &session)
-        .await
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    session.finish(end.ok, &end.message, end.failed_node.as_deref());
-    Ok(if end.ok {
-        ExitCode::SUCCESS
     } else {
-        ExitCode::FAILURE
-    })
+        Selection::Named(args.nodes.clone())
+    }
 }
 
 #[cfg(test)]
@@ -223,7 +144,10 @@ mod tests {
             parse(&["-l", "tier=rpc", "--mode", "validator", "--image", "x"]).expect("selected");
         assert_eq!(selected.selector.as_deref(), Some("tier=rpc"));
         assert_eq!(selected.mode, Some(NodeMode::Validator));
-        assert_eq!(selection_words(&selected), ["-l tier=rpc --mode validator"]);
+        assert_eq!(
+            selection(&selected).words(),
+            ["-l tier=rpc --mode validator"]
+        );
         assert!(parse(&["--image", "x"]).is_err(), "nothing to roll");
         assert!(parse(&["a", "-l", "x=y", "--image", "x"]).is_err());
         let bad = parse(&["--mode", "rpc", "--image", "x"]).expect_err("unknown mode");

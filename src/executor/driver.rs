@@ -80,8 +80,8 @@ pub enum Progress {
         index: usize,
         task: String,
         id: String,
-        from: String,
-        to: String,
+        from: TaskStatus,
+        to: TaskStatus,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
         retry_count: i64,
@@ -91,8 +91,8 @@ pub enum Progress {
     /// The plan ended.
     PlanFinished {
         plan_id: String,
-        phase: String,
-        node_phase: Option<String>,
+        phase: PlanPhase,
+        node_phase: Option<Phase>,
         /// Status patches rejected by the resourceVersion precondition and redone.
         conflicts: u32,
     },
@@ -441,8 +441,8 @@ impl<'a> Driver<'a> {
                         }
                         progress(&Progress::PlanFinished {
                             plan_id: plan.id.clone(),
-                            phase: plan.phase.to_string(),
-                            node_phase: report.node_phase.map(|p| p.to_string()),
+                            phase: plan.phase,
+                            node_phase: report.node_phase,
                             conflicts: report.conflicts,
                         });
                         return Ok(report);
@@ -546,8 +546,8 @@ impl<'a> Driver<'a> {
                         index,
                         task: after.kind.to_string(),
                         id: after.id.clone(),
-                        from: planned.status.to_string(),
-                        to: after.status.to_string(),
+                        from: planned.status,
+                        to: after.status,
                         error: (after.status == TaskStatus::Failed)
                             .then(|| after.error.clone())
                             .or_else(|| plan.failed_task_detail.as_ref().map(|d| d.error.clone()))
@@ -591,8 +591,8 @@ impl<'a> Driver<'a> {
             if !plan.is_active() {
                 progress(&Progress::PlanFinished {
                     plan_id: plan.id.clone(),
-                    phase: plan.phase.to_string(),
-                    node_phase: status.phase.map(|p| p.to_string()),
+                    phase: plan.phase,
+                    node_phase: status.phase,
                     conflicts: 0,
                 });
                 return Ok(DriveReport {
@@ -642,8 +642,8 @@ pub fn plan_transitions(before: &TaskPlan, after: &TaskPlan) -> Vec<Progress> {
                 index,
                 task: new.kind.to_string(),
                 id: new.id.clone(),
-                from: old.status.to_string(),
-                to: new.status.to_string(),
+                from: old.status,
+                to: new.status,
                 error: Some(new.error.clone()).filter(|e| !e.is_empty()),
                 retry_count: new.retry_count,
             });

@@ -89,7 +89,7 @@ async fn full_node_init_plan_runs_to_running_with_one_patch_per_step() {
         "one line per task transition"
     );
     assert!(
-        matches!(lines.last(), Some(Progress::PlanFinished { phase, .. }) if phase == "Complete")
+        matches!(lines.last(), Some(Progress::PlanFinished { phase, .. }) if *phase == crate::api::PlanPhase::Complete)
     );
     // Controller loop bookkeeping: the tracked StatefulSet and the created workload.
     let node = h.cluster.node("ns", "a").expect("node");
@@ -422,7 +422,7 @@ async fn follow_reports_the_transitions_another_executor_makes() {
     let lines = plan_transitions(&before, &after);
     let completes = lines
         .iter()
-        .filter(|l| matches!(l, Progress::TaskTransition { to, .. } if to == "Complete"))
+        .filter(|l| matches!(l, Progress::TaskTransition { to, .. } if *to == crate::api::TaskStatus::Complete))
         .count();
     assert_eq!(completes, after.tasks.len());
     let mut seen = Vec::new();

@@ -17,8 +17,8 @@ use serde::de::DeserializeOwned;
 
 use crate::api::SeiNode;
 use crate::ports::{
-    ClusterApi, ClusterError, ClusterErrorKind, ClusterFuture, ClusterObject, FIELD_MANAGER,
-    NodeEvent, ObjectKind, Propagation, StatusPatch,
+    CONSOLE_FIELD_MANAGER, ClusterApi, ClusterError, ClusterErrorKind, ClusterFuture,
+    ClusterObject, FIELD_MANAGER, NodeEvent, ObjectKind, Propagation, StatusPatch,
 };
 
 /// The controller's event source component.
@@ -150,6 +150,70 @@ impl ClusterApi for KubeCluster {
             self.api::<SeiNode>(namespace)
                 .patch_status(name, &PatchParams::default(), &Patch::Merge(patch.body()))
                 .await
+                .map_err(map_error)
+        })
+    }
+
+    fn patch_seinode<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+        patch: &'a serde_json::Value,
+    ) -> ClusterFuture<'a, SeiNode> {
+        Box::pin(async move {
+            self.api::<SeiNode>(namespace)
+                .patch(
+                    name,
+                    &PatchParams {
+                        field_manager: Some(CONSOLE_FIELD_MANAGER.into()),
+                        ..PatchParams::default()
+                    },
+                    &Patch::Merge(patch),
+                )
+                .await
+                .map_err(map_error)
+        })
+    }
+
+    fn create_seinode<'a>(&'a self, node: &'a SeiNode) -> ClusterFuture<'a, SeiNode> {
+        Box::pin(async move {
+            let namespace = node.metadata.namespace.as_deref().unwrap_or_default();
+            let params = PostParams {
+                field_manager: Some(CONSOLE_FIELD_MANAGER.into()),
+                ..PostParams::default()
+            };
+            self.api::<SeiNode>(namespace)
+                .create(&params, node)
+                .await
+                .map_err(map_error)
+        })
+    }
+
+    fn list_seinodes<'a>(
+        &'a self,
+        namespace: &'a str,
+        label_selector: Option<&'a str>,
+    ) -> ClusterFuture<'a, Vec<SeiNode>> {
+        Box::pin(async move {
+            let mut params = ListParams::default();
+            if let Some(selector) = label_selector {
+                params = params.labels(selector);
+            }
+            self.api::<SeiNode>(namespace)
+                .list(&params)
+                .await
+                .map(|list| list.items)
+                .map_err(map_error)
+        })
+    }
+
+    fn record_event<'a>(&'a self, event: &'a Event) -> ClusterFuture<'a, ()> {
+        Box::pin(async move {
+            let namespace = event.metadata.namespace.as_deref().unwrap_or_default();
+            self.api::<Event>(namespace)
+                .create(&PostParams::default(), event)
+                .await
+                .map(|_| ())
                 .map_err(map_error)
         })
     }

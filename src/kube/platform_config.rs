@@ -109,3 +109,66 @@ fn decode_config_map(
         source,
     })
 }
+
+/// The platform config an action works with, resolved once: from `file` when given (a missing
+/// or bad file is the operator's mistake), else the controller's ConfigMap. With `required`
+/// unset, an unreadable ConfigMap gives an empty config and the note saying so (previews still
+/// work; rendering tasks then fail with the controller's own messages).
+pub async fn resolve_platform(
+    client: &Client,
+    file: Option<&std::path::Path>,
+    controller_namespace: &str,
+    required: bool,
+) -> Result<ResolvedPlatform, ResolvePlatformError> {
+    use crate::actions::render_fix::PlatformSource;
+    if let Some(path) = file {
+        if !path.exists() {
+            return Err(ResolvePlatformError::File(format!(
+                "platform config file {} does not exist",
+                crate::platform::go_quote(&path.display().to_string())
+            )));
+        }
+        let platform = PlatformConfig::read_file(path)
+            .map_err(|e| ResolvePlatformError::File(e.to_string()))?;
+        return Ok(ResolvedPlatform {
+            platform,
+            source: PlatformSource::File(path.display().to_string()),
+            note: None,
+        });
+    }
+    let source = PlatformSource::ConfigMap {
+        namespace: controller_namespace.to_owned(),
+    };
+    match load_platform_config(client, controller_namespace).await {
+        Ok(platform) => Ok(ResolvedPlatform {
+            platform,
+            source,
+            note: None,
+        }),
+        Err(err) if required => Err(ResolvePlatformError::ConfigMap(err)),
+        Err(err) => Ok(ResolvedPlatform {
+            platform: PlatformConfig::default(),
+            source,
+            note: Some(format!("no platform config ({err}); using an empty one")),
+        }),
+    }
+}
+
+/// A resolved platform config and where it came from.
+#[derive(Debug, Clone)]
+pub struct ResolvedPlatform {
+    pub platform: PlatformConfig,
+    pub source: crate::actions::render_fix::PlatformSource,
+    /// Set when an empty config stands in for an unreadable ConfigMap.
+    pub note: Option<String>,
+}
+
+/// Why no platform config could be resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolvePlatformError {
+    /// The `--platform-config` file is missing or invalid.
+    #[error("{0}")]
+    File(String),
+    #[error("{0}")]
+    ConfigMap(PlatformSourceError),
+}

@@ -50,16 +50,21 @@ impl MutationGuard {
 
     /// `Err` in read-only mode; `action` is what would have been done ("patch spec.image of ...").
     pub fn check(&self, action: &str) -> Result<(), ReadOnlyRefused> {
-        match self.read_only {
+        match self.hint() {
             None => Ok(()),
-            Some(source) => Err(ReadOnlyRefused {
+            Some(hint) => Err(ReadOnlyRefused {
                 action: action.to_owned(),
-                hint: match source {
-                    ReadOnlySource::Flag => "started with --read-only",
-                    ReadOnlySource::Config => "read_only = true in the config file",
-                },
+                hint,
             }),
         }
+    }
+
+    /// Where read-only mode was switched on, as refusals say it; `None` when not read-only.
+    pub fn hint(&self) -> Option<&'static str> {
+        self.read_only.map(|source| match source {
+            ReadOnlySource::Flag => "started with --read-only",
+            ReadOnlySource::Config => "read_only = true in the config file",
+        })
     }
 
     /// The kube client to use: wrapped in [`ReadOnlyLayer`] when read-only.

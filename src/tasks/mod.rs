@@ -40,6 +40,7 @@ pub mod validate_operator_keyring;
 pub mod validate_signing_key;
 
 /// In-memory fakes of the ports, for unit tests and the executor benchmark.
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
 /// Why `Execute` did not succeed. The executor branches on the variant, never on the text.

@@ -14,7 +14,7 @@ use crate::app::update::update;
 use crate::fleet::sample;
 use crate::fleet::store::ObjectKey;
 use crate::keymap::{Key, KeyCode};
-use crate::operate::steps::{SeedRequest, seed_node, seed_preview_text};
+use crate::ops::seed::{SeedRequest, seed_node, seed_preview_text};
 use crate::planner::{PlanContext, preview};
 
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.5.0";

@@ -15,7 +15,8 @@ use kube::api::DynamicObject;
 
 use sei_console::actions::permissions::{ExecutionScope, rollout_checks};
 use sei_console::config::ExecutorMode;
-use sei_console::kube::access::{PermissionCheck, check_permissions};
+use sei_console::kube::access::check_permissions;
+use sei_console::ports::access::PermissionCheck;
 // The update plan of a Running full node.
 use sei_console::planner::UPDATE_PROGRESSION as UPDATE_PLAN;
 

@@ -9,10 +9,11 @@ use kube::api::{ListParams, ObjectMeta, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use sei_console::actions::event::{ActionKind, EventTarget, console_event};
-use sei_console::kube::access::{AccessError, PermissionCheck, check_permissions};
+use sei_console::kube::access::check_permissions;
 use sei_console::kube::cluster::KubeCluster;
 use sei_console::kube::identity;
 use sei_console::kube::read_only::MutationGuard;
+use sei_console::ports::access::{AccessError, PermissionCheck};
 use sei_console::ports::{ClusterApi, ClusterObject, EventType, NodeEvent, SystemClock};
 
 use crate::common::{TestNamespace, control_plane};

@@ -217,6 +217,10 @@ pub trait SidecarApi: Send + Sync {
 // Kubernetes API port used by the controller-side tasks and the executor driver.
 // ---------------------------------------------------------------------------------------------
 
+pub mod access;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
 pub use cluster_port::*;
 
 mod cluster_port {
@@ -226,13 +230,17 @@ mod cluster_port {
     use k8s_openapi::api::batch::v1::Job;
     use k8s_openapi::api::coordination::v1::Lease;
     use k8s_openapi::api::core::v1::{
-        ConfigMap, PersistentVolume, PersistentVolumeClaim, Pod, Secret, Service,
+        ConfigMap, Event, PersistentVolume, PersistentVolumeClaim, Pod, Secret, Service,
     };
 
     use crate::api::SeiNode;
 
     /// SSA field manager of every node resource the tasks apply (upstream `fieldOwner`).
     pub const FIELD_MANAGER: &str = "seinode-controller";
+
+    /// Field manager of the console's own SeiNode writes (spec patches, created seeds), so the
+    /// audit log and `managedFields` tell the console from anyone else.
+    pub const CONSOLE_FIELD_MANAGER: &str = "sei-console";
 
     /// What kind of failure an API call met; tasks branch on it, never on message text.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -444,6 +452,29 @@ mod cluster_port {
             name: &'a str,
             patch: &'a StatusPatch,
         ) -> ClusterFuture<'a, SeiNode>;
+
+        /// JSON merge patch of a SeiNode's spec or metadata: the console's own change of a node
+        /// (field manager [`CONSOLE_FIELD_MANAGER`]). Returns the stored node.
+        fn patch_seinode<'a>(
+            &'a self,
+            namespace: &'a str,
+            name: &'a str,
+            patch: &'a serde_json::Value,
+        ) -> ClusterFuture<'a, SeiNode>;
+
+        /// `CREATE` a SeiNode (a seed bring-up); [`ClusterErrorKind::AlreadyExists`] when taken.
+        fn create_seinode<'a>(&'a self, node: &'a SeiNode) -> ClusterFuture<'a, SeiNode>;
+
+        /// `LIST` the SeiNodes of a namespace, those matching `label_selector` when given.
+        fn list_seinodes<'a>(
+            &'a self,
+            namespace: &'a str,
+            label_selector: Option<&'a str>,
+        ) -> ClusterFuture<'a, Vec<SeiNode>>;
+
+        /// `CREATE` an Event exactly as given (the console's `Console*` Events, which name the
+        /// operator and their own source component).
+        fn record_event<'a>(&'a self, event: &'a Event) -> ClusterFuture<'a, ()>;
 
         /// Server-side apply (field manager [`FIELD_MANAGER`], force). Returns the live object.
         fn apply<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject>;

@@ -1,0 +1,216 @@
+//! External address propagation: `spec.externalAddress` set and the update plan whose
+//! config-patch carries it persisted under the node's resourceVersion — the controller alone
+//! builds no plan for an address change.
+use super::follow::FollowEnd;
+use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
+use crate::actions::address::ExternalAddress;
+use crate::actions::event::ActionKind;
+use crate::actions::permissions::{address_checks, tasks_to_run};
+use crate::actions::preview::{AddressPreview, address_preview, address_text, addressed_node};
+use crate::actions::statefulset_diff::statefulset_preview;
+use crate::api::{SeiNode, TaskPlan};
+use crate::journal::Outcome;
+use crate::ports::StatusPatch;
+
+/// An address change as the operator asked for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddressInput {
+    pub node: String,
+    pub address: ExternalAddress,
+    pub wait: bool,
+    pub dry_run: bool,
+}
+
+impl AddressInput {
+    pub fn detail(&self) -> String {
+        format!("external address {}", self.address)
+    }
+}
+
+/// Everything known before the change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AddressPrepared {
+    pub input: AddressInput,
+    pub node: SeiNode,
+    pub preview: AddressPreview,
+    /// Why no update plan can be persisted: the node is left alone.
+    pub blocked: Option<String>,
+    pub permissions: PermissionVerdict,
+    pub confirm_names: Vec<String>,
+    pub question: String,
+}
+
+impl AddressPrepared {
+    pub fn text(&self) -> String {
+        address_text(&self.preview)
+    }
+
+    pub fn refusal(&self) -> Option<OpsError> {
+        if let Some(reason) = &self.blocked {
+            return Some(OpsError::Step(format!("{reason}; nothing was changed")));
+        }
+        self.permissions.error().cloned().map(OpsError::Access)
+    }
+}
+
+/// Reads the node, previews the update plan carrying the address and the StatefulSet diff, and
+/// checks every call (unless a dry run).
+pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepared, OpsError> {
+    let nodes = [input.node.clone()];
+    if !input.dry_run {
+        ops.refuse_if_read_only(ActionKind::Address, &nodes, &input.detail())?;
+    }
+    let node = ops.read_node(&input.node).await?;
+    let ctx = ops.plan_context();
+    let mut preview =
+        address_preview(&node, &input.address, &ctx).map_err(|e| OpsError::Step(e.to_string()))?;
+    preview.statefulset = Some(
+        statefulset_preview(
+            ops.ports.cluster,
+            ops.ports.renderer,
+            &addressed_node(&node, &input.address),
+        )
+        .await,
+    );
+    let blocked = preview.plan.no_plan.as_ref().map(|reason| {
+        format!(
+            "no update plan can be persisted for {}/{}: {reason}",
+            ops.namespace(),
+            input.node
+        )
+    });
+    let tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
+    let checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks);
+    let permissions = ops.check(checks.into_vec(), !input.dry_run).await;
+    let confirm_names = if needs_typed_name(&node) {
+        vec![input.node.clone()]
+    } else {
+        Vec::new()
+    };
+    Ok(AddressPrepared {
+        question: format!(
+            "set the external address of {} to {}?",
+            input.node, input.address
+        ),
+        input,
+        node,
+        preview,
+        blocked,
+        permissions,
+        confirm_names,
+    })
+}
+
+/// Journals why a prepared address change cannot start and returns that reason.
+pub fn refuse(ops: &Ops<'_>, prepared: &AddressPrepared) -> Result<(), OpsError> {
+    let Some(refusal) = prepared.refusal() else {
+        return Ok(());
+    };
+    ops.journal_quietly(
+        ActionKind::Address,
+        std::slice::from_ref(&prepared.input.node),
+        &prepared.input.detail(),
+        Outcome::Refused,
+        Some(refusal.to_string()),
+    );
+    Err(refusal)
+}
+
+/// Sets the address, persists the update plan carrying it, and follows it.
+pub async fn run(
+    ops: &Ops<'_>,
+    prepared: &AddressPrepared,
+    report: &dyn Report,
+) -> Result<RunEnd, OpsError> {
+    let input = &prepared.input;
+    let name = input.node.as_str();
+    let nodes = vec![name.to_owned()];
+    let detail = input.detail();
+    let kind = ActionKind::Address;
+    ops.refuse_if_read_only(kind, &nodes, &detail)?;
+    refuse(ops, prepared)?;
+    let (patched, plan) = set_address(ops, name, &input.address).await?;
+    let uid = patched.metadata.uid.clone().unwrap_or_default();
+    let from = match prepared.node.spec.external_address() {
+        "" => "(unset)",
+        from => from,
+    };
+    let what = format!("external address {from} -> {}", input.address);
+    ops.event(kind, name, &uid, &what, report).await;
+    report.note(&Note::PlanPersisted {
+        node: name.to_owned(),
+        plan_id: plan.id.clone(),
+    });
+    ops.journal(kind, &nodes, &detail, Outcome::Started, None, report);
+    if !input.wait {
+        return Ok(RunEnd::done(
+            "address set and update plan persisted; not waiting (--no-wait)",
+        ));
+    }
+    let failure = match ops.follow(name, report).await {
+        Ok(FollowEnd::Completed) => None,
+        Ok(failed) => Some(format!("{}/{name}: {failed}", ops.namespace())),
+        // A render failure (with its fix) or a driver error, already naming the node.
+        Err(err) => Some(err.to_string()),
+    };
+    Ok(match failure {
+        None => {
+            ops.journal(kind, &nodes, &detail, Outcome::Succeeded, None, report);
+            RunEnd::done("external address propagated")
+        }
+        Some(reason) => {
+            ops.journal(
+                kind,
+                &nodes,
+                &detail,
+                Outcome::Failed,
+                Some(reason.clone()),
+                report,
+            );
+            RunEnd::failed(name, reason)
+        }
+    })
+}
+
+/// Patches `spec.externalAddress` and persists the update plan whose config-patch carries it.
+/// The plan is built from the stored node and written under its resourceVersion, so a
+/// concurrent writer (the controller persisting its own plan) makes this fail, not clobber.
+async fn set_address(
+    ops: &Ops<'_>,
+    node: &str,
+    address: &ExternalAddress,
+) -> Result<(SeiNode, TaskPlan), OpsError> {
+    let namespace = ops.namespace();
+    let patch = serde_json::json!({"spec": {"externalAddress": address.to_string()}});
+    let patched = ops
+        .ports
+        .cluster
+        .patch_seinode(namespace, node, &patch)
+        .await
+        .map_err(OpsError::cluster(format!(
+            "patching spec.externalAddress of {node}"
+        )))?;
+    let plan = address_preview(&patched, address, &ops.plan_context())
+        .map_err(|e| OpsError::Step(e.to_string()))?
+        .plan
+        .plan
+        .ok_or_else(|| OpsError::Step(format!("{node}: the update plan vanished")))?;
+    let status_patch = StatusPatch {
+        resource_version: patched
+            .metadata
+            .resource_version
+            .clone()
+            .unwrap_or_default(),
+        status: serde_json::json!({"plan": plan}),
+    };
+    ops.ports
+        .cluster
+        .patch_seinode_status(namespace, node, &status_patch)
+        .await
+        .map_err(|e| {
+            OpsError::Step(format!(
+                "spec.externalAddress is set but the update plan could not be persisted: {e}"
+            ))
+        })?;
+    Ok((patched, plan))
+}

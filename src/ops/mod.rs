@@ -1,0 +1,331 @@
+//! The operator actions as use cases, one file per action (`rollout`, `address`, `seed`,
+//! `exec`), shared by the commands (`cli`) and the console (`app`). Each action has a typed
+//! `prepare` (inputs validated once, previews, StatefulSet diff, permission checks, blocked
+//! nodes and why, names to type, the question to ask) and a `run` (waves, halt, resume, Event,
+//! journal, following the plan) reporting typed progress through [`Report`].
+//!
+//! `ops` reaches the world only through the ports ([`Ports`]): no kube-rs, clap or ratatui.
+//! A node that `prepare` reports as blocked is never mutated, and a read-only console is
+//! refused before any call.
+use crate::actions::event::{ActionKind, EventTarget, console_event};
+use crate::actions::permissions::ExecutionScope;
+use crate::actions::render_fix::PlatformSource;
+use crate::api::SeiNode;
+use crate::config::ExecutorMode;
+use crate::executor::driver::{Driver, DriverConfig};
+use crate::journal::{Journal, JournalEntry, Outcome};
+use crate::planner::PlanContext;
+use crate::platform::PlatformConfig;
+use crate::ports::access::{AccessError, AccessReview, PermissionCheck, check_permissions};
+use crate::ports::{Clock, ClusterApi, ClusterError, SidecarApi};
+use crate::tasks::WorkloadRenderer;
+
+pub mod address;
+pub mod exec;
+pub mod follow;
+mod report;
+pub mod rollout;
+pub mod seed;
+#[cfg(test)]
+mod tests;
+
+pub use report::{Note, Report, RunEnd};
+
+/// Where journal lines go (the local JSONL journal; a list in tests).
+pub trait ActionLog: Send + Sync {
+    fn append(&self, entry: &JournalEntry) -> Result<(), String>;
+}
+
+impl ActionLog for Journal {
+    fn append(&self, entry: &JournalEntry) -> Result<(), String> {
+        Journal::append(self, entry).map_err(|e| e.to_string())
+    }
+}
+
+/// No journal (its location could not be determined): lines are dropped.
+pub struct NoLog;
+
+impl ActionLog for NoLog {
+    fn append(&self, _entry: &JournalEntry) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The ports an action works through.
+#[derive(Clone, Copy)]
+pub struct Ports<'a> {
+    pub cluster: &'a dyn ClusterApi,
+    pub access: &'a dyn AccessReview,
+    pub sidecar: &'a dyn SidecarApi,
+    pub renderer: &'a dyn WorkloadRenderer,
+    pub clock: &'a dyn Clock,
+    pub log: &'a dyn ActionLog,
+}
+
+/// Who acts, where, and how plans are executed: resolved once by the caller from flags,
+/// environment and config, then passed down.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The namespace of the nodes acted on.
+    pub namespace: String,
+    /// The operator as the journal and Events name them (`user (context ctx)`).
+    pub operator: String,
+    pub executor: ExecutorMode,
+    /// The controller's namespace: its leader-election Lease and platform ConfigMap.
+    pub controller_namespace: String,
+    pub platform: PlatformConfig,
+    /// Where `platform` came from, named in the fix of a render failure.
+    pub platform_source: PlatformSource,
+    /// Set when an empty config stands in for an unreadable platform ConfigMap.
+    pub platform_note: Option<String>,
+    /// Sidecar calls go through the API server's pod proxy (`pods/proxy` permission).
+    pub sidecar_via_pod_proxy: bool,
+    pub driver: DriverConfig,
+    /// Read-only mode and where it was switched on (`started with --read-only`): every change
+    /// is refused before any call.
+    pub read_only: Option<&'static str>,
+}
+
+/// Why an action could not go on. `BadInput` is the operator's mistake (exit 2 in the CLI).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpsError {
+    #[error("{0}")]
+    BadInput(String),
+    #[error("read-only mode: refusing to {action}; nothing was sent to the cluster ({hint})")]
+    ReadOnly { action: String, hint: &'static str },
+    #[error("{0}")]
+    Access(#[from] AccessError),
+    #[error("{context}: {source}")]
+    Cluster {
+        context: String,
+        source: ClusterError,
+    },
+    /// A step stopped; the message names the node and what state it was left in.
+    #[error("{0}")]
+    Step(String),
+}
+
+impl OpsError {
+    fn cluster(context: impl Into<String>) -> impl FnOnce(ClusterError) -> OpsError {
+        let context = context.into();
+        move |source| OpsError::Cluster { context, source }
+    }
+}
+
+/// The permission checks of a prepared action and how they came out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionVerdict {
+    pub checks: Vec<PermissionCheck>,
+    /// `None` when not asked (a dry run), else the answer.
+    pub outcome: Option<Result<(), AccessError>>,
+}
+
+impl PermissionVerdict {
+    pub fn allowed(&self) -> bool {
+        matches!(self.outcome, Some(Ok(())))
+    }
+
+    /// The denial or review error, when the checks did not pass.
+    pub fn error(&self) -> Option<&AccessError> {
+        match &self.outcome {
+            Some(Err(err)) => Some(err),
+            _ => None,
+        }
+    }
+}
+
+/// An action's use-case context: the ports and the settings.
+#[derive(Clone, Copy)]
+pub struct Ops<'a> {
+    pub ports: Ports<'a>,
+    pub settings: &'a Settings,
+}
+
+impl<'a> Ops<'a> {
+    pub fn new(ports: Ports<'a>, settings: &'a Settings) -> Self {
+        Ops { ports, settings }
+    }
+
+    pub fn namespace(&self) -> &'a str {
+        &self.settings.namespace
+    }
+
+    pub fn driver(&self) -> Driver<'a> {
+        Driver {
+            cluster: self.ports.cluster,
+            sidecar: self.ports.sidecar,
+            renderer: self.ports.renderer,
+            clock: self.ports.clock,
+            config: self.settings.driver.clone(),
+        }
+    }
+
+    pub fn plan_context(&self) -> PlanContext {
+        PlanContext::from_platform(&self.settings.platform, self.ports.clock.now())
+    }
+
+    /// Who executes and how the sidecar is reached decide the calls beyond the action's own.
+    pub fn scope(&self) -> ExecutionScope {
+        ExecutionScope {
+            executor: self.settings.executor,
+            sidecar_via_pod_proxy: self.settings.sidecar_via_pod_proxy,
+            controller_namespace: self.settings.controller_namespace.clone(),
+            reads_platform_config_map: matches!(
+                self.settings.platform_source,
+                PlatformSource::ConfigMap { .. }
+            ),
+        }
+    }
+
+    /// Refuses a change in read-only mode before any call, journaling the refusal.
+    pub fn refuse_if_read_only(
+        &self,
+        kind: ActionKind,
+        nodes: &[String],
+        detail: &str,
+    ) -> Result<(), OpsError> {
+        let Some(hint) = self.settings.read_only else {
+            return Ok(());
+        };
+        let refused = OpsError::ReadOnly {
+            action: format!("run {} on {}", kind.name(), nodes.join(", ")),
+            hint,
+        };
+        self.journal_quietly(
+            kind,
+            nodes,
+            detail,
+            Outcome::Refused,
+            Some(refused.to_string()),
+        );
+        Err(refused)
+    }
+
+    /// The stored SeiNode `name`; a missing one is the operator's mistake.
+    pub async fn read_node(&self, name: &str) -> Result<SeiNode, OpsError> {
+        let namespace = self.namespace();
+        self.ports
+            .cluster
+            .get_seinode(namespace, name)
+            .await
+            .map_err(OpsError::cluster(format!(
+                "reading SeiNode {namespace}/{name}"
+            )))?
+            .ok_or_else(|| OpsError::BadInput(format!("SeiNode {namespace}/{name} not found")))
+    }
+
+    /// Asks every check; a dry run asks none.
+    pub async fn check(&self, checks: Vec<PermissionCheck>, ask: bool) -> PermissionVerdict {
+        let outcome = if ask {
+            Some(check_permissions(self.ports.access, &checks).await)
+        } else {
+            None
+        };
+        PermissionVerdict { checks, outcome }
+    }
+
+    /// Posts the `Console*` Event on the node; a failure is a warning (the change happened).
+    pub async fn event(
+        &self,
+        kind: ActionKind,
+        node: &str,
+        uid: &str,
+        what: &str,
+        report: &dyn Report,
+    ) {
+        let event = console_event(
+            kind,
+            &EventTarget {
+                namespace: self.namespace(),
+                name: node,
+                uid,
+            },
+            &self.settings.operator,
+            what,
+            self.ports.clock,
+        );
+        if let Err(err) = self.ports.cluster.record_event(&event).await {
+            report.note(&Note::Warning(format!(
+                "could not record the Event on {node}: {err}"
+            )));
+        }
+    }
+
+    /// Appends one journal line for `nodes` (names in this namespace); a failure is a warning.
+    pub fn journal(
+        &self,
+        kind: ActionKind,
+        nodes: &[String],
+        detail: &str,
+        outcome: Outcome,
+        reason: Option<String>,
+        report: &dyn Report,
+    ) {
+        let entry = self.journal_entry(kind, nodes, detail, outcome, reason);
+        if let Err(err) = self.ports.log.append(&entry) {
+            report.note(&Note::Warning(err));
+        }
+    }
+
+    /// As [`Self::journal`] where there is nobody to warn yet (refusals before a report).
+    pub fn journal_quietly(
+        &self,
+        kind: ActionKind,
+        nodes: &[String],
+        detail: &str,
+        outcome: Outcome,
+        reason: Option<String>,
+    ) {
+        let entry = self.journal_entry(kind, nodes, detail, outcome, reason);
+        let _ = self.ports.log.append(&entry);
+    }
+
+    fn journal_entry(
+        &self,
+        kind: ActionKind,
+        nodes: &[String],
+        detail: &str,
+        outcome: Outcome,
+        reason: Option<String>,
+    ) -> JournalEntry {
+        journal_entry(
+            &self.settings.operator,
+            kind,
+            self.namespace(),
+            nodes,
+            detail,
+            outcome,
+            reason,
+            self.ports.clock,
+        )
+    }
+}
+
+/// A journal line; `nodes` become `namespace/name`.
+#[allow(clippy::too_many_arguments)]
+pub fn journal_entry(
+    operator: &str,
+    kind: ActionKind,
+    namespace: &str,
+    nodes: &[String],
+    detail: &str,
+    outcome: Outcome,
+    reason: Option<String>,
+    clock: &dyn Clock,
+) -> JournalEntry {
+    JournalEntry {
+        time: clock.now(),
+        operator: operator.to_owned(),
+        action: kind,
+        nodes: nodes.iter().map(|n| format!("{namespace}/{n}")).collect(),
+        detail: detail.to_owned(),
+        outcome,
+        reason,
+    }
+}
+
+/// Validators and seeds need their name typed to confirm.
+pub fn needs_typed_name(node: &SeiNode) -> bool {
+    use crate::api::NodeMode;
+    matches!(node.spec.mode(), Ok(NodeMode::Validator | NodeMode::Seed))
+}

@@ -1,0 +1,102 @@
+//! What a running action tells the operator: typed notes and plan progress through [`Report`]
+//! (the commands print them, the console shows them in its progress dialog), and how it ended.
+use std::fmt;
+
+use crate::executor::driver::Progress;
+
+/// A line for the operator besides plan progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// A wave starts: `index` counts from 1.
+    Wave {
+        index: usize,
+        of: usize,
+        nodes: Vec<String>,
+    },
+    /// Every node changes at once (`--no-wait` with more than one wave).
+    NoWaitNoWaves,
+    /// The node already runs the image and has nothing to do.
+    AlreadyRolled(String),
+    /// `prepare` found nothing to do for the node, or nothing it may do: it is left alone.
+    Skipped { node: String, reason: String },
+    /// A new plan was written for the node.
+    PlanPersisted { node: String, plan_id: String },
+    /// The node's Active plan (an init plan) goes first; the change follows it.
+    PlanAlreadyActive { node: String, plan_id: String },
+    /// Who executes, for `auto` (`executor: controller (holder)`).
+    Executor(String),
+    /// The platform config could not be read; an empty one is used.
+    Platform(String),
+    /// Anything else worth a line.
+    Info(String),
+    /// Something went wrong that did not stop the action (an Event or journal write).
+    Warning(String),
+}
+
+impl Note {
+    pub fn is_warning(&self) -> bool {
+        matches!(self, Note::Warning(_) | Note::Skipped { .. })
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::Wave { index, of, nodes } => {
+                write!(f, "wave {index} of {of}: {}", nodes.join(", "))
+            }
+            Note::NoWaitNoWaves => {
+                f.write_str("--no-wait: every node is changed now; waves need waiting")
+            }
+            Note::AlreadyRolled(text) => f.write_str(text),
+            Note::Skipped { node, reason } => {
+                write!(f, "warning: {node}: skipped, nothing was changed: {reason}")
+            }
+            Note::PlanPersisted { node, plan_id } => write!(f, "{node}: plan {plan_id} persisted"),
+            Note::PlanAlreadyActive { node, plan_id } => {
+                write!(
+                    f,
+                    "{node}: plan {plan_id} already active; following it first"
+                )
+            }
+            Note::Executor(text) | Note::Info(text) => f.write_str(text),
+            Note::Platform(text) => write!(f, "note: {text}"),
+            Note::Warning(text) => write!(f, "warning: {text}"),
+        }
+    }
+}
+
+/// Where notes and plan progress go.
+pub trait Report: Send + Sync {
+    fn note(&self, note: &Note);
+    /// A progress event of `node`'s plan; `total` is the plan's task count when known.
+    fn progress(&self, node: &str, progress: &Progress, total: usize);
+}
+
+/// How an action ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunEnd {
+    pub ok: bool,
+    /// The last line: what happened, or where it stopped and what to do.
+    pub message: String,
+    /// The node it stopped at.
+    pub failed_node: Option<String>,
+}
+
+impl RunEnd {
+    pub fn done(message: impl Into<String>) -> RunEnd {
+        RunEnd {
+            ok: true,
+            message: message.into(),
+            failed_node: None,
+        }
+    }
+
+    pub fn failed(node: &str, message: impl Into<String>) -> RunEnd {
+        RunEnd {
+            ok: false,
+            message: message.into(),
+            failed_node: Some(node.to_owned()),
+        }
+    }
+}

@@ -1,0 +1,542 @@
+//! Image pin rollout: `spec.image` pinned on nodes in waves (a canary, then batches); each wave
+//! starts when the previous one completed, the first failure halts the rest, and running it
+//! again resumes (nodes already on the image are left alone). Nodes the planner cannot plan
+//! for are blocked in `prepare` and never changed.
+use std::time::Instant;
+
+use super::follow::FollowEnd;
+use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
+use crate::actions::event::ActionKind;
+use crate::actions::image_ref::ImageRef;
+use crate::actions::permissions::{rollout_checks, tasks_to_run};
+use crate::actions::preview::{ImagePinPreview, image_pin_preview, image_pin_text, pinned_node};
+use crate::actions::statefulset_diff::statefulset_preview;
+use crate::actions::waves::{Gate, already_rolled, plan_waves, wave_gate};
+use crate::api::{NodeMode, PlanPhase, SeiNode, TaskKind};
+use crate::config::WaveDefaults;
+use crate::executor::driver::Persisted;
+use crate::journal::Outcome;
+use crate::ports::{ClusterObject, ObjectKind};
+
+/// Plans the console follows for one node of a rollout: the plan found Active (an init plan),
+/// the update plan after it, and one spare.
+const MAX_PLANS_PER_ROLLOUT_NODE: usize = 3;
+
+/// How often the wave gate re-reads a node and its pod.
+const GATE_POLL: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Which nodes to roll.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    /// These nodes, in this order.
+    Named(Vec<String>),
+    /// The nodes matching a label selector and/or of one mode, in name order.
+    Matching {
+        selector: Option<String>,
+        mode: Option<NodeMode>,
+    },
+}
+
+impl Selection {
+    /// What the operator asked to roll, for the journal and messages before the nodes are known.
+    pub fn words(&self) -> Vec<String> {
+        match self {
+            Selection::Named(nodes) => nodes.clone(),
+            Selection::Matching { selector, mode } => {
+                let mut words = Vec::new();
+                if let Some(selector) = selector {
+                    words.push(format!("-l {selector}"));
+                }
+                if let Some(mode) = mode {
+                    words.push(format!("--mode {mode}"));
+                }
+                vec![words.join(" ")]
+            }
+        }
+    }
+}
+
+/// A rollout as the operator asked for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RolloutInput {
+    pub selection: Selection,
+    pub image: ImageRef,
+    pub waves: WaveDefaults,
+    /// Follow each wave to its gate (without it every node changes at once).
+    pub wait: bool,
+    /// Preview only: no permission checks, nothing changed.
+    pub dry_run: bool,
+}
+
+impl RolloutInput {
+    pub fn detail(&self) -> String {
+        format!("image {}", self.image)
+    }
+}
+
+/// One node to roll, with its preview.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeToRoll {
+    pub node: SeiNode,
+    pub preview: ImagePinPreview,
+    /// The tasks the executor will run (the new plan, else the Active one).
+    pub tasks: Vec<TaskKind>,
+}
+
+/// A node left alone, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blocked {
+    pub node: String,
+    pub reason: String,
+}
+
+/// Everything known before the first change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RolloutPrepared {
+    pub input: RolloutInput,
+    /// Notes for nodes already on the image.
+    pub already_rolled: Vec<String>,
+    pub nodes: Vec<NodeToRoll>,
+    /// Nodes no plan can take to the image: never changed.
+    pub blocked: Vec<Blocked>,
+    /// Names per wave, over the nodes to roll.
+    pub waves: Vec<Vec<String>>,
+    pub permissions: PermissionVerdict,
+    /// Validators and seeds: their names are typed to confirm.
+    pub confirm_names: Vec<String>,
+    pub question: String,
+}
+
+impl RolloutPrepared {
+    pub fn names(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .map(|n| n.node.name().to_owned())
+            .collect()
+    }
+
+    /// The preview text: the waves first, skipped nodes, then each node's plan.
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        if self.waves.len() > 1 {
+            text.push_str(&format!(
+                "Waves (canary {}, batch {}; each starts when the previous completed, the first failure halts):\n",
+                self.input.waves.canary, self.input.waves.batch
+            ));
+            for (index, wave) in self.waves.iter().enumerate() {
+                text.push_str(&format!("  {}. {}\n", index + 1, wave.join(", ")));
+            }
+        }
+        for note in &self.already_rolled {
+            text.push_str(note);
+            text.push('\n');
+        }
+        for blocked in &self.blocked {
+            text.push_str(&format!(
+                "{}: skipped, nothing will be changed: {}\n",
+                blocked.node, blocked.reason
+            ));
+        }
+        for node in &self.nodes {
+            text.push_str(&image_pin_text(&node.preview));
+        }
+        text
+    }
+
+    /// Why the rollout cannot start, if it cannot: nothing to roll, or a permission missing.
+    pub fn refusal(&self) -> Option<OpsError> {
+        if self.nodes.is_empty() && !self.blocked.is_empty() {
+            let reasons: Vec<String> = self
+                .blocked
+                .iter()
+                .map(|b| format!("{}: {}", b.node, b.reason))
+                .collect();
+            return Some(OpsError::Step(format!(
+                "no node can be rolled ({}); nothing was changed",
+                reasons.join("; ")
+            )));
+        }
+        self.permissions.error().cloned().map(OpsError::Access)
+    }
+}
+
+impl Ops<'_> {
+    /// The nodes named (each must exist) or matching, in order.
+    async fn select(&self, selection: &Selection) -> Result<Vec<SeiNode>, OpsError> {
+        match selection {
+            Selection::Named(names) => {
+                let mut nodes = Vec::new();
+                for name in names {
+                    nodes.push(self.read_node(name).await?);
+                }
+                Ok(nodes)
+            }
+            Selection::Matching { selector, mode } => {
+                let namespace = self.namespace();
+                let mut nodes: Vec<SeiNode> = self
+                    .ports
+                    .cluster
+                    .list_seinodes(namespace, selector.as_deref())
+                    .await
+                    .map_err(OpsError::cluster("listing SeiNodes"))?
+                    .into_iter()
+                    .filter(|n| mode.is_none_or(|mode| n.spec.first_mode() == Some(mode)))
+                    .collect();
+                nodes.sort_by(|a, b| a.name().cmp(b.name()));
+                if nodes.is_empty() {
+                    return Err(OpsError::BadInput(format!(
+                        "no SeiNode in namespace {namespace} matches {}",
+                        selection.words().join(" ")
+                    )));
+                }
+                Ok(nodes)
+            }
+        }
+    }
+}
+
+/// Reads the nodes, previews each one's update plan and StatefulSet diff, blocks those no plan
+/// can take to the image, plans the waves and checks every call (unless a dry run).
+pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepared, OpsError> {
+    if !input.dry_run {
+        ops.refuse_if_read_only(
+            ActionKind::Rollout,
+            &input.selection.words(),
+            &input.detail(),
+        )?;
+    }
+    let ctx = ops.plan_context();
+    let image = input.image.to_string();
+    let mut prepared = RolloutPrepared {
+        already_rolled: Vec::new(),
+        nodes: Vec::new(),
+        blocked: Vec::new(),
+        waves: Vec::new(),
+        permissions: PermissionVerdict {
+            checks: Vec::new(),
+            outcome: None,
+        },
+        confirm_names: Vec::new(),
+        question: String::new(),
+        input,
+    };
+    for node in ops.select(&prepared.input.selection).await? {
+        if let Some(note) = already_rolled(&node, &image) {
+            prepared.already_rolled.push(note);
+            continue;
+        }
+        let mut preview = image_pin_preview(&node, &prepared.input.image, &ctx)
+            .map_err(|e| OpsError::Step(format!("{}: {e}", node.name())))?;
+        let active = node
+            .status
+            .as_ref()
+            .and_then(|s| s.plan.as_ref())
+            .is_some_and(|p| p.phase == PlanPhase::Active);
+        if let (Some(reason), false) = (&preview.plan.no_plan, active) {
+            prepared.blocked.push(Blocked {
+                node: node.name().to_owned(),
+                reason: format!("no plan can take it to {image}: {reason}"),
+            });
+            continue;
+        }
+        preview.statefulset = Some(
+            statefulset_preview(
+                ops.ports.cluster,
+                ops.ports.renderer,
+                &pinned_node(&node, &prepared.input.image),
+            )
+            .await,
+        );
+        if needs_typed_name(&node) {
+            prepared.confirm_names.push(node.name().to_owned());
+        }
+        let tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
+        prepared.nodes.push(NodeToRoll {
+            node,
+            preview,
+            tasks,
+        });
+    }
+    let names = prepared.names();
+    let waves = prepared.input.waves;
+    prepared.waves = plan_waves(&names, waves.canary, waves.batch);
+    prepared.question = format!("roll {} node(s) to {image}?", names.len());
+    let work: Vec<(String, Vec<TaskKind>)> = prepared
+        .nodes
+        .iter()
+        .map(|n| (n.node.name().to_owned(), n.tasks.clone()))
+        .collect();
+    if !work.is_empty() {
+        let checks = rollout_checks(
+            &ops.scope(),
+            ops.namespace(),
+            &work,
+            matches!(prepared.input.selection, Selection::Matching { .. }),
+            prepared.input.wait,
+        );
+        prepared.permissions = ops.check(checks.into_vec(), !prepared.input.dry_run).await;
+    }
+    Ok(prepared)
+}
+
+/// Journals why a prepared rollout cannot start and returns that reason.
+pub fn refuse(ops: &Ops<'_>, prepared: &RolloutPrepared) -> Result<(), OpsError> {
+    let Some(refusal) = prepared.refusal() else {
+        return Ok(());
+    };
+    let names = match prepared.names() {
+        names if names.is_empty() => prepared.input.selection.words(),
+        names => names,
+    };
+    ops.journal_quietly(
+        ActionKind::Rollout,
+        &names,
+        &prepared.input.detail(),
+        Outcome::Refused,
+        Some(refusal.to_string()),
+    );
+    Err(refusal)
+}
+
+/// Rolls the prepared nodes in waves. Refuses (changing nothing) when `prepare` said it cannot
+/// start; blocked nodes are never touched and make the end a failure naming them.
+pub async fn run(
+    ops: &Ops<'_>,
+    prepared: &RolloutPrepared,
+    report: &dyn Report,
+) -> Result<RunEnd, OpsError> {
+    ops.refuse_if_read_only(
+        ActionKind::Rollout,
+        &prepared.names(),
+        &prepared.input.detail(),
+    )?;
+    refuse(ops, prepared)?;
+    // Already-rolled and blocked nodes were shown with the preview; they are not touched.
+    if prepared.nodes.is_empty() {
+        return Ok(RunEnd::done(format!(
+            "every node is already on {}",
+            prepared.input.image
+        )));
+    }
+    let end = roll_waves(ops, prepared, report).await?;
+    Ok(match prepared.blocked.first() {
+        Some(first) if end.ok => {
+            let skipped: Vec<&str> = prepared.blocked.iter().map(|b| b.node.as_str()).collect();
+            RunEnd::failed(
+                &first.node,
+                format!(
+                    "{}; skipped, nothing changed: {} (no plan can take them to the image)",
+                    end.message,
+                    skipped.join(", ")
+                ),
+            )
+        }
+        _ => end,
+    })
+}
+
+async fn roll_waves(
+    ops: &Ops<'_>,
+    prepared: &RolloutPrepared,
+    report: &dyn Report,
+) -> Result<RunEnd, OpsError> {
+    let input = &prepared.input;
+    let detail = input.detail();
+    let image = input.image.to_string();
+    let kind = ActionKind::Rollout;
+    let waves = plan_waves(&prepared.nodes, input.waves.canary, input.waves.batch);
+    if !input.wait && waves.len() > 1 {
+        report.note(&Note::NoWaitNoWaves);
+    }
+    let total = prepared.nodes.len();
+    let mut done = 0;
+    for (index, wave) in waves.iter().enumerate() {
+        let names: Vec<String> = wave.iter().map(|n| n.node.name().to_owned()).collect();
+        report.note(&Note::Wave {
+            index: index + 1,
+            of: waves.len(),
+            nodes: names.clone(),
+        });
+        let mut to_follow = Vec::new();
+        let mut halted = None;
+        for target in wave {
+            let name = target.node.name();
+            let one = [name.to_owned()];
+            let persisted = pin_image(ops, name, &input.image).await?;
+            let uid = target.node.metadata.uid.as_deref().unwrap_or("");
+            let what = format!("image {} -> {image}", target.node.spec.image);
+            ops.event(kind, name, uid, &what, report).await;
+            match &persisted {
+                Persisted::Built(plan) => {
+                    report.note(&Note::PlanPersisted {
+                        node: name.to_owned(),
+                        plan_id: plan.id.clone(),
+                    });
+                    to_follow.push(name);
+                }
+                // An init (or earlier) plan was Active: it goes first, the image after it.
+                Persisted::Resumed(plan) => {
+                    report.note(&Note::PlanAlreadyActive {
+                        node: name.to_owned(),
+                        plan_id: plan.id.clone(),
+                    });
+                    to_follow.push(name);
+                }
+                Persisted::None(reason) => {
+                    // Not on the image and nothing will take it there: this wave failed.
+                    let reason = format!("no plan: {reason}");
+                    ops.journal(
+                        kind,
+                        &one,
+                        &detail,
+                        Outcome::Failed,
+                        Some(reason.clone()),
+                        report,
+                    );
+                    halted.get_or_insert((name.to_owned(), reason));
+                    continue;
+                }
+            }
+            ops.journal(kind, &one, &detail, Outcome::Started, None, report);
+        }
+        if !input.wait {
+            to_follow.clear();
+        }
+        let deadline = Instant::now() + ops.settings.driver.deadline;
+        let results = futures::future::join_all(
+            to_follow
+                .iter()
+                .map(|name| follow_to_image(ops, name, &image, deadline, report)),
+        )
+        .await;
+        for (name, result) in to_follow.iter().zip(results) {
+            let one = [(*name).to_owned()];
+            let failure = match result {
+                Ok(None) => None,
+                Ok(Some(reason)) => Some(reason),
+                Err(err) => Some(err.to_string()),
+            };
+            match failure {
+                None => ops.journal(kind, &one, &detail, Outcome::Succeeded, None, report),
+                Some(reason) => {
+                    ops.journal(
+                        kind,
+                        &one,
+                        &detail,
+                        Outcome::Failed,
+                        Some(reason.clone()),
+                        report,
+                    );
+                    halted.get_or_insert(((*name).to_owned(), reason));
+                }
+            }
+        }
+        done += wave.len();
+        if let Some((name, reason)) = halted {
+            let left = total - done;
+            return Ok(RunEnd::failed(
+                &name,
+                format!(
+                    "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same command again to resume",
+                    ops.namespace()
+                ),
+            ));
+        }
+    }
+    Ok(RunEnd::done(if input.wait {
+        "rollout complete"
+    } else {
+        "image pinned and plans persisted; not waiting (--no-wait)"
+    }))
+}
+
+/// Patches `spec.image` and persists the update plan the planner then builds (or finds the
+/// Active one).
+async fn pin_image(ops: &Ops<'_>, node: &str, image: &ImageRef) -> Result<Persisted, OpsError> {
+    let namespace = ops.namespace();
+    let patch = serde_json::json!({"spec": {"image": image.to_string()}});
+    ops.ports
+        .cluster
+        .patch_seinode(namespace, node, &patch)
+        .await
+        .map_err(OpsError::cluster(format!("patching spec.image of {node}")))?;
+    ops.driver()
+        .persist(namespace, node, &ops.settings.platform.images.sidecar)
+        .await
+        .map_err(|e| OpsError::Step(format!("{namespace}/{node}: {e}")))
+}
+
+/// Follows `name`'s plan, then the plans its completion still leaves the node needing to run
+/// `image`, then waits for the wave gate. A plan Active before the pin (an init plan) ends
+/// without the image, and an init plan observes no image at all: the controller's next
+/// reconcile builds the update plan. With no controller live the console is that reconcile and
+/// persists and follows the next plan itself (a bounded number, so a planner that keeps
+/// building plans cannot loop). `Ok(Some(reason))` when the node failed.
+async fn follow_to_image(
+    ops: &Ops<'_>,
+    name: &str,
+    image: &str,
+    deadline: Instant,
+    report: &dyn Report,
+) -> Result<Option<String>, OpsError> {
+    let namespace = ops.namespace();
+    for _ in 0..MAX_PLANS_PER_ROLLOUT_NODE {
+        if let failed @ FollowEnd::Failed { .. } = ops.follow(name, report).await? {
+            return Ok(Some(failed.to_string()));
+        }
+        let node = ops.read_node(name).await?;
+        let on_image = node
+            .status
+            .as_ref()
+            .is_some_and(|s| s.current_image() == image);
+        if on_image || !ops.executor_choice().await?.embedded {
+            break;
+        }
+        match ops
+            .driver()
+            .persist(namespace, name, &ops.settings.platform.images.sidecar)
+            .await
+        {
+            Ok(Persisted::Built(plan)) => report.note(&Note::PlanPersisted {
+                node: name.to_owned(),
+                plan_id: plan.id,
+            }),
+            Ok(Persisted::Resumed(_)) => {}
+            Ok(Persisted::None(_)) => break,
+            Err(e) => return Err(OpsError::Step(format!("{namespace}/{name}: {e}"))),
+        }
+    }
+    await_gate(ops, name, image, deadline).await
+}
+
+/// Waits until the node runs the image and its pod is Ready (the wave gate after a Complete
+/// plan), polling until `deadline`. `Ok(Some(reason))` when the deadline passed first.
+async fn await_gate(
+    ops: &Ops<'_>,
+    name: &str,
+    image: &str,
+    deadline: Instant,
+) -> Result<Option<String>, OpsError> {
+    let namespace = ops.namespace();
+    let pod_name = format!("{name}-0");
+    loop {
+        let node = ops.read_node(name).await?;
+        let pod = ops
+            .ports
+            .cluster
+            .get(ObjectKind::Pod, namespace, &pod_name)
+            .await
+            .map_err(OpsError::cluster(format!("{namespace}/{pod_name}")))?;
+        let pod = match &pod {
+            Some(ClusterObject::Pod(pod)) => Some(pod),
+            _ => None,
+        };
+        match wave_gate(&node, pod, image) {
+            Gate::Passed => return Ok(None),
+            Gate::Waiting(why) if Instant::now() >= deadline => {
+                return Ok(Some(format!("plan complete but {why} at the deadline")));
+            }
+            Gate::Waiting(_) => tokio::time::sleep(GATE_POLL).await,
+        }
+    }
+}

@@ -1,0 +1,465 @@
+//! Seed bring-up: a node key generated (or read from an existing Secret), its Secret and the
+//! seed SeiNode created, the init plan followed, and the sidecar's NodeID checked against the
+//! key. The private key only ever goes into the Secret's data.
+use std::collections::BTreeMap;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use super::follow::FollowEnd;
+use super::{Ops, OpsError, PermissionVerdict, Report, RunEnd};
+use crate::actions::address::ExternalAddress;
+use crate::actions::event::ActionKind;
+use crate::actions::image_ref::ImageRef;
+use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
+use crate::actions::permissions::{SeedKey, seed_create_checks};
+use crate::api::{NodeKeySource, SecretNameRef, SeedSpec, SeiNode, SeiNodeSpec, TaskPlan};
+use crate::executor::driver::Persisted;
+use crate::journal::Outcome;
+use crate::planner::preview;
+use crate::ports::{ClusterObject, ObjectKind, SidecarApi, SidecarError, SidecarTarget};
+
+/// How long a Running seed's sidecar may keep answering "node key not there yet".
+const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// A seed bring-up as the operator asked for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedInput {
+    pub name: String,
+    pub chain_id: String,
+    pub image: ImageRef,
+    pub external_address: Option<ExternalAddress>,
+    /// Use this existing Secret's `node_key.json`; without it a key is generated.
+    pub node_key_secret: Option<String>,
+    pub wait: bool,
+    pub dry_run: bool,
+}
+
+impl SeedInput {
+    pub fn detail(&self) -> String {
+        format!("seed for chain {} with image {}", self.chain_id, self.image)
+    }
+}
+
+/// What a seed is made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedRequest {
+    pub namespace: String,
+    pub name: String,
+    pub chain_id: String,
+    pub image: ImageRef,
+    pub external_address: Option<ExternalAddress>,
+    /// The Secret holding (or to hold) `node_key.json`.
+    pub secret_name: String,
+}
+
+/// Everything known before the first change; holds the key (its `Debug` is redacted).
+#[derive(Debug)]
+pub struct SeedPrepared {
+    pub input: SeedInput,
+    pub request: SeedRequest,
+    pub key: NodeKey,
+    pub generated: bool,
+    /// The init plan the seed will get.
+    pub plan: Option<TaskPlan>,
+    /// Why the seed cannot be created (the name is taken): nothing is changed.
+    pub blocked: Option<String>,
+    pub permissions: PermissionVerdict,
+    pub question: String,
+}
+
+impl SeedPrepared {
+    pub fn node_id(&self) -> String {
+        self.key.node_id()
+    }
+
+    /// `NodeID@HOST:PORT`, when the seed has an external address.
+    pub fn peer(&self) -> Option<String> {
+        self.request
+            .external_address
+            .as_ref()
+            .map(|a| self.key.peer_string(a))
+    }
+
+    /// The seed's name is typed to confirm.
+    pub fn confirm_names(&self) -> Vec<String> {
+        vec![self.request.name.clone()]
+    }
+
+    pub fn text(&self) -> String {
+        seed_preview_text(
+            &self.request,
+            self.generated,
+            &self.node_id(),
+            self.plan.as_ref(),
+        )
+    }
+
+    /// The `-o json` preview object.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "namespace": self.request.namespace, "node": self.request.name,
+            "chainId": self.request.chain_id, "image": self.request.image.to_string(),
+            "nodeKeySecret": self.request.secret_name, "generatedKey": self.generated,
+            "nodeId": self.node_id(), "peer": self.peer(), "plan": self.plan,
+        })
+    }
+
+    pub fn refusal(&self) -> Option<OpsError> {
+        if let Some(reason) = &self.blocked {
+            return Some(OpsError::Step(format!("{reason}; nothing was changed")));
+        }
+        self.permissions.error().cloned().map(OpsError::Access)
+    }
+}
+
+/// How a bring-up ended; `verified` says the sidecar reported the key's NodeID.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedEnd {
+    pub end: RunEnd,
+    pub verified: bool,
+}
+
+/// Reads (or generates) the key, refuses a taken name, previews the init plan and checks every
+/// call (unless a dry run).
+pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, OpsError> {
+    let name = input.name.clone();
+    let namespace = ops.namespace().to_owned();
+    if !input.dry_run {
+        ops.refuse_if_read_only(
+            ActionKind::SeedCreate,
+            std::slice::from_ref(&name),
+            &input.detail(),
+        )?;
+    }
+    let (secret_name, key, generated) = match &input.node_key_secret {
+        Some(secret_name) => {
+            let key = read_node_key(ops, secret_name).await?;
+            (secret_name.clone(), key, false)
+        }
+        None => {
+            let key = NodeKey::generate().map_err(|e| OpsError::Step(e.to_string()))?;
+            (format!("{name}-node-key"), key, true)
+        }
+    };
+    let blocked = ops
+        .ports
+        .cluster
+        .get_seinode(&namespace, &name)
+        .await
+        .map_err(OpsError::cluster(format!(
+            "reading SeiNode {namespace}/{name}"
+        )))?
+        .map(|_| format!("SeiNode {namespace}/{name} already exists"));
+    let request = SeedRequest {
+        namespace: namespace.clone(),
+        name: name.clone(),
+        chain_id: input.chain_id.clone(),
+        image: input.image.clone(),
+        external_address: input.external_address.clone(),
+        secret_name,
+    };
+    let init = preview(&seed_node(&request), None, &ops.plan_context())
+        .map_err(|e| OpsError::BadInput(e.to_string()))?;
+    let plan = init.outcome.ok();
+    // The init plan runs once the seed exists (embedded executor, or the controller).
+    let tasks: Vec<_> = plan
+        .iter()
+        .flat_map(|p| p.tasks.iter().map(|t| t.kind.clone()))
+        .collect();
+    let key_source = if generated {
+        SeedKey::Generated
+    } else {
+        SeedKey::Existing(&request.secret_name)
+    };
+    let checks = seed_create_checks(&ops.scope(), &namespace, &name, key_source, &tasks);
+    let permissions = ops.check(checks.into_vec(), !input.dry_run).await;
+    Ok(SeedPrepared {
+        question: format!("create seed {name}?"),
+        input,
+        request,
+        key,
+        generated,
+        plan,
+        blocked,
+        permissions,
+    })
+}
+
+/// The key in an existing Secret's `node_key.json`; a missing or bad one is the operator's.
+async fn read_node_key(ops: &Ops<'_>, secret_name: &str) -> Result<NodeKey, OpsError> {
+    let namespace = ops.namespace();
+    let bad = OpsError::BadInput;
+    let secret = match ops
+        .ports
+        .cluster
+        .get(ObjectKind::Secret, namespace, secret_name)
+        .await
+        .map_err(OpsError::cluster(format!("reading Secret {secret_name}")))?
+    {
+        Some(ClusterObject::Secret(secret)) => secret,
+        _ => return Err(bad(format!("Secret {namespace}/{secret_name} not found"))),
+    };
+    let json = secret
+        .data
+        .as_ref()
+        .and_then(|d| d.get(NODE_KEY_FILE))
+        .map(|b| String::from_utf8_lossy(&b.0).into_owned())
+        .ok_or_else(|| bad(format!("Secret {secret_name} has no {NODE_KEY_FILE}")))?;
+    NodeKey::from_node_key_json(&json).map_err(|e| bad(format!("Secret {secret_name}: {e}")))
+}
+
+/// Journals why a prepared bring-up cannot start and returns that reason.
+pub fn refuse(ops: &Ops<'_>, prepared: &SeedPrepared) -> Result<(), OpsError> {
+    let Some(refusal) = prepared.refusal() else {
+        return Ok(());
+    };
+    ops.journal_quietly(
+        ActionKind::SeedCreate,
+        std::slice::from_ref(&prepared.request.name),
+        &prepared.input.detail(),
+        Outcome::Refused,
+        Some(refusal.to_string()),
+    );
+    Err(refusal)
+}
+
+/// Creates the seed (and the Secret of a generated key), follows its init plan, then checks
+/// that the sidecar reports the key's NodeID.
+pub async fn run(
+    ops: &Ops<'_>,
+    prepared: &SeedPrepared,
+    report: &dyn Report,
+) -> Result<SeedEnd, OpsError> {
+    let request = &prepared.request;
+    let name = request.name.as_str();
+    let nodes = vec![name.to_owned()];
+    let kind = ActionKind::SeedCreate;
+    let detail = prepared.input.detail();
+    ops.refuse_if_read_only(kind, &nodes, &detail)?;
+    refuse(ops, prepared)?;
+    let node_id = prepared.node_id();
+    let created = create_seed(ops, request, prepared.generated.then_some(&prepared.key)).await?;
+    let uid = created.metadata.uid.clone().unwrap_or_default();
+    let what = format!(
+        "seed created with NodeID {node_id} (Secret {})",
+        request.secret_name
+    );
+    ops.event(kind, name, &uid, &what, report).await;
+    let detail_with_id = format!("{detail}, NodeID {node_id}");
+    ops.journal(
+        kind,
+        &nodes,
+        &detail_with_id,
+        Outcome::Started,
+        None,
+        report,
+    );
+    let unverified = |end: RunEnd| SeedEnd {
+        end,
+        verified: false,
+    };
+    if !prepared.input.wait {
+        return Ok(unverified(RunEnd::done(
+            "seed created; not waiting (--no-wait)",
+        )));
+    }
+    let persisted = ops
+        .driver()
+        .persist(ops.namespace(), name, &ops.settings.platform.images.sidecar)
+        .await
+        .map_err(|e| OpsError::Step(format!("{}/{name}: {e}", ops.namespace())))?;
+    if let Persisted::None(reason) = &persisted {
+        return Err(OpsError::Step(format!("{name}: no init plan: {reason}")));
+    }
+    let failed = |reason: String| {
+        ops.journal(
+            kind,
+            &nodes,
+            &detail,
+            Outcome::Failed,
+            Some(reason.clone()),
+            report,
+        );
+        unverified(RunEnd::failed(name, reason))
+    };
+    match ops.follow(name, report).await {
+        Ok(FollowEnd::Completed) => {}
+        Ok(end) => return Ok(failed(format!("{}/{name}: {end}", ops.namespace()))),
+        // A render failure (with its fix) or a driver error, already naming the node.
+        Err(err) => return Ok(failed(err.to_string())),
+    }
+    let target = SidecarTarget::new(ops.namespace(), name);
+    let reported = read_node_id(ops.ports.sidecar, &target)
+        .await
+        .map_err(|e| {
+            OpsError::Step(format!(
+                "the seed runs but its sidecar's node ID could not be read: {e}"
+            ))
+        })?;
+    if reported != node_id {
+        return Ok(failed(format!(
+            "the sidecar reports NodeID {reported}, the key says {node_id}"
+        )));
+    }
+    ops.journal(
+        kind,
+        &nodes,
+        &detail_with_id,
+        Outcome::Succeeded,
+        None,
+        report,
+    );
+    let message = match prepared.peer() {
+        Some(peer) => format!("seed running; peer {peer}"),
+        None => format!("seed running; NodeID {node_id} (no external address for a peer string)"),
+    };
+    Ok(SeedEnd {
+        end: RunEnd::done(message),
+        verified: true,
+    })
+}
+
+/// `/v0/node-id`, retried while the answer is transient (the key file can appear a moment after
+/// the pod starts), bounded by [`NODE_ID_DEADLINE`].
+async fn read_node_id(
+    sidecar: &dyn SidecarApi,
+    target: &SidecarTarget,
+) -> Result<String, SidecarError> {
+    let deadline = tokio::time::Instant::now() + NODE_ID_DEADLINE;
+    loop {
+        match sidecar.node_id(target).await {
+            Err(err) if err.is_transient() && tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(NODE_ID_POLL).await;
+            }
+            answer => return answer,
+        }
+    }
+}
+
+/// Creates the key's Secret (when generated) and the seed SeiNode; returns the created node.
+async fn create_seed(
+    ops: &Ops<'_>,
+    request: &SeedRequest,
+    generated_key: Option<&NodeKey>,
+) -> Result<SeiNode, OpsError> {
+    if let Some(key) = generated_key {
+        let secret = node_key_secret(&request.namespace, &request.secret_name, key);
+        ops.ports
+            .cluster
+            .create(&ClusterObject::Secret(secret))
+            .await
+            .map_err(OpsError::cluster(format!(
+                "creating Secret {}",
+                request.secret_name
+            )))?;
+    }
+    ops.ports
+        .cluster
+        .create_seinode(&seed_node(request))
+        .await
+        .map_err(OpsError::cluster(format!(
+            "creating SeiNode {}",
+            request.name
+        )))
+}
+
+/// The seed SeiNode, its node key read from `secret_name`.
+pub fn seed_node(request: &SeedRequest) -> SeiNode {
+    let seed = SeedSpec {
+        node_key: NodeKeySource {
+            secret: Some(SecretNameRef {
+                secret_name: request.secret_name.clone(),
+                ..SecretNameRef::default()
+            }),
+            ..NodeKeySource::default()
+        },
+        ..SeedSpec::default()
+    };
+    SeiNode::new(
+        &request.namespace,
+        &request.name,
+        SeiNodeSpec {
+            chain_id: request.chain_id.clone(),
+            image: request.image.to_string(),
+            external_address: request.external_address.as_ref().map(ToString::to_string),
+            seed: Some(seed),
+            ..SeiNodeSpec::default()
+        },
+    )
+}
+
+/// The Secret for a generated key; the private key goes nowhere else.
+pub fn node_key_secret(namespace: &str, secret_name: &str, key: &NodeKey) -> Secret {
+    Secret {
+        metadata: ObjectMeta {
+            name: Some(secret_name.to_owned()),
+            namespace: Some(namespace.to_owned()),
+            labels: Some(BTreeMap::from([(
+                "app.kubernetes.io/managed-by".to_owned(),
+                "sei-console".to_owned(),
+            )])),
+            ..ObjectMeta::default()
+        },
+        data: Some(BTreeMap::from([(
+            NODE_KEY_FILE.to_owned(),
+            ByteString(key.to_node_key_json().expose().as_bytes().to_vec()),
+        )])),
+        type_: Some("Opaque".to_owned()),
+        ..Secret::default()
+    }
+}
+
+/// The text preview of a seed bring-up. `node_id` is the key's NodeID; the peer string needs
+/// the external address.
+pub fn seed_preview_text(
+    request: &SeedRequest,
+    generated: bool,
+    node_id: &str,
+    plan: Option<&TaskPlan>,
+) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "Seed bring-up of {}/{}",
+        request.namespace, request.name
+    );
+    let _ = writeln!(
+        text,
+        "  chain: {}  image: {}",
+        request.chain_id, request.image
+    );
+    for warning in request.image.warnings() {
+        let _ = writeln!(text, "  warning: {warning}");
+    }
+    let key_line = if generated {
+        format!(
+            "new ed25519 key in a new Secret {} (key {NODE_KEY_FILE})",
+            request.secret_name
+        )
+    } else {
+        format!("existing Secret {}", request.secret_name)
+    };
+    let _ = writeln!(text, "  node key: {key_line}; NodeID {node_id}");
+    match &request.external_address {
+        Some(address) => {
+            let _ = writeln!(text, "  peer: {node_id}@{address}");
+        }
+        None => {
+            let _ = writeln!(text, "  peer: needs --external-address HOST:PORT");
+        }
+    }
+    if let Some(plan) = plan {
+        let kinds: Vec<&str> = plan.tasks.iter().map(|t| t.kind.as_str()).collect();
+        let _ = writeln!(
+            text,
+            "Init plan ({} tasks): {}",
+            kinds.len(),
+            kinds.join(", ")
+        );
+    }
+    text
+}

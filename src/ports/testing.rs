@@ -1,0 +1,764 @@
+//! In-memory fakes of [`ClusterApi`] and [`SidecarApi`] for unit tests and
+//! the executor benchmark. The cluster fake enforces resourceVersion preconditions like the API
+//! server (conflict on a stale version), counts calls and can inject failures.
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use jiff::Timestamp;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{Event, PersistentVolume, Pod, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::api::SeiNode;
+use crate::api::sidecar::{
+    SidecarTaskType, TaskRequest, TaskResult, TaskStatus as WireStatus, TaskSubmitResponse,
+};
+use crate::ports::{
+    ClusterApi, ClusterError, ClusterErrorKind, ClusterFuture, ClusterObject, DeleteOutcome,
+    NodeEvent, ObjectKind, Propagation, SidecarApi, SidecarError, SidecarFuture, SidecarTarget,
+    StatusPatch,
+};
+
+type Key = (ObjectKind, String, String);
+
+/// The fake API server's state.
+#[derive(Default)]
+pub struct FakeState {
+    pub objects: BTreeMap<Key, ClusterObject>,
+    pub nodes: BTreeMap<(String, String), SeiNode>,
+    pub volumes: BTreeMap<String, PersistentVolume>,
+    pub events: Vec<NodeEvent>,
+    /// Events recorded as given ([`ClusterApi::record_event`]: the console's own).
+    pub recorded_events: Vec<Event>,
+    pub leases: BTreeMap<(String, String), Lease>,
+    /// Every call, as `verb kind name` (e.g. `get persistentvolumeclaims data-a`).
+    pub calls: Vec<String>,
+    /// Errors to return, once each, for calls whose log line starts with the key.
+    pub failures: Vec<(String, ClusterError)>,
+    pub next_uid: u64,
+    pub next_version: u64,
+    /// Status patches still to be preceded by another writer's change (a conflict each).
+    pub interfering_writes: u32,
+}
+
+/// In-memory [`ClusterApi`].
+#[derive(Default)]
+pub struct FakeCluster {
+    pub state: Mutex<FakeState>,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl FakeCluster {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn record(&self, line: String) -> Result<(), ClusterError> {
+        let mut s = lock(&self.state);
+        s.calls.push(line.clone());
+        if let Some(pos) = s
+            .failures
+            .iter()
+            .position(|(p, _)| line.starts_with(p.as_str()))
+        {
+            return Err(s.failures.remove(pos).1);
+        }
+        Ok(())
+    }
+
+    /// Makes the next call whose log line starts with `prefix` fail with `kind`/`message`.
+    pub fn fail_next(&self, prefix: &str, kind: ClusterErrorKind, message: &str) {
+        lock(&self.state)
+            .failures
+            .push((prefix.into(), ClusterError::new(kind, message)));
+    }
+
+    pub fn calls(&self) -> Vec<String> {
+        lock(&self.state).calls.clone()
+    }
+
+    pub fn count_calls(&self, prefix: &str) -> usize {
+        lock(&self.state)
+            .calls
+            .iter()
+            .filter(|c| c.starts_with(prefix))
+            .count()
+    }
+
+    pub fn events(&self) -> Vec<NodeEvent> {
+        lock(&self.state).events.clone()
+    }
+
+    fn stamp(s: &mut FakeState, meta: &mut ObjectMeta) {
+        if meta.uid.is_none() {
+            s.next_uid += 1;
+            meta.uid = Some(format!("uid-{}", s.next_uid));
+        }
+        s.next_version += 1;
+        meta.resource_version = Some(s.next_version.to_string());
+    }
+
+    /// Stores an object as is (test setup), giving it a UID when it has none.
+    pub fn put(&self, mut object: ClusterObject) -> ClusterObject {
+        let mut s = lock(&self.state);
+        Self::stamp(&mut s, object.metadata_mut());
+        let key = (
+            object.kind(),
+            object.namespace().to_owned(),
+            object.name().to_owned(),
+        );
+        s.objects.insert(key, object.clone());
+        object
+    }
+
+    pub fn object(&self, kind: ObjectKind, ns: &str, name: &str) -> Option<ClusterObject> {
+        lock(&self.state)
+            .objects
+            .get(&(kind, ns.to_owned(), name.to_owned()))
+            .cloned()
+    }
+
+    pub fn remove(&self, kind: ObjectKind, ns: &str, name: &str) {
+        lock(&self.state)
+            .objects
+            .remove(&(kind, ns.to_owned(), name.to_owned()));
+    }
+
+    pub fn put_secret(&self, ns: &str, name: &str, data: &[(&str, &str)]) {
+        let secret = Secret {
+            metadata: meta(ns, name),
+            data: Some(
+                data.iter()
+                    .map(|(k, v)| ((*k).to_owned(), ByteString(v.as_bytes().to_vec())))
+                    .collect(),
+            ),
+            ..Secret::default()
+        };
+        self.put(ClusterObject::Secret(secret));
+    }
+
+    pub fn mark_secret_deleting(&self, ns: &str, name: &str) {
+        let mut s = lock(&self.state);
+        if let Some(ClusterObject::Secret(secret)) =
+            s.objects
+                .get_mut(&(ObjectKind::Secret, ns.to_owned(), name.to_owned()))
+        {
+            secret.metadata.deletion_timestamp = Some(Time(Timestamp::UNIX_EPOCH));
+        }
+    }
+
+    pub fn put_volume(&self, pv: PersistentVolume) {
+        let name = pv.metadata.name.clone().unwrap_or_default();
+        lock(&self.state).volumes.insert(name, pv);
+    }
+
+    /// Stores a SeiNode (test setup), giving it a UID, generation 1 and a resourceVersion.
+    pub fn put_node(&self, mut node: SeiNode) -> SeiNode {
+        let mut s = lock(&self.state);
+        Self::stamp(&mut s, &mut node.metadata);
+        node.metadata.generation.get_or_insert(1);
+        s.nodes.insert(
+            (node.namespace().to_owned(), node.name().to_owned()),
+            node.clone(),
+        );
+        node
+    }
+
+    pub fn node(&self, ns: &str, name: &str) -> Option<SeiNode> {
+        lock(&self.state)
+            .nodes
+            .get(&(ns.to_owned(), name.to_owned()))
+            .cloned()
+    }
+
+    /// Another writer changes the stored node (bumps its resourceVersion).
+    /// The next `count` status patches each lose a race with another writer.
+    pub fn interfere_with_next_patches(&self, count: u32) {
+        lock(&self.state).interfering_writes = count;
+    }
+
+    pub fn mutate_node(&self, ns: &str, name: &str, change: impl FnOnce(&mut SeiNode)) {
+        let mut s = lock(&self.state);
+        s.next_version += 1;
+        let version = s.next_version.to_string();
+        if let Some(node) = s.nodes.get_mut(&(ns.to_owned(), name.to_owned())) {
+            change(node);
+            node.metadata.resource_version = Some(version);
+        }
+    }
+}
+
+/// Plays the StatefulSet controller instantly: observed, rolled out, at the update revision.
+fn converge_statefulset(sts: &mut StatefulSet) {
+    let generation = sts.metadata.generation.unwrap_or(1);
+    let replicas = sts.spec.replicas.unwrap_or(1);
+    let revision = format!(
+        "{}-rev{generation}",
+        sts.metadata.name.as_deref().unwrap_or("")
+    );
+    sts.status = Some(k8s_openapi::api::apps::v1::StatefulSetStatus {
+        observed_generation: Some(generation),
+        replicas,
+        updated_replicas: Some(replicas),
+        current_revision: Some(revision.clone()),
+        update_revision: Some(revision),
+        ..Default::default()
+    });
+}
+
+fn other(message: String) -> ClusterError {
+    ClusterError::new(ClusterErrorKind::Other, message)
+}
+
+fn not_found(kind: &str, name: &str) -> ClusterError {
+    ClusterError::new(
+        ClusterErrorKind::NotFound,
+        format!("{kind} \"{name}\" not found"),
+    )
+}
+
+/// JSON merge patch (RFC 7386).
+pub fn merge_patch(target: &mut Value, patch: &Value) {
+    match patch {
+        Value::Object(fields) => {
+            if !target.is_object() {
+                *target = Value::Object(serde_json::Map::new());
+            }
+            if let Value::Object(map) = target {
+                for (key, value) in fields {
+                    if value.is_null() {
+                        map.remove(key);
+                    } else {
+                        merge_patch(map.entry(key.clone()).or_insert(Value::Null), value);
+                    }
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+}
+
+impl ClusterApi for FakeCluster {
+    fn get_seinode<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Option<SeiNode>> {
+        Box::pin(async move {
+            self.record(format!("get seinodes {name}"))?;
+            Ok(self.node(namespace, name))
+        })
+    }
+
+    fn patch_seinode_status<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+        patch: &'a StatusPatch,
+    ) -> ClusterFuture<'a, SeiNode> {
+        Box::pin(async move {
+            self.record(format!("patch seinodes/status {name}"))?;
+            let mut s = lock(&self.state);
+            if s.interfering_writes > 0 {
+                // Another writer lands first: it appends a peer and bumps the resourceVersion.
+                s.interfering_writes -= 1;
+                s.next_version += 1;
+                let version = s.next_version.to_string();
+                if let Some(node) = s.nodes.get_mut(&(namespace.to_owned(), name.to_owned())) {
+                    let status = node.status.get_or_insert_with(Default::default);
+                    let peers = status.resolved_peers.get_or_insert_with(Vec::new);
+                    peers.push(format!("writer-{}", peers.len()));
+                    node.metadata.resource_version = Some(version);
+                }
+            }
+            s.next_version += 1;
+            let version = s.next_version.to_string();
+            let node = s
+                .nodes
+                .get_mut(&(namespace.to_owned(), name.to_owned()))
+                .ok_or_else(|| not_found("seinodes.sei.io", name))?;
+            if node.metadata.resource_version.as_deref() != Some(patch.resource_version.as_str()) {
+                return Err(ClusterError::new(
+                    ClusterErrorKind::Conflict,
+                    format!(
+                        "Operation cannot be fulfilled on seinodes.sei.io \"{name}\": the object has been modified; please apply your changes to the latest version and try again"
+                    ),
+                ));
+            }
+            let mut status = serde_json::to_value(node.status.clone().unwrap_or_default())
+                .map_err(|e| ClusterError::new(ClusterErrorKind::Other, e.to_string()))?;
+            merge_patch(&mut status, &patch.status);
+            node.status = Some(
+                serde_json::from_value(status)
+                    .map_err(|e| ClusterError::new(ClusterErrorKind::Other, e.to_string()))?,
+            );
+            node.metadata.resource_version = Some(version);
+            Ok(node.clone())
+        })
+    }
+
+    fn apply<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
+        Box::pin(async move {
+            self.record(format!(
+                "apply {} {}",
+                object.kind().plural(),
+                object.name()
+            ))?;
+            let mut s = lock(&self.state);
+            let key = (
+                object.kind(),
+                object.namespace().to_owned(),
+                object.name().to_owned(),
+            );
+            let mut stored = object.clone();
+            if let Some(existing) = s.objects.get(&key) {
+                stored.metadata_mut().uid = existing.metadata().uid.clone();
+                if let (ClusterObject::StatefulSet(new), ClusterObject::StatefulSet(old)) =
+                    (&mut stored, existing)
+                {
+                    new.metadata.generation = old.metadata.generation.map(|g| g + 1);
+                }
+            } else if let ClusterObject::StatefulSet(new) = &mut stored {
+                new.metadata.generation = Some(1);
+            }
+            if let ClusterObject::StatefulSet(sts) = &mut stored {
+                converge_statefulset(sts);
+            }
+            Self::stamp(&mut s, stored.metadata_mut());
+            s.objects.insert(key, stored.clone());
+            Ok(stored)
+        })
+    }
+
+    /// What `apply` would store, with the live object's uid and resourceVersion; nothing stored.
+    fn apply_dry_run<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
+        Box::pin(async move {
+            self.record(format!(
+                "dry-run apply {} {}",
+                object.kind().plural(),
+                object.name()
+            ))?;
+            let s = lock(&self.state);
+            let key = (
+                object.kind(),
+                object.namespace().to_owned(),
+                object.name().to_owned(),
+            );
+            let mut result = object.clone();
+            if let Some(existing) = s.objects.get(&key) {
+                result.metadata_mut().uid = existing.metadata().uid.clone();
+                result.metadata_mut().resource_version =
+                    existing.metadata().resource_version.clone();
+            }
+            if let ClusterObject::StatefulSet(sts) = &mut result {
+                converge_statefulset(sts);
+            }
+            Ok(result)
+        })
+    }
+
+    fn create<'a>(&'a self, object: &'a ClusterObject) -> ClusterFuture<'a, ClusterObject> {
+        Box::pin(async move {
+            self.record(format!(
+                "create {} {}",
+                object.kind().plural(),
+                object.name()
+            ))?;
+            let mut s = lock(&self.state);
+            let key = (
+                object.kind(),
+                object.namespace().to_owned(),
+                object.name().to_owned(),
+            );
+            if s.objects.contains_key(&key) {
+                return Err(ClusterError::new(
+                    ClusterErrorKind::AlreadyExists,
+                    format!(
+                        "{} \"{}\" already exists",
+                        object.kind().plural(),
+                        object.name()
+                    ),
+                ));
+            }
+            let mut stored = object.clone();
+            Self::stamp(&mut s, stored.metadata_mut());
+            s.objects.insert(key, stored.clone());
+            Ok(stored)
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        kind: ObjectKind,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Option<ClusterObject>> {
+        Box::pin(async move {
+            self.record(format!("get {} {name}", kind.plural()))?;
+            Ok(self.object(kind, namespace, name))
+        })
+    }
+
+    fn get_persistent_volume<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Option<PersistentVolume>> {
+        Box::pin(async move {
+            self.record(format!("get persistentvolumes {name}"))?;
+            Ok(lock(&self.state).volumes.get(name).cloned())
+        })
+    }
+
+    fn list_pods<'a>(
+        &'a self,
+        namespace: &'a str,
+        selector: &'a BTreeMap<String, String>,
+    ) -> ClusterFuture<'a, Vec<Pod>> {
+        Box::pin(async move {
+            self.record("list pods".to_owned())?;
+            let s = lock(&self.state);
+            Ok(s.objects
+                .values()
+                .filter_map(|o| match o {
+                    ClusterObject::Pod(pod) if o.namespace() == namespace => Some(pod.clone()),
+                    _ => None,
+                })
+                .filter(|pod| {
+                    let labels = pod.metadata.labels.clone().unwrap_or_default();
+                    selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+                })
+                .collect())
+        })
+    }
+
+    fn delete<'a>(
+        &'a self,
+        kind: ObjectKind,
+        namespace: &'a str,
+        name: &'a str,
+        propagation: Propagation,
+    ) -> ClusterFuture<'a, bool> {
+        Box::pin(async move {
+            let how = match propagation {
+                Propagation::Default => "",
+                Propagation::Foreground => " (foreground)",
+            };
+            self.record(format!("delete {} {name}{how}", kind.plural()))?;
+            Ok(lock(&self.state)
+                .objects
+                .remove(&(kind, namespace.to_owned(), name.to_owned()))
+                .is_some())
+        })
+    }
+
+    fn patch_seinode<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+        patch: &'a Value,
+    ) -> ClusterFuture<'a, SeiNode> {
+        Box::pin(async move {
+            self.record(format!("patch seinodes {name}"))?;
+            let mut s = lock(&self.state);
+            let key = (namespace.to_owned(), name.to_owned());
+            let stored = s
+                .nodes
+                .get(&key)
+                .ok_or_else(|| not_found("seinodes.sei.io", name))?;
+            let mut value = serde_json::to_value(stored).map_err(|e| other(e.to_string()))?;
+            merge_patch(&mut value, patch);
+            let mut node: SeiNode =
+                serde_json::from_value(value).map_err(|e| other(e.to_string()))?;
+            s.next_version += 1;
+            node.metadata.resource_version = Some(s.next_version.to_string());
+            s.nodes.insert(key, node.clone());
+            Ok(node)
+        })
+    }
+
+    fn create_seinode<'a>(&'a self, node: &'a SeiNode) -> ClusterFuture<'a, SeiNode> {
+        Box::pin(async move {
+            self.record(format!("create seinodes {}", node.name()))?;
+            let mut s = lock(&self.state);
+            let namespace = node.metadata.namespace.clone().unwrap_or_default();
+            let key = (namespace, node.name().to_owned());
+            if s.nodes.contains_key(&key) {
+                return Err(ClusterError::new(
+                    ClusterErrorKind::AlreadyExists,
+                    format!("seinodes.sei.io \"{}\" already exists", node.name()),
+                ));
+            }
+            let mut created = node.clone();
+            Self::stamp(&mut s, &mut created.metadata);
+            s.nodes.insert(key, created.clone());
+            Ok(created)
+        })
+    }
+
+    fn list_seinodes<'a>(
+        &'a self,
+        namespace: &'a str,
+        label_selector: Option<&'a str>,
+    ) -> ClusterFuture<'a, Vec<SeiNode>> {
+        Box::pin(async move {
+            self.record(format!("list seinodes {}", label_selector.unwrap_or("")))?;
+            // Equality selectors (`k=v,k2=v2`) are all the tests use.
+            let wanted: Vec<(&str, &str)> = label_selector
+                .unwrap_or("")
+                .split(',')
+                .filter_map(|term| term.split_once('='))
+                .collect();
+            let s = lock(&self.state);
+            Ok(s.nodes
+                .iter()
+                .filter(|((ns, _), _)| ns == namespace)
+                .map(|(_, node)| node)
+                .filter(|node| {
+                    let labels = node.metadata.labels.clone().unwrap_or_default();
+                    wanted
+                        .iter()
+                        .all(|(k, v)| labels.get(*k).map(String::as_str) == Some(*v))
+                })
+                .cloned()
+                .collect())
+        })
+    }
+
+    fn record_event<'a>(&'a self, event: &'a Event) -> ClusterFuture<'a, ()> {
+        Box::pin(async move {
+            let reason = event.reason.clone().unwrap_or_default();
+            self.record(format!("create events {reason}"))?;
+            let mut s = lock(&self.state);
+            s.recorded_events.push(event.clone());
+            Ok(())
+        })
+    }
+
+    fn create_event<'a>(&'a self, event: &'a NodeEvent) -> ClusterFuture<'a, ()> {
+        Box::pin(async move {
+            self.record(format!("create events {}", event.reason))?;
+            lock(&self.state).events.push(event.clone());
+            Ok(())
+        })
+    }
+
+    fn get_lease<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Option<Lease>> {
+        Box::pin(async move {
+            self.record(format!("get leases {name}"))?;
+            Ok(lock(&self.state)
+                .leases
+                .get(&(namespace.to_owned(), name.to_owned()))
+                .cloned())
+        })
+    }
+
+    fn create_lease<'a>(&'a self, lease: &'a Lease) -> ClusterFuture<'a, Lease> {
+        Box::pin(async move {
+            let name = lease.metadata.name.clone().unwrap_or_default();
+            let ns = lease.metadata.namespace.clone().unwrap_or_default();
+            self.record(format!("create leases {name}"))?;
+            let mut s = lock(&self.state);
+            if s.leases.contains_key(&(ns.clone(), name.clone())) {
+                return Err(ClusterError::new(
+                    ClusterErrorKind::AlreadyExists,
+                    format!("leases.coordination.k8s.io \"{name}\" already exists"),
+                ));
+            }
+            let mut stored = lease.clone();
+            Self::stamp(&mut s, &mut stored.metadata);
+            s.leases.insert((ns, name), stored.clone());
+            Ok(stored)
+        })
+    }
+
+    fn replace_lease<'a>(&'a self, lease: &'a Lease) -> ClusterFuture<'a, Lease> {
+        Box::pin(async move {
+            let name = lease.metadata.name.clone().unwrap_or_default();
+            let ns = lease.metadata.namespace.clone().unwrap_or_default();
+            self.record(format!("replace leases {name}"))?;
+            let mut s = lock(&self.state);
+            let current = s
+                .leases
+                .get(&(ns.clone(), name.clone()))
+                .ok_or_else(|| not_found("leases.coordination.k8s.io", &name))?;
+            if current.metadata.resource_version != lease.metadata.resource_version {
+                return Err(ClusterError::new(
+                    ClusterErrorKind::Conflict,
+                    format!(
+                        "Operation cannot be fulfilled on leases.coordination.k8s.io \"{name}\": the object has been modified"
+                    ),
+                ));
+            }
+            let mut stored = lease.clone();
+            Self::stamp(&mut s, &mut stored.metadata);
+            s.leases.insert((ns, name), stored.clone());
+            Ok(stored)
+        })
+    }
+}
+
+/// How the fake sidecar answers polls of a submitted task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SidecarBehaviour {
+    /// Tasks complete as soon as they are submitted.
+    CompleteAtOnce,
+    /// Tasks stay running until [`FakeSidecar::finish`].
+    StayRunning,
+}
+
+/// In-memory [`SidecarApi`] keeping tasks by ID like the seictl sidecar (a repeated ID is
+/// idempotent).
+pub struct FakeSidecar {
+    pub behaviour: Mutex<SidecarBehaviour>,
+    pub tasks: Mutex<BTreeMap<String, TaskResult>>,
+    pub submits: Mutex<Vec<TaskRequest>>,
+    pub polls: Mutex<Vec<Uuid>>,
+    pub submit_failure: Mutex<Option<SidecarError>>,
+    pub get_failure: Mutex<Option<SidecarError>>,
+    /// The sidecar's ready flag (healthz 200 when set). A real sidecar answers 503 after a
+    /// restart until a `mark-ready` task runs; clear it to model that restart.
+    pub ready: Mutex<bool>,
+    /// Tasks of this type on this node (`SidecarTarget::node`) fail as soon as submitted.
+    pub failing: Mutex<Vec<(String, SidecarTaskType)>>,
+    /// What `GET /v0/node-id` answers (40 zeros unless set).
+    pub node_id: Mutex<String>,
+}
+
+impl FakeSidecar {
+    pub fn new(behaviour: SidecarBehaviour) -> Self {
+        Self {
+            behaviour: Mutex::new(behaviour),
+            tasks: Mutex::default(),
+            submits: Mutex::default(),
+            polls: Mutex::default(),
+            submit_failure: Mutex::default(),
+            get_failure: Mutex::default(),
+            ready: Mutex::new(true),
+            failing: Mutex::default(),
+            node_id: Mutex::new("0".repeat(40)),
+        }
+    }
+
+    /// Ends a running task with `status` (and an error message when failed).
+    pub fn finish(&self, id: &str, status: WireStatus, error: Option<&str>) {
+        if let Some(task) = lock(&self.tasks).get_mut(id) {
+            task.status = status;
+            task.error = error.map(str::to_owned);
+        }
+    }
+
+    pub fn submits(&self) -> Vec<TaskRequest> {
+        lock(&self.submits).clone()
+    }
+
+    pub fn forget(&self, id: &str) {
+        lock(&self.tasks).remove(id);
+    }
+}
+
+impl SidecarApi for FakeSidecar {
+    fn submit_task<'a>(
+        &'a self,
+        target: &'a SidecarTarget,
+        request: &'a TaskRequest,
+    ) -> SidecarFuture<'a, TaskSubmitResponse> {
+        Box::pin(async move {
+            if let Some(err) = lock(&self.submit_failure).take() {
+                return Err(err);
+            }
+            lock(&self.submits).push(request.clone());
+            if request.task_type == SidecarTaskType::MarkReady {
+                *lock(&self.ready) = true;
+            }
+            let id = request.id.unwrap_or_default().to_string();
+            let fails = lock(&self.failing)
+                .iter()
+                .any(|(node, kind)| *node == target.node && *kind == request.task_type);
+            let status = match *lock(&self.behaviour) {
+                _ if fails => WireStatus::Failed,
+                SidecarBehaviour::CompleteAtOnce => WireStatus::Completed,
+                SidecarBehaviour::StayRunning => WireStatus::Running,
+            };
+            lock(&self.tasks)
+                .entry(id.clone())
+                .or_insert_with(|| TaskResult {
+                    id: id.clone(),
+                    task_type: request.task_type.clone(),
+                    status,
+                    run: 1,
+                    params: request.params.clone(),
+                    result: None,
+                    error: fails.then(|| "injected failure".to_owned()),
+                    submitted_at: Timestamp::UNIX_EPOCH,
+                    completed_at: None,
+                });
+            Ok(TaskSubmitResponse { id })
+        })
+    }
+
+    fn get_task<'a>(
+        &'a self,
+        _target: &'a SidecarTarget,
+        id: Uuid,
+    ) -> SidecarFuture<'a, Option<TaskResult>> {
+        Box::pin(async move {
+            lock(&self.polls).push(id);
+            if let Some(err) = lock(&self.get_failure).take() {
+                return Err(err);
+            }
+            Ok(lock(&self.tasks).get(&id.to_string()).cloned())
+        })
+    }
+
+    fn list_tasks<'a>(&'a self, _target: &'a SidecarTarget) -> SidecarFuture<'a, Vec<TaskResult>> {
+        Box::pin(async move { Ok(lock(&self.tasks).values().cloned().collect()) })
+    }
+
+    fn delete_task<'a>(
+        &'a self,
+        _target: &'a SidecarTarget,
+        id: Uuid,
+    ) -> SidecarFuture<'a, DeleteOutcome> {
+        Box::pin(async move {
+            Ok(match lock(&self.tasks).remove(&id.to_string()) {
+                Some(_) => DeleteOutcome::Deleted,
+                None => DeleteOutcome::NotFound,
+            })
+        })
+    }
+
+    fn healthz<'a>(&'a self, _target: &'a SidecarTarget) -> SidecarFuture<'a, bool> {
+        Box::pin(async move { Ok(*lock(&self.ready)) })
+    }
+
+    fn status<'a>(
+        &'a self,
+        _target: &'a SidecarTarget,
+    ) -> SidecarFuture<'a, crate::api::sidecar::SidecarStatus> {
+        Box::pin(async move { Ok(crate::api::sidecar::SidecarStatus::Ready) })
+    }
+
+    fn node_id<'a>(&'a self, _target: &'a SidecarTarget) -> SidecarFuture<'a, String> {
+        Box::pin(async move { Ok(lock(&self.node_id).clone()) })
+    }
+}
+
+/// Metadata with a name and namespace.
+pub fn meta(ns: &str, name: &str) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name.to_owned()),
+        namespace: Some(ns.to_owned()),
+        ..ObjectMeta::default()
+    }
+}
