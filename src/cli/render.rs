@@ -154,5 +154,6 @@ pub(crate) async fn kube_config(global: &GlobalArgs) -> Result<::kube::Config, C
         }
         None => Config::from_kubeconfig(&options).await,
     }
+    .map(crate::kube::client::with_user_agent)
     .map_err(|e| CliError::Failed(format!("cannot load kubeconfig: {e}")))
 }

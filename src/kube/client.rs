@@ -70,6 +70,7 @@ pub async fn connect(
             "in-cluster".to_owned(),
         ),
     };
+    let config = with_user_agent(config);
     let default_namespace = config.default_namespace.clone();
     let client =
         Client::try_from(config.clone()).map_err(|e| ConnectError::Client(e.to_string()))?;
@@ -79,4 +80,45 @@ pub async fn connect(
         default_namespace,
         kube_config: Some(config),
     })
+}
+
+/// `sei-console/<version>`: every request says who sent it, so the API server's audit log
+/// tells the console from kubectl and the controller.
+pub const USER_AGENT: &str = concat!("sei-console/", env!("CARGO_PKG_VERSION"));
+
+/// `config` with the console's User-Agent on every request.
+pub fn with_user_agent(mut config: Config) -> Config {
+    config
+        .headers
+        .retain(|(name, _)| name != http::header::USER_AGENT);
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static(USER_AGENT),
+    ));
+    config
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_request_carries_the_consoles_user_agent_once() {
+        let mut config = Config::new("https://127.0.0.1:6443".parse().expect("url"));
+        config.headers.push((
+            http::header::USER_AGENT,
+            http::HeaderValue::from_static("other/1"),
+        ));
+        let config = with_user_agent(config);
+        let agents: Vec<_> = config
+            .headers
+            .iter()
+            .filter(|(name, _)| name == http::header::USER_AGENT)
+            .map(|(_, value)| value.to_str().unwrap_or_default().to_owned())
+            .collect();
+        assert_eq!(
+            agents,
+            [format!("sei-console/{}", env!("CARGO_PKG_VERSION"))]
+        );
+    }
 }
