@@ -29,7 +29,6 @@ use crate::journal::{Journal, Outcome};
 use crate::kube::access::{AccessError, PermissionCheck, check_permissions};
 use crate::kube::cluster::KubeCluster;
 use crate::kube::platform_config::load_platform_config;
-use crate::kube::sidecar_http::HttpSidecar;
 use crate::operate::follow::{choose_executor, progress_text};
 use crate::operate::run::{Report, RunEnd, Runner};
 use crate::operate::steps::{SeedRequest, seed_node, seed_preview_text};
@@ -37,6 +36,7 @@ use crate::operate::{Recorder, journal_entry};
 use crate::planner::{PlanContext, preview};
 use crate::platform::PlatformConfig;
 use crate::ports::{Clock, ClusterApi, SystemClock};
+use crate::sidecar::http::HttpSidecar;
 use crate::tasks::platform_renderer::PlatformRenderer;
 
 /// What action jobs need besides the cluster connection.
@@ -273,7 +273,7 @@ fn execution_scope(env: &ActionEnv, executor: ExecutorMode) -> ExecutionScope {
     let sidecar_via_pod_proxy = match &env.sidecar {
         Ok(sidecar) => matches!(
             sidecar.transport(),
-            crate::kube::sidecar_http::SidecarTransport::PodProxy { .. }
+            crate::sidecar::http::SidecarTransport::PodProxy { .. }
         ),
         Err(_) => false,
     };

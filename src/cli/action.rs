@@ -265,7 +265,7 @@ pub(crate) fn operator_identity(global: &GlobalArgs) -> OperatorIdentity {
 /// The pieces the executor driver needs, owned here so a command can borrow a [`Driver`].
 pub struct Execution {
     pub cluster: crate::kube::cluster::KubeCluster,
-    pub sidecar: crate::kube::sidecar_http::HttpSidecar,
+    pub sidecar: crate::sidecar::http::HttpSidecar,
     pub renderer: crate::tasks::platform_renderer::PlatformRenderer,
     pub platform: crate::platform::PlatformConfig,
     /// Where `platform` came from, named in the fix of a render failure.
@@ -299,14 +299,14 @@ impl Execution {
                 }
             },
         };
-        let transport = crate::kube::sidecar_http::transport_from_env(
+        let transport = crate::sidecar::http::transport_from_env(
             |k| std::env::var(k).ok(),
             Some(session.kube.clone()),
         )
         .map_err(|e| CliError::BadInput(e.to_string()))?;
         Ok(Execution {
             cluster: crate::kube::cluster::KubeCluster::new(session.client.clone()),
-            sidecar: crate::kube::sidecar_http::HttpSidecar::new(transport),
+            sidecar: crate::sidecar::http::HttpSidecar::new(transport),
             renderer: crate::tasks::platform_renderer::PlatformRenderer::new(platform.clone()),
             platform,
             platform_source,
@@ -326,7 +326,7 @@ impl Execution {
             executor: session.executor(args),
             sidecar_via_pod_proxy: matches!(
                 self.sidecar.transport(),
-                crate::kube::sidecar_http::SidecarTransport::PodProxy { .. }
+                crate::sidecar::http::SidecarTransport::PodProxy { .. }
             ),
             controller_namespace: args.controller_namespace.clone(),
             reads_platform_config_map: args.platform_config.is_none(),

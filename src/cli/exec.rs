@@ -19,9 +19,9 @@ use crate::kube::access::{PermissionCheck, check_permissions};
 use crate::kube::cluster::KubeCluster;
 use crate::kube::platform_config::{DEFAULT_CONTROLLER_NAMESPACE, load_platform_config};
 use crate::kube::read_only::MutationGuard;
-use crate::kube::sidecar_http::{HttpSidecar, SidecarTransport, transport_from_env};
 use crate::planner::{self, PlanContext, Resolution};
 use crate::ports::{Clock, SystemClock};
+use crate::sidecar::http::{HttpSidecar, SidecarTransport, transport_from_env};
 use crate::tasks::platform_renderer::PlatformRenderer;
 
 /// Who executes the persisted plan.
