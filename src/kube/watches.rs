@@ -190,10 +190,6 @@ impl WatchSpec {
 mod tests {
     use super::*;
 
-    fn fields(selection: Selection) -> Option<String> {
-        selection.fields
-    }
-
     #[test]
     fn the_table_is_in_kind_order_and_detail_means_node_scope() {
         for (index, spec) in WATCHES.iter().enumerate() {
@@ -212,42 +208,57 @@ mod tests {
 
     #[test]
     fn selections_are_the_console_s_selectors() {
-        let spec = |kind: WatchKind| kind.spec();
-        assert_eq!(
-            spec(WatchKind::Nodes).fleet_selection(),
-            Selection::default()
-        );
-        assert_eq!(
-            fields(spec(WatchKind::NodeEvents).fleet_selection()).as_deref(),
-            Some("involvedObject.kind=SeiNode")
-        );
-        assert_eq!(
-            fields(spec(WatchKind::NodeEvents).node_selection("a")).as_deref(),
-            Some("involvedObject.kind=SeiNode,involvedObject.name=a")
-        );
-        assert_eq!(
-            fields(spec(WatchKind::Nodes).node_selection("a")).as_deref(),
-            Some("metadata.name=a")
-        );
-        assert_eq!(
-            fields(spec(WatchKind::StatefulSet).node_selection("a")).as_deref(),
-            Some("metadata.name=a")
-        );
-        assert_eq!(
-            spec(WatchKind::Pods).node_selection("a"),
-            Selection {
-                fields: None,
-                labels: Some("sei.io/node=a".into())
-            }
-        );
-        assert_eq!(
-            fields(spec(WatchKind::DetailEvents).node_selection("a")).as_deref(),
-            Some("involvedObject.kind=Pod,involvedObject.name=a-0")
-        );
-        assert_eq!(
-            fields(spec(WatchKind::StatefulSetEvents).node_selection("a")).as_deref(),
-            Some("involvedObject.kind=StatefulSet,involvedObject.name=a")
-        );
+        // (kind, node, field selector, label selector) as the console sent them before the table.
+        let expected = [
+            (WatchKind::Nodes, None, None, None),
+            (WatchKind::Nodes, Some("a"), Some("metadata.name=a"), None),
+            (
+                WatchKind::NodeEvents,
+                None,
+                Some("involvedObject.kind=SeiNode"),
+                None,
+            ),
+            (
+                WatchKind::NodeEvents,
+                Some("a"),
+                Some("involvedObject.kind=SeiNode,involvedObject.name=a"),
+                None,
+            ),
+            (
+                WatchKind::StatefulSet,
+                Some("a"),
+                Some("metadata.name=a"),
+                None,
+            ),
+            (WatchKind::Pods, Some("a"), None, Some("sei.io/node=a")),
+            (
+                WatchKind::DetailEvents,
+                Some("a"),
+                Some("involvedObject.kind=Pod,involvedObject.name=a-0"),
+                None,
+            ),
+            (
+                WatchKind::StatefulSetEvents,
+                Some("a"),
+                Some("involvedObject.kind=StatefulSet,involvedObject.name=a"),
+                None,
+            ),
+        ];
+        for (kind, node, fields, labels) in expected {
+            let spec = kind.spec();
+            let selection = match node {
+                Some(node) => spec.node_selection(node),
+                None => spec.fleet_selection(),
+            };
+            assert_eq!(
+                selection,
+                Selection {
+                    fields: fields.map(String::from),
+                    labels: labels.map(String::from),
+                },
+                "{kind:?} {node:?}"
+            );
+        }
     }
 
     #[test]
