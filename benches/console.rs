@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use mimalloc::MiMalloc;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use sei_console::app::model::{Model, Msg, Scope, WatchKind, WatchReport};
+use sei_console::app::model::{Model, Msg, Scope};
 use sei_console::app::update::update;
 use sei_console::fleet::FleetDelta;
 use sei_console::fleet::filter::Filter;
@@ -22,6 +22,8 @@ use sei_console::fleet::sample;
 use sei_console::fleet::sort::{Column, Sort, listing};
 use sei_console::fleet::store::Delta;
 use sei_console::keymap::Key;
+use sei_console::kube::watch::WatchReport;
+use sei_console::kube::watches::WatchKind;
 use sei_console::ui::theme::Theme;
 use serde_json::json;
 

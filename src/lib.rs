@@ -1,7 +1,9 @@
 //! sei-console: a terminal operations console for fleets of `SeiNode` resources.
 //!
-//! Layers depend downwards only (see ARCHITECTURE.md):
-//! `cli`/`app`/`ui` -> `kube` -> `executor`/`tasks` -> `planner`/`render` -> `api`.
+//! Layers depend downwards only (see ARCHITECTURE.md): from the pure core (`api`, `ports`,
+//! `planner`, `render`, `tasks`, `executor`, `fleet`) through `config`, `actions`, `ops` (today
+//! `operate`) and the adapters (`kube`, `sidecar`) up to `app`, `ui` and `cli`.
+//! `layering_tests` holds the table of allowed dependencies and checks the source against it.
 pub mod actions;
 pub mod api;
 pub mod app;
@@ -17,5 +19,9 @@ pub mod planner;
 pub mod platform;
 pub mod ports;
 pub mod render;
+pub mod sidecar;
 pub mod tasks;
 pub mod ui;
+
+#[cfg(test)]
+mod layering_tests;

@@ -17,10 +17,8 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use sei_console::api::sidecar::{SidecarStatus, SidecarTaskType, TaskRequest, TaskStatus};
-use sei_console::kube::sidecar_http::{
-    HttpSidecar, SidecarOverride, SidecarTimeouts, SidecarTransport,
-};
 use sei_console::ports::{DeleteOutcome, ErrorClass, SidecarApi, SidecarError, SidecarTarget};
+use sei_console::sidecar::http::{HttpSidecar, SidecarOverride, SidecarTimeouts, SidecarTransport};
 use serde_json::json;
 use sidecar_standin::{Options, Standin};
 use uuid::Uuid;

@@ -10,28 +10,14 @@ use tokio::task::JoinHandle;
 
 use super::action::Finished;
 use super::jobs::{self, ActionEnv, PendingActions};
-use super::model::{Cmd, Msg, SavedSetting, Scope, WatchKind, WatchReport};
+use super::model::{Cmd, Msg, SavedSetting, Scope};
 use crate::api::SeiNode;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::ObjectKey;
 use crate::kube::client::{Connection, connect};
 use crate::kube::platform_config::watch_default_sidecar_image;
-use crate::kube::watch::{run_watch, watch_config};
-
-/// Field selector of the fleet-wide event watch.
-pub const NODE_EVENTS_SELECTOR: &str = "involvedObject.kind=SeiNode";
-/// Field selector of the Events about a node's StatefulSet (named like the node).
-pub fn statefulset_events_selector(node: &str) -> String {
-    format!("involvedObject.kind=StatefulSet,involvedObject.name={node}")
-}
-
-/// Field selector of the Events about a node's single pod `<node>-0` (a StatefulSet of one).
-pub fn pod_events_selector(node: &str) -> String {
-    format!("involvedObject.kind=Pod,involvedObject.name={node}-0")
-}
-
-/// Label the controller puts on every pod of a node (`SelectorLabels`).
-pub const NODE_LABEL: &str = "sei.io/node";
+use crate::kube::watch::{WatchReport, run_watch, watch_config};
+use crate::kube::watches::WatchKind;
 
 /// Owner of the running watch tasks.
 pub struct Effects {
@@ -275,10 +261,10 @@ async fn watch_scope(
         },
     };
     let ns = scope.namespace.as_deref();
-    let config = watch_config();
+    let config = |kind: WatchKind| kind.spec().fleet_selection().watcher_config(watch_config());
     let nodes = run_watch(
         scoped::<SeiNode>(conn.client.clone(), ns),
-        config.clone(),
+        config(WatchKind::Nodes),
         WatchKind::Nodes,
         epoch,
         tx.clone(),
@@ -286,7 +272,7 @@ async fn watch_scope(
     );
     let events = run_watch(
         scoped::<Event>(conn.client.clone(), ns),
-        config.fields(NODE_EVENTS_SELECTOR),
+        config(WatchKind::NodeEvents),
         WatchKind::NodeEvents,
         epoch,
         tx.clone(),
@@ -315,12 +301,14 @@ async fn watch_detail(
     };
     let Some(conn) = conn else { return };
     let ns = Some(node.namespace.as_ref());
-    let config = watch_config();
+    let config = |kind: WatchKind| {
+        kind.spec()
+            .node_selection(&node.name)
+            .watcher_config(watch_config())
+    };
     let statefulset = run_watch(
         scoped::<StatefulSet>(conn.client.clone(), ns),
-        config
-            .clone()
-            .fields(&format!("metadata.name={}", node.name)),
+        config(WatchKind::StatefulSet),
         WatchKind::StatefulSet,
         epoch,
         tx.clone(),
@@ -328,9 +316,7 @@ async fn watch_detail(
     );
     let pods = run_watch(
         scoped::<Pod>(conn.client.clone(), ns),
-        config
-            .clone()
-            .labels(&format!("{NODE_LABEL}={}", node.name)),
+        config(WatchKind::Pods),
         WatchKind::Pods,
         epoch,
         tx.clone(),
@@ -338,7 +324,7 @@ async fn watch_detail(
     );
     let pod_events = run_watch(
         scoped::<Event>(conn.client.clone(), ns),
-        config.clone().fields(&pod_events_selector(&node.name)),
+        config(WatchKind::DetailEvents),
         WatchKind::DetailEvents,
         epoch,
         tx.clone(),
@@ -346,7 +332,7 @@ async fn watch_detail(
     );
     let statefulset_events = run_watch(
         scoped::<Event>(conn.client.clone(), ns),
-        config.fields(&statefulset_events_selector(&node.name)),
+        config(WatchKind::StatefulSetEvents),
         WatchKind::StatefulSetEvents,
         epoch,
         tx.clone(),
@@ -363,8 +349,9 @@ const NODE_ID_ATTEMPTS: u32 = 60;
 
 /// The selected seed's NodeID from its node-key Secret or its sidecar, retried while unknown.
 async fn watch_node_id(conn: Connection, node: ObjectKey, epoch: u64, tx: mpsc::Sender<Msg>) {
-    use crate::kube::node_identity::{seed_node_id, sidecar_from_env};
-    let sidecar = sidecar_from_env(conn.kube_config.clone());
+    use crate::kube::node_identity::seed_node_id;
+    use crate::sidecar::env::client_from_env;
+    let sidecar = client_from_env(conn.kube_config.clone());
     let api: Api<SeiNode> = Api::namespaced(conn.client.clone(), &node.namespace);
     for _ in 0..NODE_ID_ATTEMPTS {
         if let Ok(Some(seinode)) = api.get_opt(&node.name).await {

@@ -21,7 +21,6 @@ use crate::journal::{Journal, Outcome};
 use crate::kube::access::KubeAccess;
 use crate::kube::cluster::KubeCluster;
 use crate::kube::platform_config::resolve_platform;
-use crate::kube::sidecar_http::{HttpSidecar, SidecarTransport};
 use crate::ops::address::{self, AddressInput, AddressPrepared};
 use crate::ops::follow::progress_text;
 use crate::ops::rollout::{self, RolloutInput, RolloutPrepared, Selection};
@@ -32,6 +31,7 @@ use crate::ops::{
 };
 use crate::ports::SystemClock;
 use crate::ports::access::AccessError;
+use crate::sidecar::http::{HttpSidecar, SidecarTransport};
 use crate::tasks::platform_renderer::PlatformRenderer;
 
 /// What action jobs need besides the cluster connection.

@@ -10,4 +10,6 @@ pub mod settings;
 pub mod update;
 
 #[cfg(test)]
+mod settings_tests;
+#[cfg(test)]
 pub(crate) mod tests;

@@ -3,54 +3,21 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
 
+use crate::config::ThemeName;
 use crate::fleet::detail::NodeDetail;
 use crate::fleet::filter::Filter;
 use crate::fleet::sort::{Listing, Sort, listing};
 use crate::fleet::store::ObjectKey;
 use crate::fleet::{Fleet, FleetDelta};
 use crate::keymap::{Key, Keymap};
-use crate::ui::theme::ThemeName;
+use crate::kube::watch::{WatchEvent, WatchReport};
+use crate::kube::watches::WatchKind;
 
 use super::action::{ActionFlow, ActionPreview, ActionRequest, Finished, ProgressLine};
-use super::settings::Settings;
+use super::settings::{FlagOverrides, Settings};
 use crate::actions::event::ActionKind;
-use crate::config::{ExecutorMode, WaveDefaults};
-
-/// Which watch a status message is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum WatchKind {
-    Nodes,
-    NodeEvents,
-    StatefulSet,
-    Pods,
-    DetailEvents,
-    StatefulSetEvents,
-}
-
-impl WatchKind {
-    pub fn resource(self) -> &'static str {
-        match self {
-            WatchKind::Nodes => "seinodes",
-            WatchKind::NodeEvents => "events (SeiNode)",
-            WatchKind::StatefulSet => "statefulsets",
-            WatchKind::Pods => "pods",
-            WatchKind::DetailEvents => "events (Pod)",
-            WatchKind::StatefulSetEvents => "events (StatefulSet)",
-        }
-    }
-
-    /// Watches that follow the selected node rather than the whole scope.
-    pub const DETAIL: [WatchKind; 4] = [
-        WatchKind::StatefulSet,
-        WatchKind::Pods,
-        WatchKind::DetailEvents,
-        WatchKind::StatefulSetEvents,
-    ];
-
-    pub fn is_detail(self) -> bool {
-        WatchKind::DETAIL.contains(&self)
-    }
-}
+use crate::config::keys::keymap_with;
+use crate::config::{ExecutorMode, LoadedConfig, WaveDefaults};
 
 /// Health of one watch as the screen shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,13 +32,6 @@ pub enum WatchState {
     },
     /// The API server refused: RBAC does not allow this watch.
     Forbidden(String),
-}
-
-/// What a watcher reports besides deltas.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WatchReport {
-    Live,
-    Failed { error: String, forbidden: bool },
 }
 
 /// Which namespace(s) and context the console looks at.
@@ -132,6 +92,26 @@ pub enum Msg {
         setting: SavedSetting,
         result: Result<(), String>,
     },
+}
+
+impl From<WatchEvent> for Msg {
+    fn from(event: WatchEvent) -> Msg {
+        match event {
+            WatchEvent::Delta { epoch, delta } => Msg::Delta { epoch, delta },
+            WatchEvent::Health {
+                epoch,
+                kind,
+                report,
+            } => Msg::Watch {
+                epoch,
+                kind,
+                report,
+            },
+            WatchEvent::DefaultSidecarImage { epoch, image } => {
+                Msg::PlatformSidecarImage { epoch, image }
+            }
+        }
+    }
 }
 
 /// A setting the console writes back into its config file with `toml_edit`.
@@ -379,5 +359,23 @@ impl Model {
             }
             self.detailed_at = Some(revision);
         }
+    }
+}
+
+impl Model {
+    /// Applies a loaded config: settings, key overrides and the initial fleet filter (a filter
+    /// that does not parse is reported with the other problems and not applied).
+    pub fn configure(&mut self, loaded: &LoadedConfig, flags: FlagOverrides) {
+        self.settings = Settings::from_config(loaded, flags);
+        self.keymap = keymap_with(&loaded.config.keys);
+        match Filter::parse(&loaded.config.fleet_filter) {
+            Ok(filter) => self.filter = filter,
+            Err(err) => self.settings.problems.push(format!(
+                "config file: fleet.filter {:?}: {err}; opening without a filter",
+                loaded.config.fleet_filter
+            )),
+        }
+        self.invalidate_views();
+        self.dirty = true;
     }
 }

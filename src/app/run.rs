@@ -18,13 +18,15 @@ use super::update::update;
 use crate::config::LoadedConfig;
 use crate::keymap::{Key, KeyCode};
 use crate::kube::client::connect;
-use crate::ui::theme::Theme;
 
 const FRAME: Duration = Duration::from_millis(33);
 const TICK: Duration = Duration::from_secs(1);
 /// Messages handled per batch before drawing, so a flood of deltas cannot starve the screen.
 const MAX_BATCH: usize = 4096;
 const CHANNEL_CAPACITY: usize = 8192;
+
+/// Draws the model into a frame; the flag is `no_color`.
+pub type Draw = fn(&Model, bool, &mut ratatui::Frame);
 
 /// What the console needs to start.
 #[derive(Debug, Clone)]
@@ -39,6 +41,8 @@ pub struct RunOptions {
     pub flags: FlagOverrides,
     /// `NO_COLOR` forces the plain theme whatever is chosen.
     pub no_color: bool,
+    /// Draws one frame (`ui::draw`); handed in so the loop does not depend on the views.
+    pub draw: Draw,
     pub default_sidecar_image: Option<String>,
     /// What operator actions need besides the connection.
     pub actions: ActionSetup,
@@ -57,10 +61,7 @@ impl ActionSetup {
     /// The environment of actions once connected: the sidecar transport from
     /// `SEI_CONSOLE_SIDECAR_*` (the pod proxy needs the connection's config).
     pub fn env(self, config: Option<kube::Config>) -> ActionEnv {
-        let sidecar =
-            crate::kube::sidecar_http::transport_from_env(|k| std::env::var(k).ok(), config)
-                .map(crate::kube::sidecar_http::HttpSidecar::new)
-                .map_err(|e| e.to_string());
+        let sidecar = crate::sidecar::env::client_from_env(config);
         ActionEnv {
             controller_namespace: self.controller_namespace,
             platform_file: self.platform_file,
@@ -171,8 +172,8 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
         let due = last_draw.is_none_or(|at| at.elapsed() >= FRAME);
         if model.dirty && (urgent || due) {
             model.refresh_views();
-            let theme = Theme::select(model.settings.theme, options.no_color);
-            if let Err(e) = terminal.draw(|frame| crate::ui::view(&model, &theme, frame)) {
+            let draw = options.draw;
+            if let Err(e) = terminal.draw(|frame| draw(&model, options.no_color, frame)) {
                 break Err(format!("cannot draw: {e}"));
             }
             model.dirty = false;

@@ -1,11 +1,12 @@
 //! The TUI with a config file: overrides, problems, theme switch and filter saving.
 use std::path::Path;
 
-use super::*;
-use crate::app::model::{Cmd, Msg, SavedSetting};
+use crate::app::model::{Cmd, Model, Msg, SavedSetting};
+use crate::app::settings::FlagOverrides;
 use crate::app::tests::{demo_model, key, press};
 use crate::app::update::update;
 use crate::config::from_text;
+use crate::config::{ExecutorMode, ThemeName, WaveDefaults};
 use crate::keymap::{Action, Context, Key, KeyCode};
 
 fn configured(text: &str, flags: FlagOverrides) -> Model {
@@ -75,21 +76,6 @@ fn flags_win_over_the_file() {
     );
     assert_eq!(model.settings.theme, ThemeName::Plain);
     assert!(model.settings.guard.is_read_only());
-}
-
-#[test]
-fn a_broken_file_gives_defaults_and_a_banner_naming_the_line_until_a_key() {
-    let mut model = configured(
-        "theme = \"light\"\nread_only = true\nbatch = = 3\n",
-        FlagOverrides::default(),
-    );
-    assert_eq!(model.settings.theme, ThemeName::Dark);
-    assert!(!model.settings.guard.is_read_only());
-    let banner = crate::ui::chrome::banner_line(&model).expect("banner");
-    assert!(banner.contains("/cfg/config.toml"), "{banner}");
-    assert!(banner.contains("line 3"), "{banner}");
-    press(&mut model, "j");
-    assert_eq!(crate::ui::chrome::banner_line(&model), None);
 }
 
 #[test]

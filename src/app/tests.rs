@@ -1,10 +1,12 @@
 //! Tests of `update`: keys, filter typing, navigation, watch health, scope switching.
-use super::model::{Cmd, InputKind, Model, Msg, Scope, Screen, WatchKind, WatchReport, WatchState};
+use super::model::{Cmd, InputKind, Model, Msg, Scope, Screen, WatchState};
 use super::update::update;
 use crate::fleet::FleetDelta;
 use crate::fleet::sample;
 use crate::fleet::store::{Delta, ObjectKey};
 use crate::keymap::{Key, KeyCode};
+use crate::kube::watch::WatchReport;
+use crate::kube::watches::WatchKind;
 
 /// A model holding the demo fleet, as after the first sync.
 pub fn demo_model() -> Model {

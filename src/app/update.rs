@@ -1,13 +1,13 @@
 //! `update`: the only place the model changes. Pure: no I/O, no awaits, no terminal types.
 use super::action_update;
 use super::model::{
-    Cmd, Flash, Input, InputKind, Model, Msg, NodePane, SavedSetting, Scope, Screen, WatchKind,
-    WatchReport, WatchState,
+    Cmd, Flash, Input, InputKind, Model, Msg, NodePane, SavedSetting, Scope, Screen, WatchState,
 };
-use super::settings::{next_theme, theme_name};
 use crate::actions::event::ActionKind;
 use crate::fleet::filter::Filter;
 use crate::keymap::{Action, Context, Key, KeyCode};
+use crate::kube::watch::WatchReport;
+use crate::kube::watches::WatchKind;
 
 /// Applies one message; returns the effects it asks for.
 pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
@@ -117,7 +117,7 @@ fn on_watch_report(model: &mut Model, kind: WatchKind, report: WatchReport) {
 
 fn on_setting_saved(model: &mut Model, setting: &SavedSetting, result: Result<(), String>) {
     let what = match setting {
-        SavedSetting::Theme(theme) => format!("theme {}", theme_name(*theme)),
+        SavedSetting::Theme(theme) => format!("theme {}", theme.name()),
         SavedSetting::Filter(text) if text.is_empty() => "empty filter".to_owned(),
         SavedSetting::Filter(text) => format!("filter {text:?}"),
     };
@@ -239,10 +239,10 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         // Dialog keys mean nothing outside a dialog.
         Action::Confirm | Action::Cancel | Action::NextField | Action::PreviousField => {}
         Action::SwitchTheme => {
-            model.settings.theme = next_theme(model.settings.theme);
+            model.settings.theme = model.settings.theme.next();
             let theme = model.settings.theme;
             model.flash = Some(Flash {
-                text: format!("theme {}", theme_name(theme)),
+                text: format!("theme {}", theme.name()),
                 error: false,
             });
             return save(model, SavedSetting::Theme(theme));

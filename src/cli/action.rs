@@ -21,10 +21,10 @@ use crate::kube::platform_config::{
     DEFAULT_CONTROLLER_NAMESPACE, ResolvePlatformError, resolve_platform,
 };
 use crate::kube::read_only::MutationGuard;
-use crate::kube::sidecar_http::{HttpSidecar, SidecarTransport, transport_from_env};
 use crate::ops::follow::progress_text;
 use crate::ops::{ActionLog, NoLog, Note, Ops, OpsError, Ports, Report, Settings, journal_entry};
 use crate::ports::SystemClock;
+use crate::sidecar::http::{HttpSidecar, SidecarTransport, transport_from_env};
 use crate::tasks::platform_renderer::PlatformRenderer;
 
 /// Output of previews and results.

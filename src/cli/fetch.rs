@@ -6,12 +6,10 @@ use serde::de::DeserializeOwned;
 
 use super::{CliError, GlobalArgs};
 use crate::api::SeiNode;
-use crate::app::effects::{
-    NODE_EVENTS_SELECTOR, NODE_LABEL, pod_events_selector, statefulset_events_selector,
-};
 use crate::fleet::store::{Delta, ObjectKey};
 use crate::fleet::{Fleet, FleetDelta};
 use crate::kube::client::{Connection, connect};
+use crate::kube::watches::WatchKind;
 
 /// Page size of one-shot lists (kubectl's default chunk size).
 const CHUNK: u32 = 500;
@@ -95,12 +93,9 @@ pub async fn fleet(
         api::<SeiNode>(conn, namespace),
         api::<Event>(conn, namespace),
     );
-    let nodes = list_all(&node_api, ListParams::default(), "seinodes");
-    let events = list_all(
-        &event_api,
-        ListParams::default().fields(NODE_EVENTS_SELECTOR),
-        "events",
-    );
+    let fleet_params = |kind: WatchKind| kind.spec().fleet_selection().list_params();
+    let nodes = list_all(&node_api, fleet_params(WatchKind::Nodes), "seinodes");
+    let events = list_all(&event_api, fleet_params(WatchKind::NodeEvents), "events");
     let (nodes, events) = tokio::join!(nodes, events);
     let mut fleet = Fleet::new(default_sidecar_image);
     relist(&mut fleet, nodes?, FleetDelta::Node);
@@ -129,12 +124,12 @@ pub struct NodeFetch {
 /// Keeps the items of a related list, or records why that section is missing.
 fn related<K>(
     result: Result<Vec<K>, CliError>,
-    resource: &'static str,
+    kind: WatchKind,
     unavailable: &mut Vec<Unavailable>,
 ) -> Vec<K> {
     result.unwrap_or_else(|error| {
         unavailable.push(Unavailable {
-            resource,
+            resource: kind.resource(),
             reason: error.to_string(),
         });
         Vec::new()
@@ -155,46 +150,26 @@ pub async fn node(
         .ok_or_else(|| CliError::BadInput(format!("SeiNode {key} not found")))?;
     let event_api = api::<Event>(conn, ns);
     let (sts_api, pod_api) = (api::<StatefulSet>(conn, ns), api::<Pod>(conn, ns));
-    let events = list_all(
-        &event_api,
-        ListParams::default().fields(&format!(
-            "{NODE_EVENTS_SELECTOR},involvedObject.name={}",
-            key.name
-        )),
-        "events",
-    );
-    let statefulsets = list_all(
-        &sts_api,
-        ListParams::default().fields(&format!("metadata.name={}", key.name)),
-        "statefulsets",
-    );
-    let pods = list_all(
-        &pod_api,
-        ListParams::default().labels(&format!("{NODE_LABEL}={}", key.name)),
-        "pods",
-    );
-    let sts_events = list_all(
-        &event_api,
-        ListParams::default().fields(&statefulset_events_selector(&key.name)),
-        "events",
-    );
-    let pod_events = list_all(
-        &event_api,
-        ListParams::default().fields(&pod_events_selector(&key.name)),
-        "events",
-    );
+    // The node screen's watches, listed once (the SeiNode's events narrowed to this node).
+    let params = |kind: WatchKind| kind.spec().node_selection(&key.name).list_params();
+    let events = list_all(&event_api, params(WatchKind::NodeEvents), "events");
+    let statefulsets = list_all(&sts_api, params(WatchKind::StatefulSet), "statefulsets");
+    let pods = list_all(&pod_api, params(WatchKind::Pods), "pods");
+    let sts_events = list_all(&event_api, params(WatchKind::StatefulSetEvents), "events");
+    let pod_events = list_all(&event_api, params(WatchKind::DetailEvents), "events");
     let (events, statefulsets, pods, sts_events, pod_events) =
         tokio::join!(events, statefulsets, pods, sts_events, pod_events);
     // Related objects are context: what cannot be read is reported, not fatal.
     let mut unavailable = Vec::new();
-    let events = related(events, "events (SeiNode)", &mut unavailable);
-    let statefulsets = related(statefulsets, "statefulsets", &mut unavailable);
-    let pods = related(pods, "pods", &mut unavailable);
-    let sts_events = related(sts_events, "events (StatefulSet)", &mut unavailable);
-    let pod_events = related(pod_events, "events (Pod)", &mut unavailable);
+    let events = related(events, WatchKind::NodeEvents, &mut unavailable);
+    let statefulsets = related(statefulsets, WatchKind::StatefulSet, &mut unavailable);
+    let pods = related(pods, WatchKind::Pods, &mut unavailable);
+    let sts_events = related(sts_events, WatchKind::StatefulSetEvents, &mut unavailable);
+    let pod_events = related(pod_events, WatchKind::DetailEvents, &mut unavailable);
     let node_id = {
-        use crate::kube::node_identity::{seed_node_id, sidecar_from_env};
-        let sidecar = sidecar_from_env(conn.kube_config.clone());
+        use crate::kube::node_identity::seed_node_id;
+        use crate::sidecar::env::client_from_env;
+        let sidecar = client_from_env(conn.kube_config.clone());
         let sidecar = match &sidecar {
             Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
             Err(why) => Err(why.as_str()),

@@ -65,7 +65,7 @@ pub struct GlobalArgs {
     pub log_file: Option<std::path::PathBuf>,
     /// Colour theme of the console (default: the config file's `theme`, else dark; NO_COLOR forces plain).
     #[arg(long, global = true, value_enum)]
-    pub theme: Option<crate::ui::theme::ThemeName>,
+    pub theme: Option<crate::config::ThemeName>,
 }
 
 #[derive(Debug, Subcommand)]

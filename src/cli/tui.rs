@@ -45,6 +45,7 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
             read_only: global.read_only,
         },
         no_color: Theme::no_color_from_env(),
+        draw: crate::ui::draw,
         default_sidecar_image: default_sidecar_image(global).await?,
         actions: ActionSetup {
             controller_namespace: std::env::var("SEI_CONSOLE_CONTROLLER_NAMESPACE")

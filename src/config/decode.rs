@@ -2,9 +2,9 @@
 //! rest of the file still applies.
 use toml_edit::{Document, Item, Table};
 
+use super::ThemeName;
 use super::keys;
 use super::{Config, ExecutorMode, line_of};
-use crate::ui::theme::ThemeName;
 
 /// The config and one message per problem (`line N: ...`).
 pub(super) fn decode(text: &str) -> (Config, Vec<String>) {

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{DocumentMut, Item, Table, Value};
 
+use super::ThemeName;
 use super::{DEFAULT_CONFIG_TOML, line_of};
-use crate::ui::theme::ThemeName;
 
 /// Why a setting could not be saved.
 #[derive(Debug, thiserror::Error)]
@@ -38,12 +38,7 @@ pub enum ConfigWriteError {
 
 /// Saves the theme (`theme = "..."`).
 pub fn save_theme(path: &Path, theme: ThemeName) -> Result<(), ConfigWriteError> {
-    let name = match theme {
-        ThemeName::Dark => "dark",
-        ThemeName::Light => "light",
-        ThemeName::Plain => "plain",
-    };
-    save_value(path, &[], "theme", Value::from(name))
+    save_value(path, &[], "theme", Value::from(theme.name()))
 }
 
 /// Saves the fleet filter the console opens with (`[fleet] filter = "..."`).

@@ -6,8 +6,6 @@
 //! Writing ([`edit`]) changes one value with `toml_edit`, so comments and order survive.
 use std::path::{Path, PathBuf};
 
-use crate::ui::theme::ThemeName;
-
 mod decode;
 pub mod edit;
 pub mod keys;
@@ -20,6 +18,36 @@ pub const DEFAULT_CONFIG_TOML: &str = include_str!("../../assets/config.toml");
 
 /// File name inside the config dir.
 pub const CONFIG_FILE_NAME: &str = "config.toml";
+
+/// Which palette the console draws with (the styles themselves are `ui::theme`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ThemeName {
+    #[default]
+    Dark,
+    Light,
+    /// No colours at all, only bold/reverse/dim (what `NO_COLOR` selects).
+    Plain,
+}
+
+impl ThemeName {
+    /// The name written in the config file and shown in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            ThemeName::Dark => "dark",
+            ThemeName::Light => "light",
+            ThemeName::Plain => "plain",
+        }
+    }
+
+    /// The theme after this one when switching with the theme key.
+    pub fn next(self) -> ThemeName {
+        match self {
+            ThemeName::Dark => ThemeName::Light,
+            ThemeName::Light => ThemeName::Plain,
+            ThemeName::Plain => ThemeName::Dark,
+        }
+    }
+}
 
 /// Who executes the plans of operator actions (DESIGN.md section 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -8,6 +8,7 @@ use crate::api::{
     FailedTaskInfo, Phase, PlanPhase, PlannedTask, SeiNode, SeiNodeStatus, TaskPlan, TaskStatus,
     UnknownFields,
 };
+use crate::tasks::{ExecutionStatus, TaskOutcome};
 
 /// How often an in-flight task is polled (`TaskPollInterval`); also the transient-error delay.
 pub const TASK_POLL_INTERVAL: Duration = Duration::from_secs(5);
@@ -63,32 +64,6 @@ pub fn next_step(plan: &mut TaskPlan) -> NextStep {
             }
         }
     }
-}
-
-/// What a task's `Status` reported (upstream `ExecutionStatus`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExecutionStatus {
-    /// Still in flight (or waiting).
-    Running,
-    /// Done.
-    Complete,
-    /// Failed; the message of `Err()`, if any.
-    Failed(Option<String>),
-}
-
-/// The outcome of driving one task, as observed by the caller.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TaskOutcome {
-    /// The task could not be rebuilt from its stored type and params (unknown type, params that
-    /// do not decode). Fails the plan.
-    Undeserializable(String),
-    /// `Execute` returned a terminal error. Fails the plan at once, whatever `maxRetries` says.
-    TerminalError(String),
-    /// `Execute` returned any other error. The task stays `Pending`, no retry is consumed, and
-    /// `Status` is not called.
-    TransientError(String),
-    /// `Execute` succeeded (or was not due) and `Status` reported this.
-    Status(ExecutionStatus),
 }
 
 /// The effect of one [`record_outcome`].

@@ -1,4 +1,5 @@
-//! Adapters to the outside world: the Kubernetes API and the nodes' sidecars.
+//! The Kubernetes API adapter: client, cluster port, watches, access reviews, read-only mode.
+//! The nodes' sidecars are reached through `crate::sidecar`.
 
 pub mod access;
 pub mod client;
@@ -7,7 +8,5 @@ pub mod identity;
 pub mod node_identity;
 pub mod platform_config;
 pub mod read_only;
-mod sidecar_calls;
-pub mod sidecar_env;
-pub mod sidecar_http;
 pub mod watch;
+pub mod watches;

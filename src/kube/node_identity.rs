@@ -8,18 +8,10 @@ use kube::Api;
 use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
 use crate::api::{NodeMode, SeiNode};
 use crate::fleet::detail::{NodeIdLookup, NodeIdSource};
-use crate::kube::sidecar_http::HttpSidecar;
 use crate::ports::{SidecarApi, SidecarTarget};
 
 /// Upper bound on one `/v0/node-id` call, so a dead pod never holds the lookup.
 pub const SIDECAR_TIMEOUT: Duration = Duration::from_secs(3);
-
-/// The sidecar client `SEI_CONSOLE_SIDECAR_*` selects, or why there is none.
-pub fn sidecar_from_env(kube: Option<::kube::Config>) -> Result<HttpSidecar, String> {
-    crate::kube::sidecar_http::transport_from_env(|k| std::env::var(k).ok(), kube)
-        .map(HttpSidecar::new)
-        .map_err(|e| e.to_string())
-}
 
 /// The NodeID of `node` when it is a seed (`None` for every other mode).
 pub async fn seed_node_id(

@@ -6,7 +6,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client};
 use tokio::sync::mpsc;
 
-use crate::app::model::Msg;
+use super::watch::WatchEvent;
 use crate::platform::{CONFIG_MAP_KEY, CONFIG_MAP_NAME, PlatformConfig, PlatformError};
 
 /// Namespace the controller runs in when none is given.
@@ -52,16 +52,16 @@ pub async fn load_platform_config(
 }
 
 /// Follows the controller's ConfigMap in `namespace` and sends its `images.sidecar` (`None`
-/// when empty) as [`Msg::PlatformSidecarImage`] of scope `epoch` each time the ConfigMap is
-/// listed or changed, until the app's channel closes. A ConfigMap that cannot be decoded, is
+/// when empty) as [`WatchEvent::DefaultSidecarImage`] of scope `epoch` each time the ConfigMap is
+/// listed or changed, until the receiver is gone. A ConfigMap that cannot be decoded, is
 /// deleted or cannot be watched (forbidden, lost connection) sends nothing: the last known image
 /// stands, the reason is logged, and the watcher retries with backoff. No STALE banner: the
 /// fleet itself is not stale, only one drift mark may be.
-pub async fn watch_default_sidecar_image(
+pub async fn watch_default_sidecar_image<M: From<WatchEvent> + Send>(
     client: Client,
     namespace: String,
     epoch: u64,
-    tx: mpsc::Sender<Msg>,
+    tx: mpsc::Sender<M>,
 ) {
     let api: Api<ConfigMap> = Api::namespaced(client, &namespace);
     let config = watcher::Config::default().fields(&format!("metadata.name={CONFIG_MAP_NAME}"));
@@ -80,11 +80,8 @@ pub async fn watch_default_sidecar_image(
         match decode_config_map(&config_map, &namespace) {
             Ok(config) => {
                 let image = Some(config.images.sidecar).filter(|image| !image.is_empty());
-                if tx
-                    .send(Msg::PlatformSidecarImage { epoch, image })
-                    .await
-                    .is_err()
-                {
+                let event = WatchEvent::DefaultSidecarImage { epoch, image };
+                if tx.send(M::from(event)).await.is_err() {
                     return;
                 }
             }

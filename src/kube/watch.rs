@@ -1,5 +1,6 @@
 //! Watchers: a kube-runtime watcher per resource and scope, turned into store deltas on the
-//! app's bounded channel, with its health reported beside.
+//! caller's bounded channel, with its health reported beside, as [`WatchEvent`]s (the app maps
+//! them into its own messages; this module does not know the app).
 //!
 //! On any watch error the stream is dropped and restarted after a backoff (0.5 s doubling to
 //! 30 s), which relists: so deletes missed while the connection was down are honoured, and the
@@ -14,9 +15,33 @@ use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use tokio::sync::mpsc;
 
-use crate::app::model::{Msg, WatchKind, WatchReport};
+use super::watches::WatchKind;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::Delta;
+
+/// What a watcher reports besides deltas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchReport {
+    Live,
+    Failed { error: String, forbidden: bool },
+}
+
+/// What a watcher sends, tagged with the epoch of the watch set it belongs to (the receiver
+/// drops events of a replaced set).
+#[derive(Debug, Clone)]
+pub enum WatchEvent {
+    /// A store delta.
+    Delta { epoch: u64, delta: FleetDelta },
+    /// The watch's health: live after each completed (re)list, failed before each retry.
+    Health {
+        epoch: u64,
+        kind: WatchKind,
+        report: WatchReport,
+    },
+    /// The platform's default sidecar image as the controller's ConfigMap names it (`None`:
+    /// it names none); see `platform_config::watch_default_sidecar_image`.
+    DefaultSidecarImage { epoch: u64, image: Option<String> },
+}
 
 /// Initial list page size (kubectl's chunk size): pages keep the relist peak low and paint the
 /// first rows before the whole list has arrived.
@@ -72,15 +97,17 @@ pub fn describe_error(error: &watcher::Error) -> String {
 }
 
 /// Runs a watch until the receiver is gone; `wrap` turns a store delta into a fleet delta.
-pub async fn run_watch<K>(
+/// Events go straight onto the caller's channel (as `M`), so its bound is the only buffer.
+pub async fn run_watch<K, M>(
     api: Api<K>,
     config: watcher::Config,
     kind: WatchKind,
     epoch: u64,
-    tx: mpsc::Sender<Msg>,
+    tx: mpsc::Sender<M>,
     wrap: fn(Delta<K>) -> FleetDelta,
 ) where
     K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
+    M: From<WatchEvent> + Send,
 {
     let mut config = config;
     let mut backoff = BACKOFF_START;
@@ -104,21 +131,21 @@ pub async fn run_watch<K>(
             let done = matches!(delta, Delta::RelistDone);
             synced |= done;
             let sent = tx
-                .send(Msg::Delta {
+                .send(M::from(WatchEvent::Delta {
                     epoch,
                     delta: wrap(delta),
-                })
+                }))
                 .await;
             if sent.is_err() {
                 return;
             }
             if done {
                 backoff = BACKOFF_START;
-                let live = Msg::Watch {
+                let live = M::from(WatchEvent::Health {
                     epoch,
                     kind,
                     report: WatchReport::Live,
-                };
+                });
                 if tx.send(live).await.is_err() {
                     return;
                 }
@@ -141,11 +168,11 @@ pub async fn run_watch<K>(
         tracing::warn!(resource = kind.resource(), %error, forbidden, "watch failed");
         let report = WatchReport::Failed { error, forbidden };
         if tx
-            .send(Msg::Watch {
+            .send(M::from(WatchEvent::Health {
                 epoch,
                 kind,
                 report,
-            })
+            }))
             .await
             .is_err()
         {

@@ -20,7 +20,6 @@ use crate::api::{
     ConditionStatus, ConditionType, ConditionUpdate, PlannedTask, Reason, SeiNode, TaskKind,
     set_condition,
 };
-use crate::executor::{ExecutionStatus, TaskOutcome};
 use crate::ports::{ClusterApi, SidecarApi};
 
 pub mod apply_rbac_proxy_config;
@@ -31,6 +30,7 @@ pub mod bootstrap_deploy;
 pub mod bootstrap_teardown;
 pub mod ensure_pvc;
 pub mod observe_image;
+mod outcome;
 pub mod platform_renderer;
 pub mod replace_pod;
 mod secret_checks;
@@ -38,6 +38,8 @@ pub mod sidecar;
 pub mod validate_node_key;
 pub mod validate_operator_keyring;
 pub mod validate_signing_key;
+
+pub use outcome::{ExecutionStatus, TaskOutcome};
 
 /// In-memory fakes of the ports, for unit tests and the executor benchmark.
 #[cfg(any(test, feature = "testing"))]

@@ -8,11 +8,12 @@ use unicode_width::UnicodeWidthStr;
 
 use super::theme::Theme;
 use crate::api::{Phase, PlanPhase};
-use crate::app::model::{Model, WatchKind, WatchState};
+use crate::app::model::{Model, WatchState};
 use crate::fleet::events::RENDER_FAILED_REASON;
 use crate::fleet::rows::FleetRow;
 use crate::fleet::sort::Column;
 use crate::fleet::text;
+use crate::kube::watches::WatchKind;
 
 /// Columns kept first when the terminal is narrow.
 const PRIORITY: [Column; 10] = [

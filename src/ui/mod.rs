@@ -16,6 +16,12 @@ use ratatui::layout::{Constraint, Layout};
 use crate::app::model::{Model, Screen};
 use theme::Theme;
 
+/// Draws a frame of the running console: the model's theme, plain when `no_color`
+/// (`NO_COLOR`). The loop (`app::run`) is handed this function, so it need not know the views.
+pub fn draw(model: &Model, no_color: bool, frame: &mut Frame) {
+    view(model, &Theme::select(model.settings.theme, no_color), frame);
+}
+
 /// Draws the whole screen for `model`.
 pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     let area = frame.area();

@@ -8,10 +8,11 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::theme::Theme;
 use crate::api::{PlanPhase, TaskStatus};
-use crate::app::model::{Model, NodePane, WatchKind, WatchState};
+use crate::app::model::{Model, NodePane, WatchState};
 use crate::fleet::detail::{NodeDetail, SeedPeer};
 use crate::fleet::store::ObjectKey;
 use crate::fleet::text::{age, drift_text, phase_text, plan_symbol, task_symbol};
+use crate::kube::watches::WatchKind;
 
 /// Builds the lines of one pane.
 pub fn pane_lines(

@@ -5,13 +5,15 @@ use ratatui::style::Color;
 
 use super::theme::Theme;
 use super::view;
-use crate::app::model::{Model, Msg, Scope, WatchKind, WatchReport};
+use crate::app::model::{Model, Msg, Scope};
 use crate::app::tests::{demo_model, key, press};
 use crate::app::update::update;
 use crate::fleet::FleetDelta;
 use crate::fleet::sample;
 use crate::fleet::store::Delta;
 use crate::keymap::KeyCode;
+use crate::kube::watch::WatchReport;
+use crate::kube::watches::WatchKind;
 
 /// Draws `model` at `width`x`height` and returns the screen as text.
 pub fn render(model: &mut Model, width: u16, height: u16, theme: &Theme) -> String {
@@ -289,7 +291,7 @@ fn every_screen_survives_tiny_and_odd_sizes() {
 #[test]
 fn no_color_theme_draws_no_colour_and_keeps_every_status_as_text() {
     let mut model = demo_model();
-    let theme = Theme::select(super::theme::ThemeName::Dark, true);
+    let theme = Theme::select(crate::config::ThemeName::Dark, true);
     let screen = render(&mut model, 200, 14, &theme);
     let mut terminal = Terminal::new(TestBackend::new(200, 14)).expect("terminal");
     terminal
@@ -352,4 +354,24 @@ fn node_screen_seed_peer_unknown_says_forbidden() {
         ],
     });
     insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn a_broken_file_gives_defaults_and_a_banner_naming_the_line_until_a_key() {
+    let mut model = demo_model();
+    model.configure(
+        &crate::config::from_text(
+            "theme = \"light\"\nread_only = true\nbatch = = 3\n",
+            std::path::Path::new("/cfg/config.toml"),
+        ),
+        crate::app::settings::FlagOverrides::default(),
+    );
+    model.refresh_views();
+    assert_eq!(model.settings.theme, crate::config::ThemeName::Dark);
+    assert!(!model.settings.guard.is_read_only());
+    let banner = super::chrome::banner_line(&model).expect("banner");
+    assert!(banner.contains("/cfg/config.toml"), "{banner}");
+    assert!(banner.contains("line 3"), "{banner}");
+    press(&mut model, "j");
+    assert_eq!(super::chrome::banner_line(&model), None);
 }

@@ -2,15 +2,7 @@
 //! (chosen when `NO_COLOR` is set) loses no information, only colour.
 use ratatui::style::{Color, Modifier, Style};
 
-/// Which palette to use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ThemeName {
-    #[default]
-    Dark,
-    Light,
-    /// No colours at all, only bold/reverse/dim (what `NO_COLOR` selects).
-    Plain,
-}
+use crate::config::ThemeName;
 
 /// Styles by meaning, never by colour name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

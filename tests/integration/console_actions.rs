@@ -17,7 +17,7 @@ use sei_console::config::ExecutorMode;
 use sei_console::journal::Journal;
 use sei_console::keymap::{Key, KeyCode};
 use sei_console::kube::client::Connection;
-use sei_console::kube::sidecar_http::{HttpSidecar, transport_from_env};
+use sei_console::sidecar::http::{HttpSidecar, transport_from_env};
 use serde_json::json;
 use tokio::sync::mpsc;
 

@@ -8,9 +8,9 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube::api::{DynamicObject, PostParams};
 use sei_console::api::sidecar::{SidecarTaskType, TaskRequest, TaskStatus};
-use sei_console::kube::sidecar_env::transport_from_env;
-use sei_console::kube::sidecar_http::HttpSidecar;
 use sei_console::ports::{SidecarApi, SidecarTarget};
+use sei_console::sidecar::env::transport_from_env;
+use sei_console::sidecar::http::HttpSidecar;
 use serde_json::json;
 
 use crate::common::console::console_env;
@@ -101,9 +101,9 @@ async fn pod_proxy_failures_are_transient_and_never_read_as_not_ready() {
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .expect("kubeconfig");
-    let transport = sei_console::kube::sidecar_http::SidecarTransport::pod_proxy(config)
+    let transport = sei_console::sidecar::http::SidecarTransport::pod_proxy(config)
         .expect("pod proxy transport");
-    let timeouts = sei_console::kube::sidecar_http::SidecarTimeouts {
+    let timeouts = sei_console::sidecar::http::SidecarTimeouts {
         health: Duration::from_secs(5),
         ..Default::default()
     };

@@ -13,7 +13,7 @@
 //! API server's service env and the token file are present), else `pod-proxy`.
 use std::path::PathBuf;
 
-use super::sidecar_http::{SERVICE_ACCOUNT_TOKEN_FILE, SidecarOverride, SidecarTransport};
+use super::http::{HttpSidecar, SERVICE_ACCOUNT_TOKEN_FILE, SidecarOverride, SidecarTransport};
 use crate::api::sidecar::SIDECAR_PROXY_PORT;
 use crate::ports::SidecarTarget;
 
@@ -102,6 +102,13 @@ pub fn transport_from_env(
         }
         other => Err(SidecarEnvError::UnknownTransport(other.to_owned())),
     }
+}
+
+/// The sidecar client `SEI_CONSOLE_SIDECAR_*` selects, or why there is none.
+pub fn client_from_env(kube: Option<::kube::Config>) -> Result<HttpSidecar, String> {
+    transport_from_env(|k| std::env::var(k).ok(), kube)
+        .map(HttpSidecar::new)
+        .map_err(|e| e.to_string())
 }
 
 /// Parse `ns/node=url` entries separated by commas or whitespace.

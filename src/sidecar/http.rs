@@ -23,7 +23,7 @@ use hyper_util::rt::TokioExecutor;
 use crate::api::sidecar::{ErrorResponse, SIDECAR_PROXY_PORT};
 use crate::ports::{SidecarError, SidecarTarget};
 
-pub use super::sidecar_env::{SidecarEnvError, transport_from_env};
+pub use super::env::{SidecarEnvError, transport_from_env};
 
 /// Where the projected service-account token lives inside a pod.
 pub const SERVICE_ACCOUNT_TOKEN_FILE: &str = "/var/run/secrets/kubernetes.io/serviceaccount/token";

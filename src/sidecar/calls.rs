@@ -3,7 +3,7 @@
 use http::{Method, StatusCode};
 use uuid::Uuid;
 
-use super::sidecar_http::{HttpSidecar, decode, error_text, status_error};
+use super::http::{HttpSidecar, decode, error_text, status_error};
 use crate::api::sidecar::{
     NodeIdResponse, SidecarStatus, StatusResponse, TaskRequest, TaskResult, TaskSubmitResponse,
     is_valid_node_id,

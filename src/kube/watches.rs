@@ -1,0 +1,277 @@
+//! The console's watches in one table: what each follows, how it is selected, and whether it
+//! covers the fleet or follows one node. The TUI starts them (`app::effects`); `get` and
+//! `describe` list the same selections once (`cli::fetch`), so the two cannot drift apart.
+use kube::api::ListParams;
+use kube::runtime::watcher;
+
+/// Which watch a status message is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WatchKind {
+    Nodes,
+    NodeEvents,
+    StatefulSet,
+    Pods,
+    DetailEvents,
+    StatefulSetEvents,
+}
+
+/// What a watch covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchScope {
+    /// The console's namespace (or all of them): started with the scope.
+    Fleet,
+    /// One node's objects in its namespace: started when its node screen opens.
+    Node,
+}
+
+/// How a watch narrows its resource; `{node}` in a template stands for the node's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selector {
+    Everything,
+    Fields(&'static str),
+    /// Objects whose label of this key is the node's name.
+    NodeLabel(&'static str),
+}
+
+/// One row of [`WATCHES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatchSpec {
+    pub kind: WatchKind,
+    /// How the screen, the logs and `describe` name the watched list.
+    pub resource: &'static str,
+    pub scope: WatchScope,
+    pub selector: Selector,
+    /// For a fleet watch: the field selector that narrows it to one node (`describe`).
+    pub one_node: Option<&'static str>,
+}
+
+/// Every watch of the console, in [`WatchKind`] order. Events need one watch per involved kind
+/// because a field selector matches one kind, and each watch's relist replaces only its own store.
+pub const WATCHES: [WatchSpec; 6] = [
+    WatchSpec {
+        kind: WatchKind::Nodes,
+        resource: "seinodes",
+        scope: WatchScope::Fleet,
+        selector: Selector::Everything,
+        one_node: Some("metadata.name={node}"),
+    },
+    WatchSpec {
+        kind: WatchKind::NodeEvents,
+        resource: "events (SeiNode)",
+        scope: WatchScope::Fleet,
+        selector: Selector::Fields("involvedObject.kind=SeiNode"),
+        one_node: Some("involvedObject.name={node}"),
+    },
+    WatchSpec {
+        kind: WatchKind::StatefulSet,
+        resource: "statefulsets",
+        scope: WatchScope::Node,
+        selector: Selector::Fields("metadata.name={node}"),
+        one_node: None,
+    },
+    WatchSpec {
+        kind: WatchKind::Pods,
+        resource: "pods",
+        scope: WatchScope::Node,
+        // The label the controller puts on every pod of a node (`SelectorLabels`).
+        selector: Selector::NodeLabel(crate::render::NODE_LABEL),
+        one_node: None,
+    },
+    WatchSpec {
+        kind: WatchKind::DetailEvents,
+        resource: "events (Pod)",
+        scope: WatchScope::Node,
+        // A node is a StatefulSet of one: its single pod is `<node>-0`.
+        selector: Selector::Fields("involvedObject.kind=Pod,involvedObject.name={node}-0"),
+        one_node: None,
+    },
+    WatchSpec {
+        kind: WatchKind::StatefulSetEvents,
+        resource: "events (StatefulSet)",
+        scope: WatchScope::Node,
+        // The StatefulSet is named like the node.
+        selector: Selector::Fields("involvedObject.kind=StatefulSet,involvedObject.name={node}"),
+        one_node: None,
+    },
+];
+
+impl WatchKind {
+    /// This watch's row of [`WATCHES`].
+    pub fn spec(self) -> &'static WatchSpec {
+        &WATCHES[self as usize]
+    }
+
+    pub fn resource(self) -> &'static str {
+        self.spec().resource
+    }
+
+    /// Watches that follow the selected node rather than the whole scope.
+    pub const DETAIL: [WatchKind; 4] = [
+        WatchKind::StatefulSet,
+        WatchKind::Pods,
+        WatchKind::DetailEvents,
+        WatchKind::StatefulSetEvents,
+    ];
+
+    pub fn is_detail(self) -> bool {
+        self.spec().scope == WatchScope::Node
+    }
+}
+
+/// A resolved selector: what goes into a watch or a list request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    pub fields: Option<String>,
+    pub labels: Option<String>,
+}
+
+impl Selection {
+    /// The watcher configuration `base` narrowed by this selection.
+    pub fn watcher_config(&self, base: watcher::Config) -> watcher::Config {
+        let config = match &self.fields {
+            Some(fields) => base.fields(fields),
+            None => base,
+        };
+        match &self.labels {
+            Some(labels) => config.labels(labels),
+            None => config,
+        }
+    }
+
+    /// List parameters narrowed by this selection.
+    pub fn list_params(&self) -> ListParams {
+        let params = match &self.fields {
+            Some(fields) => ListParams::default().fields(fields),
+            None => ListParams::default(),
+        };
+        match &self.labels {
+            Some(labels) => params.labels(labels),
+            None => params,
+        }
+    }
+}
+
+impl WatchSpec {
+    /// The selection of a fleet watch over its whole scope.
+    pub fn fleet_selection(&self) -> Selection {
+        self.resolve(None)
+    }
+
+    /// The selection of `node`'s objects: a node watch, or a fleet watch narrowed by `one_node`.
+    pub fn node_selection(&self, node: &str) -> Selection {
+        self.resolve(Some(node))
+    }
+
+    fn resolve(&self, node: Option<&str>) -> Selection {
+        let fill = |template: &str| template.replace("{node}", node.unwrap_or_default());
+        let mut selection = match self.selector {
+            Selector::Everything => Selection::default(),
+            Selector::Fields(template) => Selection {
+                fields: Some(fill(template)),
+                labels: None,
+            },
+            Selector::NodeLabel(key) => Selection {
+                fields: None,
+                labels: Some(format!("{key}={}", node.unwrap_or_default())),
+            },
+        };
+        if let (Some(_), Some(narrow)) = (node, self.one_node) {
+            let narrow = fill(narrow);
+            selection.fields = Some(match selection.fields {
+                Some(fields) => format!("{fields},{narrow}"),
+                None => narrow,
+            });
+        }
+        selection
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_in_kind_order_and_detail_means_node_scope() {
+        for (index, spec) in WATCHES.iter().enumerate() {
+            assert_eq!(spec.kind as usize, index, "{spec:?}");
+            assert_eq!(
+                spec.kind.is_detail(),
+                WatchKind::DETAIL.contains(&spec.kind)
+            );
+            // Only a fleet watch can be narrowed, and only a node watch names the node.
+            assert_eq!(spec.one_node.is_some(), spec.scope == WatchScope::Fleet);
+            if spec.scope == WatchScope::Fleet {
+                assert!(!format!("{:?}", spec.selector).contains("{node}"));
+            }
+        }
+    }
+
+    #[test]
+    fn selections_are_the_console_s_selectors() {
+        // (kind, node, field selector, label selector) as the console sent them before the table.
+        let expected = [
+            (WatchKind::Nodes, None, None, None),
+            (WatchKind::Nodes, Some("a"), Some("metadata.name=a"), None),
+            (
+                WatchKind::NodeEvents,
+                None,
+                Some("involvedObject.kind=SeiNode"),
+                None,
+            ),
+            (
+                WatchKind::NodeEvents,
+                Some("a"),
+                Some("involvedObject.kind=SeiNode,involvedObject.name=a"),
+                None,
+            ),
+            (
+                WatchKind::StatefulSet,
+                Some("a"),
+                Some("metadata.name=a"),
+                None,
+            ),
+            (WatchKind::Pods, Some("a"), None, Some("sei.io/node=a")),
+            (
+                WatchKind::DetailEvents,
+                Some("a"),
+                Some("involvedObject.kind=Pod,involvedObject.name=a-0"),
+                None,
+            ),
+            (
+                WatchKind::StatefulSetEvents,
+                Some("a"),
+                Some("involvedObject.kind=StatefulSet,involvedObject.name=a"),
+                None,
+            ),
+        ];
+        for (kind, node, fields, labels) in expected {
+            let spec = kind.spec();
+            let selection = match node {
+                Some(node) => spec.node_selection(node),
+                None => spec.fleet_selection(),
+            };
+            assert_eq!(
+                selection,
+                Selection {
+                    fields: fields.map(String::from),
+                    labels: labels.map(String::from),
+                },
+                "{kind:?} {node:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_selection_reaches_the_watch_and_the_list() {
+        let selection = WatchKind::Pods.spec().node_selection("a");
+        let config = selection.watcher_config(watcher::Config::default());
+        assert_eq!(config.label_selector.as_deref(), Some("sei.io/node=a"));
+        assert_eq!(config.field_selector, None);
+        let params = WatchKind::NodeEvents.spec().fleet_selection().list_params();
+        assert_eq!(
+            params.field_selector.as_deref(),
+            Some("involvedObject.kind=SeiNode")
+        );
+        assert_eq!(params.label_selector, None);
+    }
+}
