@@ -26,6 +26,7 @@
 //! around `next_step` and `record_outcome`.
 pub mod driver;
 pub mod lease;
+pub mod peering;
 mod step;
 
 pub use step::*;

@@ -164,7 +164,7 @@ mod tests {
     #[tokio::test]
     async fn label_sources_list_seinodes_and_compose_node_id_at_the_peer_address() {
         let cluster = FakeCluster::new();
-        let mut labelled_node = |name: &str, tier: &str, address: Option<&str>| {
+        let labelled_node = |name: &str, tier: &str, address: Option<&str>| {
             let mut peer = full_node("ns", name);
             peer.metadata.labels = Some(BTreeMap::from([("tier".to_owned(), tier.to_owned())]));
             peer.spec.external_address = address.map(str::to_owned);
