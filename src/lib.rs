@@ -14,6 +14,7 @@ pub mod fleet;
 pub mod journal;
 pub mod keymap;
 pub mod kube;
+pub mod limits;
 pub mod ops;
 pub mod planner;
 pub mod platform;

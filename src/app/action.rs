@@ -222,6 +222,8 @@ pub struct ActionFlow {
     pub stage: Stage,
     /// The dialog was closed with esc while running; the flash line shows the result.
     pub hidden: bool,
+    /// When the preview was asked for: the dialog shows how long it has been waiting.
+    pub preparing_since: Option<jiff::Timestamp>,
 }
 
 /// Progress lines kept per action (the oldest are dropped).

@@ -8,6 +8,7 @@ use super::model::{Cmd, Flash, Model, Screen};
 use crate::actions::event::ActionKind;
 use crate::fleet::store::ObjectKey;
 use crate::keymap::{Action, Context, Key, KeyCode};
+use crate::limits::elide_long_lines;
 
 /// The nodes an action from the current screen is about: the open node, else the marked
 /// nodes, else the selected one.
@@ -114,6 +115,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         kind,
         stage: Stage::Prompt(form),
         hidden: false,
+        preparing_since: None,
     });
     Vec::new()
 }
@@ -274,6 +276,7 @@ fn cancel(model: &mut Model) -> Vec<Cmd> {
 fn confirm(model: &mut Model) -> Vec<Cmd> {
     let executor = model.settings.executor;
     let waves = model.settings.waves;
+    let now = model.now;
     let Some(flow) = model.action.as_mut() else {
         return Vec::new();
     };
@@ -368,6 +371,9 @@ fn confirm(model: &mut Model) -> Vec<Cmd> {
         },
         other => (other, Vec::new()),
     };
+    if matches!(next, Stage::Preparing(_)) {
+        flow.preparing_since = Some(now);
+    }
     flow.stage = next;
     cmds
 }
@@ -390,7 +396,9 @@ pub fn on_prepared(model: &mut Model, id: u64, result: Result<ActionPreview, Str
             preview,
             scroll: 0,
         },
-        Err(message) => Stage::Failed { message },
+        Err(message) => Stage::Failed {
+            message: elide_long_lines(&message),
+        },
     };
     model.dirty = true;
 }
@@ -413,6 +421,10 @@ pub fn on_finished(model: &mut Model, id: u64, end: Finished) {
         return;
     };
     let hidden = flow.hidden;
+    let end = Finished {
+        ok: end.ok,
+        message: elide_long_lines(&end.message),
+    };
     if let Stage::Running { finished, .. } = &mut flow.stage {
         *finished = Some(end.clone());
     }

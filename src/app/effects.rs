@@ -15,6 +15,7 @@ use crate::api::SeiNode;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::ObjectKey;
 use crate::kube::client::{Connection, connect};
+use crate::kube::lenient::Lenient;
 use crate::kube::platform_config::watch_default_sidecar_image;
 use crate::kube::watch::{WatchReport, run_watch, watch_config};
 use crate::kube::watches::WatchKind;
@@ -217,7 +218,8 @@ fn statefulset_event_delta(delta: crate::fleet::store::Delta<Event>) -> FleetDel
     FleetDelta::StatefulSetEvent(delta)
 }
 
-fn scoped<K>(client: kube::Client, namespace: Option<&str>) -> Api<K>
+/// The watch API of `K`, decoding items one by one (`kube::lenient`).
+fn scoped<K>(client: kube::Client, namespace: Option<&str>) -> Api<Lenient<K>>
 where
     K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
     K::DynamicType: Default,

@@ -177,9 +177,12 @@ impl ActionContext {
             .namespace
             .clone()
             .unwrap_or_else(|| kube.default_namespace.clone());
-        let client = guard
-            .client(kube.clone())
-            .map_err(|e| CliError::Failed(format!("cannot create Kubernetes client: {e}")))?;
+        let client = guard.client(kube.clone()).map_err(|e| {
+            CliError::Failed(format!(
+                "cannot create Kubernetes client: {}",
+                crate::kube::errors::describe(&e)
+            ))
+        })?;
         let resolved = resolve_platform(
             &client,
             options.platform_config.as_deref(),

@@ -313,6 +313,7 @@ pub async fn run(global: &GlobalArgs, args: &DescribeArgs) -> Result<(), CliErro
         .unwrap_or_else(|| conn.default_namespace.clone());
     let key = ObjectKey::new(namespace, args.node.clone());
     let fetched = fetch::node(&conn, &key, sidecar.clone()).await?;
+    fetch::report_skipped(&fetched.fleet, args.output != DescribeOutput::Text);
     let detail = NodeDetail::build(&fetched.fleet, &key, sidecar.as_deref())
         .ok_or_else(|| CliError::BadInput(format!("SeiNode {key} not found")))?;
     let out = match args.output {

@@ -9,6 +9,8 @@ use crate::api::SeiNode;
 use crate::fleet::store::{Delta, ObjectKey};
 use crate::fleet::{Fleet, FleetDelta};
 use crate::kube::client::{Connection, connect};
+use crate::kube::errors::describe;
+use crate::kube::lenient::{self, Lenient};
 use crate::kube::watches::WatchKind;
 
 /// Page size of one-shot lists (kubectl's default chunk size).
@@ -18,6 +20,28 @@ pub async fn connection(global: &GlobalArgs) -> Result<Connection, CliError> {
     connect(global.kubeconfig.as_deref(), global.context.as_deref())
         .await
         .map_err(|e| CliError::Failed(e.to_string()))
+}
+
+/// Prints on stderr each object left out because it could not be decoded: a warning line
+/// each, or with `json` one JSON object per line (`{"skipped": {kind, namespace, name,
+/// reason}}`), so stdout stays the document a script parses.
+pub fn report_skipped(fleet: &Fleet, json: bool) {
+    for entry in fleet.skipped() {
+        if json {
+            let line = serde_json::json!({"skipped": {
+                "kind": entry.kind,
+                "namespace": entry.key.namespace.as_ref(),
+                "name": entry.key.name.as_ref(),
+                "reason": entry.reason,
+            }});
+            eprintln!("{line}");
+        } else {
+            eprintln!(
+                "warning: skipped {} {}: {}",
+                entry.kind, entry.key, entry.reason
+            );
+        }
+    }
 }
 
 /// The namespace to read: `None` for `-A`, else `-n`, else the context's.
@@ -34,7 +58,7 @@ pub fn namespace(global: &GlobalArgs, conn: &Connection) -> Option<String> {
     }
 }
 
-fn api<K>(conn: &Connection, namespace: Option<&str>) -> Api<K>
+fn api<K>(conn: &Connection, namespace: Option<&str>) -> Api<Lenient<K>>
 where
     K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
     K::DynamicType: Default,
@@ -46,27 +70,30 @@ where
 }
 
 fn friendly(what: &str, error: kube::Error) -> CliError {
+    let line = describe(&error);
     match &error {
-        kube::Error::Api(status) if status.code == 403 => {
-            CliError::Failed(format!("forbidden: cannot list {what}: {}", status.message))
-        }
         kube::Error::Api(status) if status.code == 404 => CliError::Failed(format!(
-            "{what}: not found (is the SeiNode CRD installed?): {}",
-            status.message
+            "cannot list {what} (is the SeiNode CRD installed?): {line}"
         )),
-        _ => CliError::Failed(format!("cannot list {what}: {error}")),
+        _ => CliError::Failed(format!("cannot list {what}: {line}")),
     }
 }
 
-/// Lists every page.
-async fn list_all<K>(api: &Api<K>, params: ListParams, what: &str) -> Result<Vec<K>, CliError>
+/// Lists every page, items decoded one by one: one that cannot be decoded is a skip, never
+/// the failure of the list (`kube::lenient`).
+async fn list_all<K>(
+    api: &Api<Lenient<K>>,
+    params: ListParams,
+    what: &str,
+) -> Result<Vec<Lenient<K>>, CliError>
 where
     K: Clone + DeserializeOwned + std::fmt::Debug,
 {
     let mut items = Vec::new();
     let mut params = params.limit(CHUNK);
     loop {
-        let page: ObjectList<K> = api.list(&params).await.map_err(|e| friendly(what, e))?;
+        let page: ObjectList<Lenient<K>> =
+            api.list(&params).await.map_err(|e| friendly(what, e))?;
         items.extend(page.items);
         match page.metadata.continue_.filter(|c| !c.is_empty()) {
             Some(token) => params = params.continue_token(&token),
@@ -75,10 +102,14 @@ where
     }
 }
 
-fn relist<K>(fleet: &mut Fleet, items: Vec<K>, wrap: fn(Delta<K>) -> FleetDelta) {
+fn relist<K: kube::Resource>(
+    fleet: &mut Fleet,
+    items: Vec<Lenient<K>>,
+    wrap: fn(Delta<K>) -> FleetDelta,
+) {
     fleet.apply(wrap(Delta::RelistStarted));
     for item in items {
-        fleet.apply(wrap(Delta::relist_item(item)));
+        fleet.apply(wrap(lenient::listed(item, true)));
     }
     fleet.apply(wrap(Delta::RelistDone));
 }
@@ -123,10 +154,10 @@ pub struct NodeFetch {
 
 /// Keeps the items of a related list, or records why that section is missing.
 fn related<K>(
-    result: Result<Vec<K>, CliError>,
+    result: Result<Vec<Lenient<K>>, CliError>,
     kind: WatchKind,
     unavailable: &mut Vec<Unavailable>,
-) -> Vec<K> {
+) -> Vec<Lenient<K>> {
     result.unwrap_or_else(|error| {
         unavailable.push(Unavailable {
             resource: kind.resource(),
@@ -146,8 +177,12 @@ pub async fn node(
     let node = api::<SeiNode>(conn, ns)
         .get_opt(&key.name)
         .await
-        .map_err(|e| friendly("seinodes", e))?
-        .ok_or_else(|| CliError::BadInput(format!("SeiNode {key} not found")))?;
+        .map_err(|e| CliError::Failed(format!("cannot read SeiNode {key}: {}", describe(&e))))?
+        .ok_or_else(|| CliError::BadInput(format!("SeiNode {key} not found")))?
+        .into_result()
+        .map_err(|(_, reason)| {
+            CliError::Failed(format!("SeiNode {key} cannot be shown: {reason}"))
+        })?;
     let event_api = api::<Event>(conn, ns);
     let (sts_api, pod_api) = (api::<StatefulSet>(conn, ns), api::<Pod>(conn, ns));
     // The node screen's watches, listed once (the SeiNode's events narrowed to this node).
@@ -177,7 +212,7 @@ pub async fn node(
         seed_node_id(&conn.client, sidecar, &node).await
     };
     let mut fleet = Fleet::new(default_sidecar_image);
-    relist(&mut fleet, vec![node], FleetDelta::Node);
+    relist(&mut fleet, vec![Lenient::Decoded(node)], FleetDelta::Node);
     if let Some(lookup) = node_id {
         fleet.apply(FleetDelta::NodeId {
             key: key.clone(),

@@ -196,6 +196,11 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
     let sidecar = super::platform_image::resolve_default_sidecar_image(&conn.client).await?;
     let namespace = fetch::namespace(global, &conn);
     let fleet = fetch::fleet(&conn, namespace.as_deref(), sidecar).await?;
+    // Objects that cannot be decoded are named on stderr; the others print as usual (exit 0).
+    fetch::report_skipped(
+        &fleet,
+        matches!(args.output, GetOutput::Json | GetOutput::Yaml),
+    );
     let keys = listing(&fleet, &filter, Sort::default()).keys;
     let rows: Vec<&FleetRow> = keys.iter().filter_map(|k| fleet.row(k)).collect();
     let out = match args.output {

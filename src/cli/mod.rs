@@ -124,7 +124,11 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err}");
+            // One hostile value never makes a megabyte line.
+            eprintln!(
+                "error: {}",
+                crate::limits::elide_long_lines(&err.to_string())
+            );
             err.exit_code()
         }
     }

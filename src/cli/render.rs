@@ -135,8 +135,12 @@ async fn platform_from_cluster(
 }
 
 async fn connect(global: &GlobalArgs) -> Result<::kube::Client, CliError> {
-    ::kube::Client::try_from(kube_config(global).await?)
-        .map_err(|e| CliError::Failed(format!("cannot create Kubernetes client: {e}")))
+    crate::kube::timeout::client(kube_config(global).await?, false).map_err(|e| {
+        CliError::Failed(format!(
+            "cannot create Kubernetes client: {}",
+            crate::kube::errors::describe(&e)
+        ))
+    })
 }
 
 /// The client config from `--kubeconfig`/`--context` (or the default kubeconfig).

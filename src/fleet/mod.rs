@@ -48,6 +48,15 @@ pub enum FleetDelta {
     },
 }
 
+/// An object left out of the stores because it could not be decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkippedEntry<'a> {
+    /// The object's kind as Kubernetes names it (`SeiNode`, `Event`, …).
+    pub kind: &'static str,
+    pub key: &'a ObjectKey,
+    pub reason: &'a str,
+}
+
 /// Every watched object plus the derived fleet rows.
 #[derive(Debug, Default)]
 pub struct Fleet {
@@ -260,6 +269,26 @@ impl Fleet {
         self.event_index
             .events_of(key)
             .filter_map(|event_key| self.node_events.get(event_key))
+    }
+
+    /// Every object a watch or list left out because it could not be decoded, SeiNodes first.
+    pub fn skipped(&self) -> Vec<SkippedEntry<'_>> {
+        let stores = [
+            ("SeiNode", self.nodes.skipped().collect::<Vec<_>>()),
+            ("Event", self.node_events.skipped().collect()),
+            ("StatefulSet", self.statefulsets.skipped().collect()),
+            ("Pod", self.pods.skipped().collect()),
+            ("Event", self.detail_events.skipped().collect()),
+            ("Event", self.statefulset_events.skipped().collect()),
+        ];
+        stores
+            .into_iter()
+            .flat_map(|(kind, entries)| {
+                entries
+                    .into_iter()
+                    .map(move |(key, reason)| SkippedEntry { kind, key, reason })
+            })
+            .collect()
     }
 
     /// Increases on every change to anything the screens show.

@@ -56,6 +56,18 @@ pub enum Delta<K> {
     RelistStarted,
     RelistItem(Box<K>),
     RelistDone,
+    /// An object the watch could not decode (too deep, wrong shape): kept out of the store,
+    /// remembered by key and reason so the screens and `get` can name it.
+    Skipped(Box<SkippedObject>),
+    /// An object deleted whose body could not be decoded: only its key is known.
+    DeletedKey(ObjectKey),
+}
+
+/// An object left out because it could not be decoded, and why (one short line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedObject {
+    pub key: ObjectKey,
+    pub reason: String,
 }
 
 /// What a delta changed, so derived views can update only what they must.
@@ -72,7 +84,9 @@ pub enum Change {
 #[derive(Debug, Clone)]
 pub struct Store<K> {
     objects: BTreeMap<ObjectKey, Box<K>>,
-    /// Keys listed so far by the relist in progress.
+    /// Objects that could not be decoded, by key (never also in `objects`).
+    skipped: BTreeMap<ObjectKey, String>,
+    /// Keys listed so far by the relist in progress (skipped ones included).
     relist: Option<HashSet<ObjectKey>>,
     revision: u64,
     synced: bool,
@@ -82,6 +96,7 @@ impl<K> Default for Store<K> {
     fn default() -> Self {
         Store {
             objects: BTreeMap::new(),
+            skipped: BTreeMap::new(),
             relist: None,
             revision: 0,
             synced: false,
@@ -101,6 +116,13 @@ impl<K> Delta<K> {
     pub fn relist_item(object: K) -> Delta<K> {
         Delta::RelistItem(Box::new(object))
     }
+
+    pub fn skipped(key: ObjectKey, reason: impl Into<String>) -> Delta<K> {
+        Delta::Skipped(Box::new(SkippedObject {
+            key,
+            reason: reason.into(),
+        }))
+    }
 }
 
 impl<K: kube::Resource> Store<K> {
@@ -108,14 +130,21 @@ impl<K: kube::Resource> Store<K> {
     pub fn apply(&mut self, delta: Delta<K>) -> Change {
         match delta {
             Delta::Applied(object) => self.insert(object),
-            Delta::Deleted(object) => {
-                let key = ObjectKey::of(object.as_ref());
-                if self.objects.remove(&key).is_some() {
-                    self.bump();
-                    Change::One(key)
-                } else {
-                    Change::Nothing
+            Delta::Deleted(object) => self.remove(ObjectKey::of(object.as_ref())),
+            Delta::DeletedKey(key) => self.remove(key),
+            Delta::Skipped(skipped) => {
+                let SkippedObject { key, reason } = *skipped;
+                if let Some(listed) = self.relist.as_mut() {
+                    listed.insert(key.clone());
                 }
+                let removed = self.objects.remove(&key).is_some();
+                let known = self.skipped.get(&key) == Some(&reason);
+                if known && !removed {
+                    return Change::Nothing;
+                }
+                self.skipped.insert(key.clone(), reason);
+                self.bump();
+                Change::One(key)
             }
             Delta::RelistStarted => {
                 self.relist = Some(HashSet::new());
@@ -129,6 +158,11 @@ impl<K: kube::Resource> Store<K> {
             Delta::RelistDone => {
                 let listed = self.relist.take().unwrap_or_default();
                 let mut dropped = Vec::new();
+                let skipped_before = self.skipped.len();
+                self.skipped.retain(|key, _| listed.contains(key));
+                if self.skipped.len() != skipped_before {
+                    self.bump();
+                }
                 self.objects.retain(|key, _| {
                     let keep = listed.contains(key);
                     if !keep {
@@ -148,9 +182,22 @@ impl<K: kube::Resource> Store<K> {
         }
     }
 
+    fn remove(&mut self, key: ObjectKey) -> Change {
+        let skipped = self.skipped.remove(&key).is_some();
+        if self.objects.remove(&key).is_some() || skipped {
+            self.bump();
+            Change::One(key)
+        } else {
+            Change::Nothing
+        }
+    }
+
     /// Stores `object` unless the stored copy has the same `resourceVersion`.
     fn insert(&mut self, object: Box<K>) -> Change {
         let key = ObjectKey::of(object.as_ref());
+        if self.skipped.remove(&key).is_some() {
+            self.bump();
+        }
         let version = object.meta().resource_version.as_deref();
         match self.objects.get_mut(&key) {
             Some(stored)
@@ -171,6 +218,7 @@ impl<K: kube::Resource> Store<K> {
     /// Removes everything (the scope changed: other namespace or context).
     pub fn clear(&mut self) {
         self.objects.clear();
+        self.skipped.clear();
         self.relist = None;
         self.synced = false;
         self.bump();
@@ -202,6 +250,13 @@ impl<K> Store<K> {
 
     pub fn is_empty(&self) -> bool {
         self.objects.is_empty()
+    }
+
+    /// The objects left out because they could not be decoded, with why, in key order.
+    pub fn skipped(&self) -> impl Iterator<Item = (&ObjectKey, &str)> {
+        self.skipped
+            .iter()
+            .map(|(key, reason)| (key, reason.as_str()))
     }
 
     /// Increases on every visible change; views cache on it.
@@ -347,5 +402,44 @@ mod tests {
         store.clear();
         assert!(store.is_empty());
         assert!(!store.is_synced());
+    }
+
+    #[test]
+    fn an_undecodable_object_is_kept_out_named_and_forgotten_when_fixed_deleted_or_unlisted() {
+        let mut store = Store::default();
+        store.apply(Delta::applied(pod("a", "x", "Running")));
+        let key = ObjectKey::new("a", "x");
+        // The object turns undecodable: it leaves the store and is named with why.
+        assert_eq!(
+            store.apply(Delta::skipped(key.clone(), "nested too deep")),
+            Change::One(key.clone())
+        );
+        assert!(store.get(&key).is_none());
+        let skipped: Vec<_> = store.skipped().collect();
+        assert_eq!(skipped, [(&key, "nested too deep")]);
+        // The same report again changes nothing (no redraw).
+        assert_eq!(
+            store.apply(Delta::skipped(key.clone(), "nested too deep")),
+            Change::Nothing
+        );
+        // Fixed: back in the store, no longer skipped.
+        store.apply(Delta::applied(pod("a", "x", "Pending")));
+        assert_eq!(phase_of(&store, "a", "x").as_deref(), Some("Pending"));
+        assert_eq!(store.skipped().count(), 0);
+        // Skipped again, then deleted by key: gone from both.
+        store.apply(Delta::skipped(key.clone(), "bad"));
+        assert_eq!(
+            store.apply(Delta::DeletedKey(key.clone())),
+            Change::One(key.clone())
+        );
+        assert_eq!(store.skipped().count(), 0);
+        // A relist forgets skipped objects it no longer lists, keeps those it lists again.
+        store.apply(Delta::skipped(key.clone(), "bad"));
+        store.apply(Delta::skipped(ObjectKey::new("a", "y"), "bad"));
+        store.apply(Delta::RelistStarted);
+        store.apply(Delta::skipped(key.clone(), "bad"));
+        store.apply(Delta::RelistDone);
+        let skipped: Vec<_> = store.skipped().map(|(k, _)| k.clone()).collect();
+        assert_eq!(skipped, [key]);
     }
 }

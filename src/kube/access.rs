@@ -35,7 +35,7 @@ impl AccessReview for KubeAccess {
                 .api
                 .create(&PostParams::default(), &review)
                 .await
-                .map_err(|e| AccessError::Review(e.to_string()))?;
+                .map_err(|e| AccessError::Review(super::errors::describe(&e)))?;
             let status = answer.status.unwrap_or_default();
             Ok((!status.allowed).then(|| status.reason.unwrap_or_default()))
         })

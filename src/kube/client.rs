@@ -72,8 +72,8 @@ pub async fn connect(
     };
     let config = with_user_agent(config);
     let default_namespace = config.default_namespace.clone();
-    let client =
-        Client::try_from(config.clone()).map_err(|e| ConnectError::Client(e.to_string()))?;
+    let client = super::timeout::client(config.clone(), false)
+        .map_err(|e| ConnectError::Client(super::errors::describe(&e)))?;
     Ok(Connection {
         client,
         context: context_name,

@@ -89,13 +89,13 @@ pub fn map_error(err: kube::Error) -> ClusterError {
                 _ => ClusterErrorKind::Other,
             };
             let message = if status.message.is_empty() {
-                format!("API server answered HTTP {}", status.code)
+                super::errors::status_line(&status)
             } else {
-                status.message.clone()
+                crate::limits::elide(&status.message).into_owned()
             };
             ClusterError::new(kind, message)
         }
-        other => ClusterError::new(ClusterErrorKind::Other, other.to_string()),
+        other => ClusterError::new(ClusterErrorKind::Other, super::errors::describe(&other)),
     }
 }
 

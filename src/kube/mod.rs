@@ -4,9 +4,12 @@
 pub mod access;
 pub mod client;
 pub mod cluster;
+pub mod errors;
 pub mod identity;
+pub mod lenient;
 pub mod node_identity;
 pub mod platform_config;
 pub mod read_only;
+pub mod timeout;
 pub mod watch;
 pub mod watches;

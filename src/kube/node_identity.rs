@@ -71,7 +71,7 @@ async fn from_secret(
         Err(::kube::Error::Api(status)) if status.code == 403 => {
             return Err(format!("Secret {name}: forbidden"));
         }
-        Err(err) => return Err(format!("Secret {name}: {err}")),
+        Err(err) => return Err(format!("Secret {name}: {}", super::errors::describe(&err))),
     };
     let json = secret
         .data

@@ -43,7 +43,7 @@ pub async fn load_platform_config(
         .await
         .map_err(|e| PlatformSourceError::Api {
             namespace: namespace.to_owned(),
-            reason: e.to_string(),
+            reason: super::errors::describe(&e),
         })?
         .ok_or_else(|| PlatformSourceError::NotFound {
             namespace: namespace.to_owned(),

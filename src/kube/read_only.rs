@@ -67,14 +67,10 @@ impl MutationGuard {
         })
     }
 
-    /// The kube client to use: wrapped in [`ReadOnlyLayer`] when read-only.
+    /// The kube client to use: wrapped in [`ReadOnlyLayer`] when read-only, and like every
+    /// client of the console with a deadline on each answer (`kube::timeout`).
     pub fn client(&self, config: kube::Config) -> Result<kube::Client, kube::Error> {
-        let builder = kube::client::ClientBuilder::try_from(config)?;
-        Ok(if self.is_read_only() {
-            builder.with_layer(&ReadOnlyLayer).build()
-        } else {
-            builder.build()
-        })
+        super::timeout::client(config, self.is_read_only())
     }
 }
 

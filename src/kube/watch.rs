@@ -15,6 +15,7 @@ use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use tokio::sync::mpsc;
 
+use super::lenient::{self, Lenient};
 use super::watches::WatchKind;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::Delta;
@@ -87,26 +88,27 @@ pub fn is_forbidden(error: &watcher::Error) -> bool {
 
 /// One line describing a watch error for the banner.
 pub fn describe_error(error: &watcher::Error) -> String {
-    let text = match error {
+    match error {
         watcher::Error::InitialListFailed(e)
         | watcher::Error::WatchStartFailed(e)
-        | watcher::Error::WatchFailed(e) => e.to_string(),
-        other => other.to_string(),
-    };
-    text.lines().next().unwrap_or_default().to_owned()
+        | watcher::Error::WatchFailed(e) => super::errors::describe(e),
+        watcher::Error::WatchError(status) => super::errors::status_line(status),
+        other => crate::limits::elide(&other.to_string()).into_owned(),
+    }
 }
 
 /// Runs a watch until the receiver is gone; `wrap` turns a store delta into a fleet delta.
 /// Events go straight onto the caller's channel (as `M`), so its bound is the only buffer.
 pub async fn run_watch<K, M>(
-    api: Api<K>,
+    api: Api<Lenient<K>>,
     config: watcher::Config,
     kind: WatchKind,
     epoch: u64,
     tx: mpsc::Sender<M>,
     wrap: fn(Delta<K>) -> FleetDelta,
 ) where
-    K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
+    K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + Sync + 'static,
+    K::DynamicType: Default,
     M: From<WatchEvent> + Send,
 {
     let mut config = config;
@@ -119,10 +121,11 @@ pub async fn run_watch<K, M>(
         while let Some(item) = stream.next().await {
             let delta = match item {
                 Ok(watcher::Event::Init) => Delta::RelistStarted,
-                Ok(watcher::Event::InitApply(object)) => Delta::relist_item(slim(object)),
+                // An item that does not decode is a skip, never the end of the watch.
+                Ok(watcher::Event::InitApply(item)) => slim(lenient::listed(item, true)),
                 Ok(watcher::Event::InitDone) => Delta::RelistDone,
-                Ok(watcher::Event::Apply(object)) => Delta::applied(slim(object)),
-                Ok(watcher::Event::Delete(object)) => Delta::deleted(slim(object)),
+                Ok(watcher::Event::Apply(item)) => slim(lenient::listed(item, false)),
+                Ok(watcher::Event::Delete(item)) => lenient::deleted(item),
                 Err(error) => {
                     failure = Some(error);
                     break;
@@ -185,12 +188,14 @@ pub async fn run_watch<K, M>(
 }
 
 /// Drops what the console never shows and what costs the most memory.
-fn slim<K: Resource>(mut object: K) -> K {
-    object.managed_fields_mut().clear();
-    if let Some(annotations) = object.meta_mut().annotations.as_mut() {
-        annotations.remove(crate::fleet::LAST_APPLIED_ANNOTATION);
+fn slim<K: Resource>(mut delta: Delta<K>) -> Delta<K> {
+    if let Delta::Applied(object) | Delta::RelistItem(object) = &mut delta {
+        object.managed_fields_mut().clear();
+        if let Some(annotations) = object.meta_mut().annotations.as_mut() {
+            annotations.remove(crate::fleet::LAST_APPLIED_ANNOTATION);
+        }
     }
-    object
+    delta
 }
 
 #[cfg(test)]

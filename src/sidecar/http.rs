@@ -133,7 +133,7 @@ impl SidecarTransport {
         let mut config = config;
         config.default_retry = false;
         Ok(Self::PodProxy {
-            client: ::kube::Client::try_from(config)?,
+            client: crate::kube::timeout::client(config, false)?,
             port: SIDECAR_PROXY_PORT,
         })
     }

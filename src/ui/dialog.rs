@@ -10,7 +10,11 @@ use super::theme::Theme;
 use crate::app::action::{ActionFlow, ActionPreview, ActionRequest, Form, LineTone, Stage};
 
 /// The body lines and the footer hint of the flow's current stage.
-fn content(flow: &ActionFlow, theme: &Theme) -> (Vec<Line<'static>>, &'static str) {
+fn content(
+    flow: &ActionFlow,
+    now: jiff::Timestamp,
+    theme: &Theme,
+) -> (Vec<Line<'static>>, &'static str) {
     match &flow.stage {
         Stage::Prompt(form) => (
             prompt_lines(flow, form, theme),
@@ -19,8 +23,13 @@ fn content(flow: &ActionFlow, theme: &Theme) -> (Vec<Line<'static>>, &'static st
         Stage::Preparing(request) => {
             let mut lines = request_lines(request, theme);
             lines.push(Line::raw(""));
+            // The elapsed time shows a slow or silent API server; every request has a deadline.
+            let waited = flow
+                .preparing_since
+                .map(|since| (now - since).get_seconds().max(0))
+                .unwrap_or(0);
             lines.push(Line::styled(
-                "Computing the preview and asking the permission checks…",
+                format!("Computing the preview and asking the permission checks… {waited} s"),
                 theme.accent,
             ));
             (lines, "esc cancel")
@@ -242,8 +251,14 @@ fn status_line(flow: &ActionFlow, theme: &Theme) -> Option<Line<'static>> {
     })
 }
 
-pub fn render(flow: &ActionFlow, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let (lines, hint) = content(flow, theme);
+pub fn render(
+    flow: &ActionFlow,
+    now: jiff::Timestamp,
+    theme: &Theme,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let (lines, hint) = content(flow, now, theme);
     let status = status_line(flow, theme);
     let running = matches!(flow.stage, Stage::Running { .. });
     // Wide enough to estimate wrapped height: borders plus the footer hint.

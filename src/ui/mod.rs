@@ -45,7 +45,7 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
         help::render(model.help_scroll, theme, frame, area);
     }
     if let Some(flow) = model.action.as_ref().filter(|flow| !flow.hidden) {
-        dialog::render(flow, theme, frame, area);
+        dialog::render(flow, model.now, theme, frame, area);
     }
 }
 

@@ -1,0 +1,121 @@
+//! Bounds on what the console reads, checked before any recursive decoder sees it, and the
+//! elision of long values in messages.
+//!
+//! serde_yaml_ng spends quadratic time on deeply nested YAML before it fails, and the platform
+//! config's YAML reader recurses once per level: a 200 KB file of 100,000 nested brackets cost a
+//! minute of CPU or the stack. So every file (manifests, the console's config, the platform
+//! config) and every YAML document read from the cluster passes [`check_yaml`] first: a size
+//! bound, then a depth bound counted on a streaming parser that stops at the first level over
+//! the limit, so the cost is bounded by the limit, not by the input. JSON read from the cluster
+//! is bounded by serde_json's own recursion limit (128 levels, an error, never a crash).
+use std::borrow::Cow;
+
+use saphyr_parser::{Event, Parser};
+
+/// Size and depth bounds of one kind of input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputLimits {
+    pub max_bytes: usize,
+    /// Deepest nesting of sequences and mappings allowed (the document itself is level 0).
+    pub max_depth: usize,
+}
+
+/// A SeiNode manifest (`plan -f`, `render -f`): the API server stores at most about 1.5 MiB
+/// per object, and the deepest upstream sample nests 9 levels.
+pub const MANIFEST: InputLimits = InputLimits {
+    max_bytes: 2 * 1024 * 1024,
+    max_depth: 64,
+};
+
+/// The console's own `config.toml` and the controller's platform config (`config.yaml`,
+/// from a file or its ConfigMap): small, shallow files.
+pub const CONFIG_FILE: InputLimits = InputLimits {
+    max_bytes: 1024 * 1024,
+    max_depth: 32,
+};
+
+/// Why an input was refused before decoding; the text names the limit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LimitError {
+    #[error("{size} bytes, over the limit of {limit} bytes")]
+    TooLarge { size: usize, limit: usize },
+    #[error("nested deeper than the limit of {limit} levels (line {line})")]
+    TooDeep { limit: usize, line: usize },
+}
+
+/// Checks size then nesting depth of a YAML (or JSON, which is YAML) document stream. A syntax
+/// error is not reported here: the decoder that follows reports it with its own position.
+pub fn check_yaml(text: &str, limits: InputLimits) -> Result<(), LimitError> {
+    check_size(text.len(), limits)?;
+    let mut depth = 0usize;
+    for item in Parser::new_from_str(text) {
+        let Ok((event, span)) = item else {
+            return Ok(());
+        };
+        match event {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > limits.max_depth {
+                    return Err(LimitError::TooDeep {
+                        limit: limits.max_depth,
+                        line: span.start.line(),
+                    });
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Checks the size of an input of `size` bytes.
+pub fn check_size(size: usize, limits: InputLimits) -> Result<(), LimitError> {
+    if size > limits.max_bytes {
+        return Err(LimitError::TooLarge {
+            size,
+            limit: limits.max_bytes,
+        });
+    }
+    Ok(())
+}
+
+/// Characters of a quoted value kept in a message; longer values are elided.
+pub const SHOWN_VALUE_CHARS: usize = 200;
+
+/// `text` cut to [`SHOWN_VALUE_CHARS`] characters with its length named, for error lines:
+/// one hostile value never makes a megabyte line.
+pub fn elide(text: &str) -> Cow<'_, str> {
+    elide_to(text, SHOWN_VALUE_CHARS)
+}
+
+/// `text` cut to `max` characters, the rest replaced by `… (N characters)`; also keeps only
+/// the first line (a message is one line).
+pub fn elide_to(text: &str, max: usize) -> Cow<'_, str> {
+    let first_line = text.lines().next().unwrap_or_default();
+    let total = text.chars().count();
+    if total <= max && first_line.len() == text.len() {
+        return Cow::Borrowed(text);
+    }
+    let kept: String = first_line.chars().take(max).collect();
+    Cow::Owned(format!("{kept}… ({total} characters)"))
+}
+
+/// Lines longer than twice [`SHOWN_VALUE_CHARS`] cut with their length named; shorter lines
+/// and the line breaks kept. The last net under messages built from values the console did
+/// not elide itself (a serde message quoting a field whole).
+pub fn elide_long_lines(text: &str) -> String {
+    text.split('\n')
+        .map(|line| {
+            if line.chars().count() > 2 * SHOWN_VALUE_CHARS {
+                elide(line).into_owned()
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests;
