@@ -16,9 +16,13 @@ use crate::fleet::FleetDelta;
 use crate::fleet::store::ObjectKey;
 use crate::kube::client::{Connection, connect};
 use crate::kube::lenient::Lenient;
+use crate::kube::liveness::probe_server;
 use crate::kube::platform_config::watch_default_sidecar_image;
 use crate::kube::watch::{WatchReport, run_watch, watch_config};
 use crate::kube::watches::WatchKind;
+
+/// The longest a preview (its reads and permission checks) may take.
+const PREPARE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// Owner of the running watch tasks.
 pub struct Effects {
@@ -129,8 +133,18 @@ impl Effects {
                     return;
                 };
                 self.prepare_task = Some(tokio::spawn(async move {
-                    let result =
-                        jobs::prepare(&env, &client, id, &request, executor, waves, &pending).await;
+                    let prepare =
+                        jobs::prepare(&env, &client, id, &request, executor, waves, &pending);
+                    // Each request has its own deadline; this bounds the whole preview too.
+                    let result = tokio::time::timeout(PREPARE_DEADLINE, prepare)
+                        .await
+                        .unwrap_or_else(|_| {
+                            Err(format!(
+                                "the preview did not finish within {} s (is the API server \
+                                 answering?); nothing was changed",
+                                PREPARE_DEADLINE.as_secs()
+                            ))
+                        });
                     let _ = tx.send(Msg::ActionPrepared { id, result }).await;
                 }));
             }
@@ -280,12 +294,13 @@ async fn watch_scope(
         tx.clone(),
         node_event_delta,
     );
+    let probe = probe_server(conn.client.clone(), epoch, tx.clone());
     let platform = async {
         if let Some(namespace) = platform_config_map {
             watch_default_sidecar_image(conn.client.clone(), namespace, epoch, tx).await;
         }
     };
-    tokio::join!(nodes, events, platform);
+    tokio::join!(nodes, events, probe, platform);
 }
 
 async fn watch_detail(

@@ -10,6 +10,7 @@ use crate::fleet::sort::{Listing, Sort, listing};
 use crate::fleet::store::ObjectKey;
 use crate::fleet::{Fleet, FleetDelta};
 use crate::keymap::{Key, Keymap};
+use crate::kube::liveness::ServerReport;
 use crate::kube::watch::{WatchEvent, WatchReport};
 use crate::kube::watches::WatchKind;
 
@@ -32,6 +33,15 @@ pub enum WatchState {
     },
     /// The API server refused: RBAC does not allow this watch.
     Forbidden(String),
+}
+
+/// Whether the API server answers, as the probe found it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerState {
+    /// When the server last answered: the watches' data was current then.
+    pub confirmed_at: Option<Timestamp>,
+    /// Since when it has not answered, and why; `None` while it answers.
+    pub silent: Option<(Timestamp, String)>,
 }
 
 /// Which namespace(s) and context the console looks at.
@@ -87,6 +97,11 @@ pub enum Msg {
         epoch: u64,
         image: Option<String>,
     },
+    /// A probe of the API server of scope `epoch`: it answered, or not.
+    Server {
+        epoch: u64,
+        report: ServerReport,
+    },
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
@@ -110,6 +125,7 @@ impl From<WatchEvent> for Msg {
             WatchEvent::DefaultSidecarImage { epoch, image } => {
                 Msg::PlatformSidecarImage { epoch, image }
             }
+            WatchEvent::Server { epoch, report } => Msg::Server { epoch, report },
         }
     }
 }
@@ -235,6 +251,7 @@ pub struct Model {
     pub node_scroll: u16,
     pub detail: Option<NodeDetail>,
     pub watches: BTreeMap<WatchKind, WatchState>,
+    pub server: ServerState,
     pub flash: Option<Flash>,
     pub now: Timestamp,
     pub size: (u16, u16),
@@ -274,6 +291,7 @@ impl Model {
             node_scroll: 0,
             detail: None,
             watches: BTreeMap::new(),
+            server: ServerState::default(),
             flash: None,
             now,
             size: (80, 24),

@@ -6,6 +6,7 @@ use super::model::{
 use crate::actions::event::ActionKind;
 use crate::fleet::filter::Filter;
 use crate::keymap::{Action, Context, Key, KeyCode};
+use crate::kube::liveness::ServerReport;
 use crate::kube::watch::WatchReport;
 use crate::kube::watches::WatchKind;
 
@@ -82,6 +83,13 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             action_update::on_finished(model, id, finished);
             Vec::new()
         }
+        Msg::Server { epoch, report } => {
+            if epoch == model.scope_epoch {
+                on_server_report(model, report)
+            } else {
+                Vec::new()
+            }
+        }
         Msg::SettingSaved { setting, result } => {
             on_setting_saved(model, &setting, result);
             Vec::new()
@@ -113,6 +121,51 @@ fn on_watch_report(model: &mut Model, kind: WatchKind, report: WatchReport) {
         model.watches.insert(kind, next);
         model.dirty = true;
     }
+}
+
+/// A probe's answer: a silent server makes the data STALE (the banner shows the age of the
+/// last confirmed data); the first answer after silence clears it and resyncs every watch.
+fn on_server_report(model: &mut Model, report: ServerReport) -> Vec<Cmd> {
+    match report {
+        ServerReport::Answered { at } => {
+            model.server.confirmed_at = Some(at);
+            if model.server.silent.take().is_none() {
+                return Vec::new();
+            }
+            model.dirty = true;
+            resync(model)
+        }
+        ServerReport::Silent { error } => {
+            let since = model
+                .server
+                .silent
+                .as_ref()
+                .map_or(model.now, |(since, _)| *since);
+            let next = Some((since, error));
+            if model.server.silent != next {
+                model.server.silent = next;
+                model.dirty = true;
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// Restarts the scope watches and the open node's (new epochs: what the old ones still send is
+/// dropped); each relists, and the relist replaces the stores as after any watch failure.
+fn resync(model: &mut Model) -> Vec<Cmd> {
+    let mut cmds = model.init();
+    if let Screen::Node(key) = &model.screen {
+        model.detail_epoch += 1;
+        for kind in WatchKind::DETAIL {
+            model.watches.insert(kind, WatchState::Syncing);
+        }
+        cmds.push(Cmd::WatchDetail {
+            node: key.clone(),
+            epoch: model.detail_epoch,
+        });
+    }
+    cmds
 }
 
 fn on_setting_saved(model: &mut Model, setting: &SavedSetting, result: Result<(), String>) {

@@ -1,10 +1,10 @@
 //! Reading one SeiNode manifest (YAML or JSON) from a file or standard input, with errors fit
 //! for one line on stderr.
-use std::io::Read;
 use std::path::Path;
 
 use super::CliError;
 use crate::api::{API_VERSION, KIND, SeiNode, schema};
+use crate::limits;
 
 /// Reads and decodes `path` (`-` = standard input). Errors are bad input: unreadable file, YAML
 /// or JSON syntax (with line and column), a document that is not a SeiNode, or a SeiNode whose
@@ -15,16 +15,7 @@ pub fn read_seinode(path: &Path) -> Result<SeiNode, CliError> {
     } else {
         path.display().to_string()
     };
-    let text = if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| CliError::BadInput(format!("reading standard input: {e}")))?;
-        text
-    } else {
-        std::fs::read_to_string(path)
-            .map_err(|e| CliError::BadInput(format!("reading {shown}: {e}")))?
-    };
+    let text = read_manifest_text(path, &shown)?;
     // Syntax first, so a YAML error reports its own line and column.
     let value: serde_json::Value = serde_yaml_ng::from_str(&text)
         .map_err(|e| CliError::BadInput(format!("{shown}: invalid YAML: {e}")))?;
@@ -48,6 +39,26 @@ pub fn read_seinode(path: &Path) -> Result<SeiNode, CliError> {
     }
     serde_json::from_value(value)
         .map_err(|e| CliError::BadInput(format!("{shown}: not a valid SeiNode: {e}")))
+}
+
+/// The text of a manifest (`-` = standard input), refused before any parser sees it when it is
+/// larger or nests deeper than [`limits::MANIFEST`] (deep YAML costs the YAML decoder
+/// quadratic time): one line naming the limit.
+pub fn read_manifest_text(path: &Path, shown: &str) -> Result<String, CliError> {
+    let read = if path == Path::new("-") {
+        limits::read_bounded(std::io::stdin().lock(), limits::MANIFEST)
+    } else {
+        std::fs::File::open(path).and_then(|file| limits::read_bounded(file, limits::MANIFEST))
+    };
+    let text = read
+        .map_err(|e| CliError::BadInput(format!("reading {shown}: {e}")))?
+        .map_err(|refused| {
+            CliError::BadInput(format!("{shown}: refused before parsing: {refused}"))
+        })?;
+    limits::check_yaml(&text, limits::MANIFEST).map_err(|refused| {
+        CliError::BadInput(format!("{shown}: refused before parsing: {refused}"))
+    })?;
+    Ok(text)
 }
 
 /// The manifest's fields the CRD does not declare (the API server would drop them).

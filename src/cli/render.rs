@@ -1,6 +1,5 @@
 //! `sei-console render`: print the StatefulSet, Service and PVC the controller would apply for a
 //! SeiNode manifest now, as a Kubernetes `List`.
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
@@ -86,16 +85,7 @@ fn to_value<T: serde::Serialize>(object: &T) -> Result<Value, CliError> {
 
 fn read_node(path: &Path) -> Result<SeiNode, CliError> {
     let shown = path.display();
-    let text = if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| CliError::BadInput(format!("reading standard input: {e}")))?;
-        text
-    } else {
-        std::fs::read_to_string(path)
-            .map_err(|e| CliError::BadInput(format!("reading {shown}: {e}")))?
-    };
+    let text = super::manifest::read_manifest_text(path, &shown.to_string())?;
     let node: SeiNode = serde_yaml_ng::from_str(&text)
         .map_err(|e| CliError::BadInput(format!("{shown} is not a SeiNode manifest: {e}")))?;
     if !node.kind.is_empty() && node.kind != KIND {

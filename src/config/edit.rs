@@ -70,6 +70,18 @@ pub fn save_value(
             });
         }
     };
+    if let Err(refused) = crate::limits::check_brackets(&text, crate::limits::CONFIG_FILE) {
+        let line = match refused {
+            crate::limits::LimitError::TooDeep { line, .. } => line,
+            crate::limits::LimitError::TooLarge { .. } => 1,
+        };
+        return Err(ConfigWriteError::Broken {
+            path: path.to_path_buf(),
+            setting,
+            line,
+            message: format!("refused before parsing: {refused}"),
+        });
+    }
     let mut doc: DocumentMut =
         text.parse()
             .map_err(|err: toml_edit::TomlError| ConfigWriteError::Broken {

@@ -170,6 +170,16 @@ fn load_default_location(path: Option<PathBuf>) -> LoadedConfig {
 
 /// Decodes `text` read from `path`; never fails, problems are reported with their line.
 pub fn from_text(text: &str, path: &Path) -> LoadedConfig {
+    if let Err(refused) = crate::limits::check_brackets(text, crate::limits::CONFIG_FILE) {
+        return LoadedConfig {
+            config: Config::default(),
+            path: Some(path.to_path_buf()),
+            problems: vec![format!(
+                "config file {} refused before decoding: {refused}; using the defaults",
+                path.display()
+            )],
+        };
+    }
     let (config, problems) = decode::decode(text);
     LoadedConfig {
         config,

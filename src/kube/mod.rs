@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod errors;
 pub mod identity;
 pub mod lenient;
+pub mod liveness;
 pub mod node_identity;
 pub mod platform_config;
 pub mod read_only;

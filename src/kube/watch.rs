@@ -42,6 +42,11 @@ pub enum WatchEvent {
     /// The platform's default sidecar image as the controller's ConfigMap names it (`None`:
     /// it names none); see `platform_config::watch_default_sidecar_image`.
     DefaultSidecarImage { epoch: u64, image: Option<String> },
+    /// Whether the API server answers at all (`liveness::probe_server`).
+    Server {
+        epoch: u64,
+        report: super::liveness::ServerReport,
+    },
 }
 
 /// Initial list page size (kubectl's chunk size): pages keep the relist peak low and paint the

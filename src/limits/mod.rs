@@ -37,7 +37,8 @@ pub const CONFIG_FILE: InputLimits = InputLimits {
 /// Why an input was refused before decoding; the text names the limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LimitError {
-    #[error("{size} bytes, over the limit of {limit} bytes")]
+    /// `size` may be a lower bound (reading stopped past the limit).
+    #[error("over the limit of {limit} bytes (read {size})")]
     TooLarge { size: usize, limit: usize },
     #[error("nested deeper than the limit of {limit} levels (line {line})")]
     TooDeep { limit: usize, line: usize },
@@ -67,6 +68,89 @@ pub fn check_yaml(text: &str, limits: InputLimits) -> Result<(), LimitError> {
         }
     }
     Ok(())
+}
+
+/// Checks size then the nesting of `[` and `{` outside strings and `#` comments: the depth
+/// bound of TOML (the console's `config.toml`), whose arrays and inline tables nest that way.
+pub fn check_brackets(text: &str, limits: InputLimits) -> Result<(), LimitError> {
+    check_size(text.len(), limits)?;
+    let (mut depth, mut line) = (0usize, 1usize);
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut comment = false;
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+            comment = false;
+            // Basic strings end at the line; multi-line ones are rare in a config file and
+            // only make this count more generous, never stricter.
+            quote = None;
+            continue;
+        }
+        if comment {
+            continue;
+        }
+        if let Some(open) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' && open == '"' {
+                escaped = true;
+            } else if c == open {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '#' => comment = true,
+            '[' | '{' => {
+                depth += 1;
+                if depth > limits.max_depth {
+                    return Err(LimitError::TooDeep {
+                        limit: limits.max_depth,
+                        line,
+                    });
+                }
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Reads at most `limits.max_bytes` (and one byte more, to tell) from `reader` as text: an
+/// endless or huge input is refused without being read whole.
+pub fn read_bounded(
+    reader: impl std::io::Read,
+    limits: InputLimits,
+) -> std::io::Result<Result<String, LimitError>> {
+    let bytes = match read_bounded_bytes(reader, limits)? {
+        Ok(bytes) => bytes,
+        Err(refused) => return Ok(Err(refused)),
+    };
+    String::from_utf8(bytes)
+        .map(Ok)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// [`read_bounded`] without the UTF-8 check.
+pub fn read_bounded_bytes(
+    reader: impl std::io::Read,
+    limits: InputLimits,
+) -> std::io::Result<Result<Vec<u8>, LimitError>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    reader
+        .take(limits.max_bytes as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() > limits.max_bytes {
+        return Ok(Err(LimitError::TooLarge {
+            size: bytes.len(),
+            limit: limits.max_bytes,
+        }));
+    }
+    Ok(Ok(bytes))
 }
 
 /// Checks the size of an input of `size` bytes.

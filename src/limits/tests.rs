@@ -37,7 +37,7 @@ fn oversized_input_is_refused_before_parsing() {
     let big = "a".repeat(CONFIG_FILE.max_bytes + 1);
     assert_eq!(
         check_yaml(&big, CONFIG_FILE).map_err(|e| e.to_string()),
-        Err("1048577 bytes, over the limit of 1048576 bytes".to_owned())
+        Err("over the limit of 1048576 bytes (read 1048577)".to_owned())
     );
 }
 
@@ -57,4 +57,35 @@ fn long_values_are_elided_with_their_length_and_short_ones_kept() {
     );
     assert!(shown.ends_with("… (1000000 characters)"));
     assert_eq!(elide("two\nlines"), "two… (9 characters)");
+}
+
+#[test]
+fn toml_brackets_count_outside_strings_and_comments() {
+    let config = "theme = \"dark [\" # [[[[\n[keys]\nfleet = { quit = [\"q\"] }\n";
+    assert_eq!(check_brackets(config, CONFIG_FILE), Ok(()));
+    let bomb = format!("a = {}", "[".repeat(100_000));
+    assert_eq!(
+        check_brackets(&bomb, CONFIG_FILE).map_err(|e| e.to_string()),
+        Err("nested deeper than the limit of 32 levels (line 1)".to_owned())
+    );
+}
+
+#[test]
+fn bounded_reads_stop_past_the_limit() {
+    let limits = InputLimits {
+        max_bytes: 10,
+        max_depth: 1,
+    };
+    let endless = std::io::repeat(b'a');
+    assert_eq!(
+        read_bounded(endless, limits).expect("read"),
+        Err(LimitError::TooLarge {
+            size: 11,
+            limit: 10
+        })
+    );
+    assert_eq!(
+        read_bounded(&b"short"[..], limits).expect("read"),
+        Ok("short".to_owned())
+    );
 }

@@ -190,6 +190,9 @@ impl PlatformConfig {
     /// `"8"`, a plain `no` is `"false"`). An empty document is an empty config. Gateway fields
     /// stay empty (they come from the controller's environment).
     pub fn from_yaml(text: &str) -> Result<Self, PlatformError> {
+        // The YAML reader recurses per level: bound the input first (file or ConfigMap).
+        crate::limits::check_yaml(text, crate::limits::CONFIG_FILE)
+            .map_err(|e| PlatformError::Decode(format!("refused before decoding: {e}")))?;
         let root = yaml11::parse(text)
             .map_err(|e| PlatformError::Decode(format!("error converting YAML to JSON: {e}")))?;
         decode::decode(&root).map_err(PlatformError::Decode)
@@ -202,8 +205,16 @@ impl PlatformConfig {
         if shown.trim().is_empty() {
             return Ok(Self::default());
         }
-        let text = match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        let read = std::fs::File::open(path)
+            .and_then(|file| crate::limits::read_bounded_bytes(file, crate::limits::CONFIG_FILE));
+        let text = match read {
+            Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(Err(limit)) => {
+                return Err(PlatformError::ParseFile {
+                    path: shown,
+                    detail: format!("refused before decoding: {limit}"),
+                });
+            }
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(source) => {
                 return Err(PlatformError::ReadFile {

@@ -63,6 +63,19 @@ pub fn header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 /// The banner text: the oldest STALE watch, else a forbidden one, else the config file's first
 /// problem (until the first key).
 pub fn banner_line(model: &Model) -> Option<String> {
+    if let Some((_, error)) = &model.server.silent {
+        let confirmed = match model.server.confirmed_at {
+            Some(at) => format!(
+                "data last confirmed {} ago at {} UTC",
+                age(Some(at), model.now),
+                at.to_zoned(jiff::tz::TimeZone::UTC).strftime("%H:%M:%S")
+            ),
+            None => "no data confirmed yet".to_owned(),
+        };
+        return Some(format!(
+            " STALE — the API server does not answer ({error}); {confirmed} — retrying "
+        ));
+    }
     if let Some((kind, WatchState::Stale { since, error })) = model.stale() {
         let clock = since
             .to_zoned(jiff::tz::TimeZone::UTC)
@@ -85,7 +98,26 @@ pub fn banner_line(model: &Model) -> Option<String> {
             }
             _ => None,
         })
+        .or_else(|| skipped_line(model))
         .or_else(|| config_problem_line(model))
+}
+
+/// Objects left out because they could not be decoded: how many, the first named with why.
+fn skipped_line(model: &Model) -> Option<String> {
+    let skipped = model.fleet.skipped();
+    let first = skipped.first()?;
+    let more = match skipped.len() {
+        1 => String::new(),
+        n => format!(" (+{} more)", n - 1),
+    };
+    Some(format!(
+        " SKIPPED {} undecodable object{}: {} {} — {}{more} ",
+        skipped.len(),
+        if skipped.len() == 1 { "" } else { "s" },
+        first.kind,
+        first.key,
+        first.reason
+    ))
 }
 
 fn config_problem_line(model: &Model) -> Option<String> {
