@@ -89,7 +89,7 @@ pub fn map_error(err: kube::Error) -> ClusterError {
                 _ => ClusterErrorKind::Other,
             };
             let message = if status.message.is_empty() {
-                super::errors::status_line(&status)
+                format!("API server answered HTTP {}", status.code)
             } else {
                 crate::limits::elide(&status.message).into_owned()
             };

@@ -50,8 +50,17 @@ pub fn check_yaml(text: &str, limits: InputLimits) -> Result<(), LimitError> {
     check_size(text.len(), limits)?;
     let mut depth = 0usize;
     for item in Parser::new_from_str(text) {
-        let Ok((event, span)) = item else {
-            return Ok(());
+        let (event, span) = match item {
+            Ok(found) => found,
+            // The parser's own bound on flow nesting (255 levels, met while it looks ahead
+            // before the first event) is the same refusal.
+            Err(error) if error.info().contains("recursion limit") => {
+                return Err(LimitError::TooDeep {
+                    limit: limits.max_depth,
+                    line: error.marker().line(),
+                });
+            }
+            Err(_) => return Ok(()),
         };
         match event {
             Event::SequenceStart(..) | Event::MappingStart(..) => {

@@ -66,14 +66,15 @@ pub fn banner_line(model: &Model) -> Option<String> {
     if let Some((_, error)) = &model.server.silent {
         let confirmed = match model.server.confirmed_at {
             Some(at) => format!(
-                "data last confirmed {} ago at {} UTC",
+                "data last confirmed {} ago ({} UTC)",
                 age(Some(at), model.now),
                 at.to_zoned(jiff::tz::TimeZone::UTC).strftime("%H:%M:%S")
             ),
             None => "no data confirmed yet".to_owned(),
         };
+        // The age first: it is what a narrow terminal must still show.
         return Some(format!(
-            " STALE — the API server does not answer ({error}); {confirmed} — retrying "
+            " STALE — {confirmed}: the API server does not answer ({error}) — retrying "
         ));
     }
     if let Some((kind, WatchState::Stale { since, error })) = model.stale() {

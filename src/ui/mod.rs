@@ -8,7 +8,9 @@ pub mod node;
 pub mod theme;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
+#[cfg(test)]
+mod resilience_tests;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
