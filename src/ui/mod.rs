@@ -8,9 +8,9 @@ pub mod node;
 pub mod theme;
 
 #[cfg(test)]
-pub(crate) mod tests;
-#[cfg(test)]
 mod resilience_tests;
+#[cfg(test)]
+pub(crate) mod tests;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};

@@ -26,12 +26,7 @@ fn server(model: &mut Model, report: ServerReport) -> Vec<Cmd> {
 /// The server answered at the sample clock, then stopped answering; 9 s later.
 fn frozen_model() -> Model {
     let mut model = demo_model();
-    server(
-        &mut model,
-        ServerReport::Answered {
-            at: sample::now(),
-        },
-    );
+    server(&mut model, ServerReport::Answered { at: sample::now() });
     update(&mut model, Msg::Tick(at(5)));
     server(
         &mut model,
@@ -92,8 +87,14 @@ fn probes_of_a_replaced_scope_are_ignored() {
 #[test]
 fn stale_server_screen() {
     let mut model = frozen_model();
-    insta::assert_snapshot!("stale_server_80x24", render(&mut model, 80, 24, &Theme::dark()));
-    insta::assert_snapshot!("stale_server_wide", render(&mut model, 200, 12, &Theme::dark()));
+    insta::assert_snapshot!(
+        "stale_server_80x24",
+        render(&mut model, 80, 24, &Theme::dark())
+    );
+    insta::assert_snapshot!(
+        "stale_server_wide",
+        render(&mut model, 200, 12, &Theme::dark())
+    );
 }
 
 #[test]
@@ -115,6 +116,31 @@ fn an_undecodable_node_is_kept_out_counted_and_named() {
     model.refresh_views();
     assert_eq!(model.fleet.len(), rows, "the others stay");
     assert!(model.fleet.row(&deep).is_none());
-    insta::assert_snapshot!("skipped_node_80x24", render(&mut model, 80, 24, &Theme::dark()));
-    insta::assert_snapshot!("skipped_node_wide", render(&mut model, 200, 12, &Theme::dark()));
+    insta::assert_snapshot!(
+        "skipped_node_80x24",
+        render(&mut model, 80, 24, &Theme::dark())
+    );
+    insta::assert_snapshot!(
+        "skipped_node_wide",
+        render(&mut model, 200, 12, &Theme::dark())
+    );
+}
+
+#[test]
+fn a_preview_in_flight_shows_how_long_it_has_waited() {
+    use crate::app::tests::{key, press};
+    use crate::keymap::KeyCode;
+    let mut model = demo_model();
+    press(&mut model, "jj");
+    press(&mut model, "i");
+    for _ in 0..200 {
+        key(&mut model, KeyCode::Backspace);
+    }
+    press(&mut model, "ghcr.io/sei-protocol/seid:v9.9.9");
+    let cmds = key(&mut model, KeyCode::Enter);
+    assert!(matches!(&cmds[..], [Cmd::PrepareAction { .. }]), "{cmds:?}");
+    update(&mut model, Msg::Tick(at(12)));
+    let screen = render(&mut model, 80, 24, &Theme::dark());
+    assert!(screen.contains("permission checks… 12 s"), "{screen}");
+    insta::assert_snapshot!("preview_waiting_80x24", screen);
 }

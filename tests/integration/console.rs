@@ -28,38 +28,51 @@ const DEADLINE: Duration = Duration::from_secs(20);
 
 /// The console's loop without a terminal: messages from the real watchers go through
 /// `update`, and every batch is drawn on a TestBackend.
-struct Console {
-    model: Model,
+pub(crate) struct Console {
+    pub(crate) model: Model,
     effects: Effects,
     rx: mpsc::Receiver<Msg>,
     terminal: Terminal<TestBackend>,
+    /// Send the loop's 1 Hz tick (the wall clock) while waiting: elapsed times move.
+    pub(crate) ticking: bool,
 }
 
 impl Console {
-    fn start(ns: &TestNamespace) -> Console {
+    pub(crate) fn start(ns: &TestNamespace) -> Console {
         Console::start_with(ns, None)
     }
 
     /// `platform_config_map`: the controller's namespace, when the default sidecar image
     /// comes from its ConfigMap (the console without `SEI_CONSOLE_PLATFORM_CONFIG`).
     fn start_with(ns: &TestNamespace, platform_config_map: Option<&str>) -> Console {
-        let scope = Scope {
-            context: "test".into(),
-            namespace: Some(ns.name.clone()),
-        };
-        let mut model = Model::new(scope, Timestamp::now(), None);
-        model.size = (180, 30);
-        let (tx, rx) = mpsc::channel(1024);
         let connection = Connection {
             client: ns.client.clone(),
             context: "test".into(),
             default_namespace: ns.name.clone(),
             kube_config: None,
         };
+        let (tx, rx) = mpsc::channel(1024);
         let mut effects = Effects::new(connection, tx, None);
         if let Some(namespace) = platform_config_map {
             effects = effects.with_platform_config_map(namespace.to_owned());
         }
+        Console::start_on("test", &ns.name, effects, rx)
+    }
+
+    /// The console on `namespace` of `context` through `effects` (built on the sender of
+    /// `rx`, with a connection to `context`).
+    pub(crate) fn start_on(
+        context: &str,
+        namespace: &str,
+        mut effects: Effects,
+        rx: mpsc::Receiver<Msg>,
+    ) -> Console {
+        let scope = Scope {
+            context: context.to_owned(),
+            namespace: Some(namespace.to_owned()),
+        };
+        let mut model = Model::new(scope, Timestamp::now(), None);
+        model.size = (180, 30);
         for cmd in model.init() {
             effects.run(cmd);
         }
@@ -69,10 +82,11 @@ impl Console {
             effects,
             rx,
             terminal,
+            ticking: false,
         }
     }
 
-    fn screen(&mut self) -> String {
+    pub(crate) fn screen(&mut self) -> String {
         self.model.refresh_views();
         let model = &self.model;
         self.terminal
@@ -89,7 +103,7 @@ impl Console {
             .collect()
     }
 
-    fn send(&mut self, msg: Msg) {
+    pub(crate) fn send(&mut self, msg: Msg) {
         for cmd in update(&mut self.model, msg) {
             self.effects.run(cmd);
         }
@@ -101,8 +115,22 @@ impl Console {
 
     /// Feeds watcher messages until `done(model, screen)` holds; panics with the screen after
     /// the deadline.
-    async fn until(&mut self, what: &str, done: impl Fn(&Model, &str) -> bool) -> String {
-        let deadline = Instant::now() + DEADLINE;
+    pub(crate) async fn until(
+        &mut self,
+        what: &str,
+        done: impl Fn(&Model, &str) -> bool,
+    ) -> String {
+        self.until_within(what, DEADLINE, done).await
+    }
+
+    /// [`Console::until`] with its own deadline.
+    pub(crate) async fn until_within(
+        &mut self,
+        what: &str,
+        within: Duration,
+        done: impl Fn(&Model, &str) -> bool,
+    ) -> String {
+        let deadline = Instant::now() + within;
         loop {
             let screen = self.screen();
             if done(&self.model, &screen) {
@@ -110,6 +138,9 @@ impl Console {
             }
             if Instant::now() >= deadline {
                 panic!("timed out waiting for {what}; screen:\n{screen}");
+            }
+            if self.ticking {
+                self.send(Msg::Tick(Timestamp::now()));
             }
             if let Ok(Some(msg)) =
                 tokio::time::timeout(Duration::from_millis(200), self.rx.recv()).await

@@ -18,6 +18,7 @@ mod exec;
 mod platform_sidecar;
 mod preview_statefulset;
 mod render_dry_run;
+mod resilience;
 mod rollout_cli;
 mod rollout_e2e;
 mod rollout_waves;
