@@ -84,8 +84,12 @@ fn to_value<T: serde::Serialize>(object: &T) -> Result<Value, CliError> {
 }
 
 fn read_node(path: &Path) -> Result<SeiNode, CliError> {
-    let shown = path.display();
-    let text = super::manifest::read_manifest_text(path, &shown.to_string())?;
+    let shown = if path == Path::new("-") {
+        "standard input".to_owned()
+    } else {
+        path.display().to_string()
+    };
+    let text = super::manifest::read_manifest_text(path, &shown)?;
     let node: SeiNode = serde_yaml_ng::from_str(&text)
         .map_err(|e| CliError::BadInput(format!("{shown} is not a SeiNode manifest: {e}")))?;
     if !node.kind.is_empty() && node.kind != KIND {
