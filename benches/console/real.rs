@@ -137,7 +137,7 @@ pub async fn run(kubeconfig: &str, n: usize) {
     let (tx, mut rx) = tokio::sync::mpsc::channel(8192);
     let start = Instant::now();
     let watch = tokio::spawn(run_watch(
-        Api::<SeiNode>::all(conn.client.clone()),
+        Api::<sei_console::kube::lenient::Lenient<SeiNode>>::all(conn.client.clone()),
         config.clone(),
         WatchKind::Nodes,
         epoch,

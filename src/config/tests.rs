@@ -214,3 +214,30 @@ fn a_broken_file_is_never_overwritten() {
     assert!(err.to_string().contains("line 1"), "{err}");
     assert_eq!(std::fs::read_to_string(&path).expect("read"), "theme = \n");
 }
+
+#[test]
+fn a_nesting_bomb_config_is_refused_naming_the_limit_and_not_saved_into() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    let bomb = format!("theme = {}\n", "[".repeat(100_000));
+    std::fs::write(&path, &bomb).expect("write");
+    let started = std::time::Instant::now();
+    let loaded = from_text(&bomb, &path);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(loaded.config, Config::default());
+    assert_eq!(
+        loaded.problems,
+        [format!(
+            "config file {} refused before decoding: nested deeper than the limit of 32 levels \
+             (line 1); using the defaults",
+            path.display()
+        )]
+    );
+    let refused = edit::save_theme(&path, ThemeName::Light).expect_err("not saved into");
+    assert!(
+        refused
+            .to_string()
+            .contains("nested deeper than the limit of 32 levels"),
+        "{refused}"
+    );
+}

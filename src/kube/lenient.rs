@@ -25,7 +25,7 @@ pub enum Lenient<K> {
     Decoded(K),
     Undecodable {
         /// Only the identifying fields (name, namespace, uid, resourceVersion).
-        metadata: ObjectMeta,
+        metadata: Box<ObjectMeta>,
         reason: String,
     },
 }
@@ -93,13 +93,13 @@ impl<K: DeserializeOwned> Lenient<K> {
                     .map(|identity| identity.metadata)
                     .unwrap_or_default();
                 Lenient::Undecodable {
-                    metadata: ObjectMeta {
+                    metadata: Box::new(ObjectMeta {
                         name: meta.name,
                         namespace: meta.namespace,
                         uid: meta.uid,
                         resource_version: meta.resource_version,
                         ..ObjectMeta::default()
-                    },
+                    }),
                     reason: decode_reason(&error),
                 }
             }

@@ -222,21 +222,25 @@ struct Frozen {
     pid: i32,
 }
 
+/// Sends `signal` to the process `pid` (kill(1): no unsafe code in the tests).
+fn signal(pid: i32, signal: &str) -> bool {
+    StdCommand::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
 impl Frozen {
     fn freeze(pid: i32) -> Frozen {
-        // SAFETY: kill(2) with a pid this test's harness started; no memory is involved.
-        let stopped = unsafe { libc::kill(pid, libc::SIGSTOP) };
-        assert_eq!(stopped, 0, "SIGSTOP the API server");
+        assert!(signal(pid, "STOP"), "SIGSTOP the API server");
         Frozen { pid }
     }
 }
 
 impl Drop for Frozen {
     fn drop(&mut self) {
-        // SAFETY: as above; resuming is always safe.
-        unsafe {
-            libc::kill(self.pid, libc::SIGCONT);
-        }
+        signal(self.pid, "CONT");
     }
 }
 
