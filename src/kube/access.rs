@@ -1,81 +1,24 @@
 //! Permission checks before an action changes anything: one SelfSubjectAccessReview per call
 //! the action will make. All are asked (so the operator sees every missing permission at once);
 //! any denial stops the action before its first mutating request.
-use std::fmt;
-
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
 };
 use kube::api::{Api, PostParams};
 
-/// One API call an action will make.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PermissionCheck {
-    /// `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`.
-    pub verb: &'static str,
-    /// API group; empty for the core group.
-    pub group: &'static str,
-    pub resource: &'static str,
-    pub subresource: Option<&'static str>,
-    pub namespace: String,
-    /// Empty for `create` and collection verbs.
-    pub name: String,
-}
+pub use crate::actions::permission_check::{Denial, PermissionCheck};
 
-impl PermissionCheck {
-    pub fn new(
-        verb: &'static str,
-        group: &'static str,
-        resource: &'static str,
-        namespace: impl Into<String>,
-        name: impl Into<String>,
-    ) -> Self {
-        PermissionCheck {
-            verb,
-            group,
-            resource,
-            subresource: None,
-            namespace: namespace.into(),
-            name: name.into(),
-        }
-    }
-
-    pub fn subresource(mut self, subresource: &'static str) -> Self {
-        self.subresource = Some(subresource);
-        self
-    }
-
-    fn attributes(&self) -> ResourceAttributes {
-        let non_empty = |s: &str| Some(s.to_owned()).filter(|s| !s.is_empty());
-        ResourceAttributes {
-            verb: Some(self.verb.to_owned()),
-            group: Some(self.group.to_owned()),
-            resource: Some(self.resource.to_owned()),
-            subresource: self.subresource.map(str::to_owned),
-            namespace: non_empty(&self.namespace),
-            name: non_empty(&self.name),
-            ..ResourceAttributes::default()
-        }
-    }
-}
-
-impl fmt::Display for PermissionCheck {
-    /// kubectl's wording: `patch seinodes.sei.io/status "rpc-0" in namespace "sei"`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.verb, self.resource)?;
-        if !self.group.is_empty() {
-            write!(f, ".{}", self.group)?;
-        }
-        if let Some(sub) = self.subresource {
-            write!(f, "/{sub}")?;
-        }
-        if !self.name.is_empty() {
-            write!(f, " {:?}", self.name)?;
-        }
-        if !self.namespace.is_empty() {
-            write!(f, " in namespace {:?}", self.namespace)?;
-        }
-        Ok(())
+/// The review's resource attributes for `check`; empty namespace and name are left out.
+fn attributes(check: &PermissionCheck) -> ResourceAttributes {
+    let non_empty = |s: &str| Some(s.to_owned()).filter(|s| !s.is_empty());
+    ResourceAttributes {
+        verb: Some(check.verb.to_owned()),
+        group: Some(check.group.to_owned()),
+        resource: Some(check.resource.to_owned()),
+        subresource: check.subresource.map(str::to_owned),
+        namespace: non_empty(&check.namespace),
+        name: non_empty(&check.name),
+        ..ResourceAttributes::default()
     }
 }
 
@@ -90,23 +33,10 @@ pub enum AccessError {
     Review(String),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Denial {
-    pub check: PermissionCheck,
-    /// The authorizer's reason, when it gave one.
-    pub reason: String,
-}
-
 fn denied_list(denials: &[Denial]) -> String {
     denials
         .iter()
-        .map(|d| {
-            if d.reason.is_empty() {
-                d.check.to_string()
-            } else {
-                format!("{} ({})", d.check, d.reason)
-            }
-        })
+        .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -132,7 +62,7 @@ pub async fn check_permissions(
         async move {
             let review = SelfSubjectAccessReview {
                 spec: SelfSubjectAccessReviewSpec {
-                    resource_attributes: Some(check.attributes()),
+                    resource_attributes: Some(attributes(&check)),
                     ..SelfSubjectAccessReviewSpec::default()
                 },
                 ..SelfSubjectAccessReview::default()
@@ -227,18 +157,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn checks_read_like_kubectl_auth_can_i() {
+    fn reviews_leave_out_an_empty_name_and_keep_the_core_group_empty() {
+        let create = PermissionCheck::new("create", "", "secrets", "sei", "");
+        let create_review = attributes(&create);
+        assert_eq!(create_review.group.as_deref(), Some(""));
+        assert_eq!(create_review.namespace.as_deref(), Some("sei"));
+        assert_eq!(create_review.name, None);
         let status = PermissionCheck::new("patch", "sei.io", "seinodes", "sei", "rpc-0")
             .subresource("status");
-        assert_eq!(
-            status.to_string(),
-            "patch seinodes.sei.io/status \"rpc-0\" in namespace \"sei\""
-        );
-        let create = PermissionCheck::new("create", "", "secrets", "sei", "");
-        assert_eq!(create.to_string(), "create secrets in namespace \"sei\"");
-        let attributes = create.attributes();
-        assert_eq!(attributes.group.as_deref(), Some(""));
-        assert_eq!(attributes.name, None);
+        let status_review = attributes(&status);
+        assert_eq!(status_review.subresource.as_deref(), Some("status"));
+        assert_eq!(status_review.name.as_deref(), Some("rpc-0"));
     }
 
     /// A fake authorizer: allowed unless listed in `denied` (verb resource name), counting reviews.
