@@ -4,13 +4,14 @@
 //! plan, and — when the console executes the plan itself — the embedded executor's calls: its
 //! node Lease, status writes, Events, and each planned task's calls (`tasks/`), plus the sidecar
 //! calls through the API server's pod proxy when that transport is used.
+use crate::actions::permission_check::PermissionCheck;
+#[cfg(test)]
 use crate::api::TaskExecutor;
-use crate::api::TaskKind;
-use crate::api::{PlanPhase, SeiNode, TaskPlan};
+use crate::api::{PlanPhase, SeiNode, TaskKind, TaskPlan};
 use crate::config::ExecutorMode;
 use crate::executor::lease::{CONTROLLER_LEASE_NAME, node_lease_name};
-use crate::kube::access::PermissionCheck;
 use crate::platform::CONFIG_MAP_NAME;
+use crate::tasks::api_calls::{ApiCall, CallObject, SidecarCall, TaskCalls, task_calls};
 
 impl FromIterator<PermissionCheck> for Checks {
     fn from_iter<I: IntoIterator<Item = PermissionCheck>>(iter: I) -> Self {
@@ -64,7 +65,7 @@ fn check(
     group: &'static str,
     resource: &'static str,
     namespace: &str,
-    name: &str,
+    name: impl Into<String>,
 ) -> PermissionCheck {
     PermissionCheck::new(verb, group, resource, namespace, name)
 }
@@ -165,7 +166,7 @@ pub fn spec_change_checks(namespace: &str, node: &str) -> Vec<PermissionCheck> {
 pub fn wave_gate_checks(namespace: &str, node: &str) -> Vec<PermissionCheck> {
     vec![
         check("get", "sei.io", "seinodes", namespace, node),
-        check("get", "", "pods", namespace, &format!("{node}-0")),
+        check("get", "", "pods", namespace, format!("{node}-0")),
     ]
 }
 
@@ -188,7 +189,12 @@ pub fn plan_checks(
     }
     // Persisting: read the node, probe a Running node's sidecar, write the plan into status.
     checks.push(check("get", "sei.io", "seinodes", namespace, node));
-    checks.extend(sidecar_checks(scope, namespace, node, false));
+    checks.extend(sidecar_checks(
+        scope,
+        namespace,
+        node,
+        &[SidecarCall::Healthz],
+    ));
     checks.push(check("patch", "sei.io", "seinodes", namespace, node).subresource("status"));
     if scope.executor == ExecutorMode::Auto {
         checks.push(check(
@@ -229,9 +235,67 @@ fn embedded_executor_checks(
     checks.into_vec()
 }
 
+/// The sidecar calls of a node as permissions: none unless they go through the API server's
+/// pod proxy, where each is a `pods/proxy` call on the node's pod.
+fn sidecar_checks(
+    scope: &ExecutionScope,
+    namespace: &str,
+    node: &str,
+    calls: &[SidecarCall],
+) -> Vec<PermissionCheck> {
+    if !scope.sidecar_via_pod_proxy {
+        return Vec::new();
+    }
+    let pod = format!("{node}-0");
+    calls
+        .iter()
+        .map(|call| check(pod_proxy_verb(*call), "", "pods", namespace, &pod).subresource("proxy"))
+        .collect()
+}
+
+/// Through the pod proxy the RBAC verb follows the HTTP method of the sidecar call.
+fn pod_proxy_verb(call: SidecarCall) -> &'static str {
+    match call {
+        // POST /v0/tasks
+        SidecarCall::SubmitTask => "create",
+        // GET /v0/tasks/{id}, GET /v0/healthz
+        SidecarCall::GetTask | SidecarCall::Healthz => "get",
+    }
+}
+
+/// The permissions of one planned task, from the calls the task type declares
+/// (`tasks::api_calls`).
+fn task_checks(
+    scope: &ExecutionScope,
+    namespace: &str,
+    node: &str,
+    task: &TaskKind,
+) -> Vec<PermissionCheck> {
+    match task_calls(task) {
+        TaskCalls::Kubernetes(calls) => calls
+            .iter()
+            .map(|call| api_call_check(call, namespace, node))
+            .collect(),
+        TaskCalls::Sidecar(calls) => sidecar_checks(scope, namespace, node, calls),
+        TaskCalls::Refused => Vec::new(),
+    }
+}
+
+/// A task's declared Kubernetes call for `node` in `namespace`.
+fn api_call_check(call: &ApiCall, namespace: &str, node: &str) -> PermissionCheck {
+    let (namespace, name) = match call.object {
+        CallObject::InNamespace => (namespace, String::new()),
+        CallObject::NamedAfterNode => (namespace, node.to_owned()),
+        CallObject::NodePod => (namespace, format!("{node}-0")),
+        CallObject::ClusterScoped => ("", String::new()),
+    };
+    check(call.verb, call.group, call.resource, namespace, name)
+}
+
 /// The sidecar calls of a node: through the pod proxy, reads are `get pods/proxy` and task
 /// submissions and deletions `create`/`delete pods/proxy` (the verb follows the HTTP method).
-fn sidecar_checks(
+#[cfg(test)]
+fn hand_written_sidecar_checks(
     scope: &ExecutionScope,
     namespace: &str,
     node: &str,
@@ -251,7 +315,8 @@ fn sidecar_checks(
 
 /// The Kubernetes calls of one planned task (the `tasks/` module's code paths). Server-side
 /// apply needs `patch`, and `create` when the object does not exist yet.
-fn task_checks(
+#[cfg(test)]
+fn hand_written_task_checks(
     scope: &ExecutionScope,
     namespace: &str,
     node: &str,
@@ -308,7 +373,7 @@ fn task_checks(
             ]
         }
         other if other.executor() == TaskExecutor::Sidecar => {
-            sidecar_checks(scope, namespace, node, true)
+            hand_written_sidecar_checks(scope, namespace, node, true)
         }
         _ => Vec::new(),
     }
@@ -370,17 +435,28 @@ mod tests {
             "a",
             &[TaskKind::ConfigPatch],
         );
-        let texts = texts(&checks);
-        for expected in [
-            r#"get pods/proxy "a-0" in namespace "ns""#,
-            r#"create pods/proxy "a-0" in namespace "ns""#,
-            r#"delete pods/proxy "a-0" in namespace "ns""#,
-        ] {
-            assert!(
-                texts.contains(&expected.to_owned()),
-                "{expected}: {texts:?}"
-            );
-        }
+        let proxied: Vec<String> = texts(&checks)
+            .into_iter()
+            .filter(|t| t.contains("pods/proxy"))
+            .collect();
+        // Probing and polling are GETs, the submit a POST; no task deletes a sidecar task.
+        assert_eq!(
+            proxied,
+            [
+                r#"get pods/proxy "a-0" in namespace "ns""#,
+                r#"create pods/proxy "a-0" in namespace "ns""#,
+            ]
+        );
+        let direct = plan_checks(
+            &scope(ExecutorMode::Embedded, false, false),
+            "ns",
+            "a",
+            &[TaskKind::ConfigPatch],
+        );
+        assert!(
+            !texts(&direct).iter().any(|t| t.contains("pods/proxy")),
+            "a sidecar reached directly needs no Kubernetes permission"
+        );
     }
 
     #[test]
@@ -455,6 +531,42 @@ mod tests {
                 texts.contains(&expected.to_owned()),
                 "{expected}: {texts:?}"
             );
+        }
+    }
+
+    /// One task's checks after the persist probe (which every plan starts with), as texts.
+    fn after_probe(scope: &ExecutionScope, checks: Vec<PermissionCheck>) -> Vec<String> {
+        let mut all: Checks = sidecar_checks(scope, "ns", "a", &[SidecarCall::Healthz])
+            .into_iter()
+            .collect();
+        all.extend(checks);
+        texts(all.as_slice())
+    }
+
+    #[test]
+    fn derived_task_checks_equal_the_hand_written_ones_but_for_the_calls_the_code_makes() {
+        let mut kinds = TaskKind::KNOWN.to_vec();
+        kinds.push(TaskKind::parse("frobnicate"));
+        for pod_proxy in [false, true] {
+            let scope = scope(ExecutorMode::Embedded, pod_proxy, false);
+            for kind in &kinds {
+                let derived = after_probe(&scope, task_checks(&scope, "ns", "a", kind));
+                let mut expected =
+                    after_probe(&scope, hand_written_task_checks(&scope, "ns", "a", kind));
+                // No task deletes a sidecar task; an unknown type is refused before any call.
+                expected.retain(|t| t != r#"delete pods/proxy "a-0" in namespace "ns""#);
+                if matches!(kind, TaskKind::Unknown(_)) {
+                    expected.retain(|t| t != r#"create pods/proxy "a-0" in namespace "ns""#);
+                }
+                // The bootstrap deploy tasks' `Status` reads back what they created.
+                if *kind == TaskKind::DeployBootstrapService {
+                    expected.push(r#"get services in namespace "ns""#.into());
+                }
+                if *kind == TaskKind::DeployBootstrapJob {
+                    expected.push(r#"get jobs.batch in namespace "ns""#.into());
+                }
+                assert_eq!(derived, expected, "{kind} (pod proxy {pod_proxy})");
+            }
         }
     }
 
@@ -535,8 +647,8 @@ mod tests {
             broad.len()
         };
         // The widest case: auto executor, pod-proxy sidecar, ConfigMap read, selection.
-        assert_eq!(reviews(1), 22);
-        assert_eq!(reviews(10), 22);
+        assert_eq!(reviews(1), 21);
+        assert_eq!(reviews(10), 21);
     }
 
     #[test]

@@ -2,9 +2,19 @@
 //! with the node controller loop (internal/noderesource/sync.go), spec sections 2.6 and 5.12.
 use k8s_openapi::api::apps::v1::StatefulSet;
 
+use super::api_calls::{ApiCall, CallObject};
 use super::{Cached, ExecuteError, TaskEnv, WorkloadRenderer, set_owner};
 use crate::api::SeiNode;
 use crate::ports::{ClusterObject, ObjectKind, Propagation};
+
+/// Reads the tracked StatefulSet, deletes an impostor (or one whose immutable fields changed),
+/// and server-side applies the node's StatefulSet.
+pub const API_CALLS: &[ApiCall] = &[
+    ApiCall::new("get", "apps", "statefulsets", CallObject::NamedAfterNode),
+    ApiCall::new("delete", "apps", "statefulsets", CallObject::NamedAfterNode),
+    ApiCall::new("patch", "apps", "statefulsets", CallObject::NamedAfterNode),
+    ApiCall::new("create", "apps", "statefulsets", CallObject::InNamespace),
+];
 
 #[derive(Debug, Clone, Default)]
 pub struct ApplyStatefulSet {

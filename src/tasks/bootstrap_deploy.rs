@@ -3,9 +3,22 @@
 //! transient, render errors included (a Job without an S3 source retries forever).
 use serde::Deserialize;
 
+use super::api_calls::{ApiCall, CallObject};
 use super::{Cached, ExecuteError, Poll, TaskEnv, set_owner};
 use crate::api::SeiNode;
 use crate::ports::{ClusterObject, ObjectKind};
+
+/// Creates the bootstrap Service; `Status` reads it back.
+pub const SERVICE_API_CALLS: &[ApiCall] = &[
+    ApiCall::new("create", "", "services", CallObject::InNamespace),
+    ApiCall::new("get", "", "services", CallObject::InNamespace),
+];
+
+/// Creates the bootstrap Job; `Status` reads it back.
+pub const JOB_API_CALLS: &[ApiCall] = &[
+    ApiCall::new("create", "batch", "jobs", CallObject::InNamespace),
+    ApiCall::new("get", "batch", "jobs", CallObject::InNamespace),
+];
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct BootstrapServiceParams {

@@ -23,6 +23,7 @@ use crate::api::{
 use crate::executor::{ExecutionStatus, TaskOutcome};
 use crate::ports::{ClusterApi, SidecarApi};
 
+pub mod api_calls;
 pub mod apply_rbac_proxy_config;
 pub mod apply_service;
 pub mod apply_statefulset;

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
+use super::api_calls::SidecarCall;
 use super::{Cached, ExecuteError, Poll, TaskEnv, go_quote, lowercase_keys};
 use crate::api::sidecar::{SidecarTaskType, TaskRequest, TaskStatus as WireStatus};
 use crate::api::{SeiNode, TaskKind};
@@ -13,6 +14,16 @@ use crate::ports::SidecarTarget;
 
 /// sei-config modes a `config-apply` intent may name.
 const INTENT_MODES: [&str; 4] = ["full", "validator", "seed", "archive"];
+
+/// The sidecar calls of a sidecar task: the submit, then polling its result, except for the
+/// fire-and-forget types, which complete on a successful submit.
+pub fn sidecar_calls(kind: &TaskKind) -> &'static [SidecarCall] {
+    if kind.is_fire_and_forget() {
+        &[SidecarCall::SubmitTask]
+    } else {
+        &[SidecarCall::SubmitTask, SidecarCall::GetTask]
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct SidecarTask {
