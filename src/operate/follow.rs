@@ -129,8 +129,8 @@ pub fn progress_text(progress: &Progress, total: usize) -> String {
             }
             line
         }
-        Progress::RenderFailed { message } => {
-            format!("warning: StatefulSetRenderFailed: {message}")
+        Progress::RenderFailed { failure } => {
+            format!("warning: StatefulSetRenderFailed: {failure}")
         }
         Progress::PlanFinished {
             plan_id,

@@ -147,9 +147,9 @@ impl Runner<'_> {
             .await
             .map_err(|e| {
                 let fix = match &e {
-                    DriverError::RenderFailed(message) => {
-                        render_failure_fix(message, self.platform_source)
-                    }
+                    DriverError::RenderFailed(failure) => failure
+                        .render_error()
+                        .and_then(|error| render_failure_fix(error, self.platform_source)),
                     _ => None,
                 };
                 let fix = fix.map(|f| format!("; fix: {f}")).unwrap_or_default();

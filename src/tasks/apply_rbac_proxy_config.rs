@@ -23,7 +23,7 @@ impl ApplyRbacProxyConfig {
         let mut config_map = env
             .renderer
             .rbac_proxy_config_map(node)
-            .map_err(ExecuteError::Transient)?;
+            .map_err(|err| ExecuteError::Transient(err.to_string()))?;
         set_owner(&mut config_map.metadata, node);
         env.cluster
             .apply(&ClusterObject::ConfigMap(config_map))

@@ -23,7 +23,7 @@ impl ApplyService {
         let mut service = env
             .renderer
             .headless_service(node)
-            .map_err(ExecuteError::Transient)?;
+            .map_err(|err| ExecuteError::Transient(err.to_string()))?;
         set_owner(&mut service.metadata, node);
         env.cluster
             .apply(&ClusterObject::Service(service))

@@ -63,7 +63,7 @@ impl EnsureDataPvc {
         let mut pvc = env
             .renderer
             .data_pvc(node)
-            .map_err(ExecuteError::Terminal)?;
+            .map_err(|err| ExecuteError::Terminal(err.to_string()))?;
         set_owner(&mut pvc.metadata, node);
         let name = pvc.metadata.name.clone().unwrap_or_default();
         match env

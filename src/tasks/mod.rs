@@ -22,6 +22,7 @@ use crate::api::{
 };
 use crate::executor::{ExecutionStatus, TaskOutcome};
 use crate::ports::{ClusterApi, SidecarApi};
+use crate::render::RenderError;
 
 pub mod api_calls;
 pub mod apply_rbac_proxy_config;
@@ -64,14 +65,15 @@ pub enum Poll {
 }
 
 /// Renders the node's workload objects (implemented over `render::` by [`PlatformRenderer`]-style
-/// adapters; tests pass fixed objects or failures). Errors are the controller's message text.
+/// adapters; tests pass fixed objects or failures). Errors are the renderer's, typed, so a fix
+/// can be matched on them; their `Display` is the controller's message text.
 pub trait WorkloadRenderer: Send + Sync {
-    fn statefulset(&self, node: &SeiNode) -> Result<StatefulSet, String>;
-    fn headless_service(&self, node: &SeiNode) -> Result<Service, String>;
-    fn data_pvc(&self, node: &SeiNode) -> Result<PersistentVolumeClaim, String>;
-    fn rbac_proxy_config_map(&self, node: &SeiNode) -> Result<ConfigMap, String>;
-    fn bootstrap_job(&self, node: &SeiNode) -> Result<Job, String>;
-    fn bootstrap_service(&self, node: &SeiNode) -> Result<Service, String>;
+    fn statefulset(&self, node: &SeiNode) -> Result<StatefulSet, RenderError>;
+    fn headless_service(&self, node: &SeiNode) -> Result<Service, RenderError>;
+    fn data_pvc(&self, node: &SeiNode) -> Result<PersistentVolumeClaim, RenderError>;
+    fn rbac_proxy_config_map(&self, node: &SeiNode) -> Result<ConfigMap, RenderError>;
+    fn bootstrap_job(&self, node: &SeiNode) -> Result<Job, RenderError>;
+    fn bootstrap_service(&self, node: &SeiNode) -> Result<Service, RenderError>;
     /// `images.sidecar`, the platform default sidecar image (observe-image stamps it).
     fn platform_sidecar_image(&self) -> String;
 }

@@ -28,6 +28,7 @@ use crate::ports::{
     NodeEvent, ObjectKind, Propagation, SidecarApi, SidecarError, SidecarFuture, SidecarTarget,
     StatusPatch,
 };
+use crate::render::RenderError;
 
 type Key = (ObjectKind, String, String);
 
@@ -664,8 +665,8 @@ impl SidecarApi for FakeSidecar {
 /// A renderer producing minimal but well-formed objects; failures can be injected.
 #[derive(Default)]
 pub struct FakeRenderer {
-    pub statefulset_error: Mutex<Option<String>>,
-    pub job_error: Mutex<Option<String>>,
+    pub statefulset_error: Mutex<Option<RenderError>>,
+    pub job_error: Mutex<Option<RenderError>>,
     pub required_storage: Mutex<Option<String>>,
 }
 
@@ -682,7 +683,7 @@ fn node_labels(node: &SeiNode) -> BTreeMap<String, String> {
 }
 
 impl WorkloadRenderer for FakeRenderer {
-    fn statefulset(&self, node: &SeiNode) -> Result<StatefulSet, String> {
+    fn statefulset(&self, node: &SeiNode) -> Result<StatefulSet, RenderError> {
         if let Some(err) = lock(&self.statefulset_error).clone() {
             return Err(err);
         }
@@ -701,14 +702,14 @@ impl WorkloadRenderer for FakeRenderer {
         })
     }
 
-    fn headless_service(&self, node: &SeiNode) -> Result<Service, String> {
+    fn headless_service(&self, node: &SeiNode) -> Result<Service, RenderError> {
         Ok(Service {
             metadata: meta(node.namespace(), node.name()),
             ..Service::default()
         })
     }
 
-    fn data_pvc(&self, node: &SeiNode) -> Result<PersistentVolumeClaim, String> {
+    fn data_pvc(&self, node: &SeiNode) -> Result<PersistentVolumeClaim, RenderError> {
         let size = lock(&self.required_storage)
             .clone()
             .unwrap_or_else(|| "2000Gi".into());
@@ -726,7 +727,7 @@ impl WorkloadRenderer for FakeRenderer {
         })
     }
 
-    fn rbac_proxy_config_map(&self, node: &SeiNode) -> Result<ConfigMap, String> {
+    fn rbac_proxy_config_map(&self, node: &SeiNode) -> Result<ConfigMap, RenderError> {
         Ok(ConfigMap {
             metadata: meta(
                 node.namespace(),
@@ -736,7 +737,7 @@ impl WorkloadRenderer for FakeRenderer {
         })
     }
 
-    fn bootstrap_job(&self, node: &SeiNode) -> Result<Job, String> {
+    fn bootstrap_job(&self, node: &SeiNode) -> Result<Job, RenderError> {
         if let Some(err) = lock(&self.job_error).clone() {
             return Err(err);
         }
@@ -746,7 +747,7 @@ impl WorkloadRenderer for FakeRenderer {
         })
     }
 
-    fn bootstrap_service(&self, node: &SeiNode) -> Result<Service, String> {
+    fn bootstrap_service(&self, node: &SeiNode) -> Result<Service, RenderError> {
         self.headless_service(node)
     }
 
