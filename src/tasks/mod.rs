@@ -55,6 +55,25 @@ pub enum ExecuteError {
     Transient(String),
 }
 
+/// Why a planned task could not be rebuilt from its stored form (upstream registry lookup and
+/// params decoding); `Display` is the message the failed plan records.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TaskDecodeError {
+    #[error(
+        "task type {} belongs to SeiNodeTask/SeiNetwork plans, not to node plans",
+        go_quote(.0.as_str())
+    )]
+    GroupTask(TaskKind),
+    #[error("unknown task type {}", go_quote(.0.as_str()))]
+    UnknownType(TaskKind),
+    /// A controller task's params do not decode.
+    #[error("deserializing {kind} params: {detail}")]
+    Params { kind: String, detail: String },
+    /// A sidecar task's params do not decode, or fail the client-side shape checks.
+    #[error("deserializing params for task {id}: {detail}")]
+    SidecarParams { id: String, detail: String },
+}
+
 /// Upstream `ExecutionStatus` as reported by `Status()`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Poll {
@@ -123,8 +142,12 @@ pub enum Task {
 }
 
 impl Task {
-    /// Upstream registry lookup + params decoding. The error text is what the plan records.
-    pub fn deserialize(kind: &TaskKind, id: &str, params: Option<&Value>) -> Result<Task, String> {
+    /// Upstream registry lookup + params decoding. The error's text is what the plan records.
+    pub fn deserialize(
+        kind: &TaskKind,
+        id: &str,
+        params: Option<&Value>,
+    ) -> Result<Task, TaskDecodeError> {
         let kind_str = kind.as_str();
         Ok(match kind {
             TaskKind::EnsureDataPvc => Task::EnsureDataPvc(ensure_pvc::EnsureDataPvc::default()),
@@ -162,16 +185,11 @@ impl Task {
             ),
             TaskKind::UpdateNodeImage
             | TaskKind::AwaitNodesRunning
-            | TaskKind::CollectAndSetPeers => {
-                return Err(format!(
-                    "task type {} belongs to SeiNodeTask/SeiNetwork plans, not to node plans",
-                    go_quote(kind_str)
-                ));
-            }
+            | TaskKind::CollectAndSetPeers => return Err(TaskDecodeError::GroupTask(kind.clone())),
             other if other.is_registered() => {
                 Task::Sidecar(sidecar::SidecarTask::deserialize(other, id, params)?)
             }
-            other => return Err(format!("unknown task type {}", go_quote(other.as_str()))),
+            other => return Err(TaskDecodeError::UnknownType(other.clone())),
         })
     }
 
@@ -231,7 +249,7 @@ pub async fn advance(
 ) -> TaskOutcome {
     let mut task = match Task::deserialize(&planned.kind, &planned.id, planned.params.as_ref()) {
         Ok(task) => task,
-        Err(err) => return TaskOutcome::Undeserializable(err),
+        Err(err) => return TaskOutcome::Undeserializable(err.to_string()),
     };
     if submit {
         match task.execute(env, node).await {
@@ -252,7 +270,7 @@ pub async fn advance(
 pub(crate) fn decode_params<T: DeserializeOwned + Default>(
     kind: &str,
     params: Option<&Value>,
-) -> Result<T, String> {
+) -> Result<T, TaskDecodeError> {
     let Some(value) = params else {
         return Ok(T::default());
     };
@@ -261,8 +279,10 @@ pub(crate) fn decode_params<T: DeserializeOwned + Default>(
         Value::Object(map) if map.is_empty() => return Ok(T::default()),
         other => other.clone(),
     };
-    serde_json::from_value(lowercase_keys(value))
-        .map_err(|err| format!("deserializing {kind} params: {err}"))
+    serde_json::from_value(lowercase_keys(value)).map_err(|err| TaskDecodeError::Params {
+        kind: kind.to_owned(),
+        detail: err.to_string(),
+    })
 }
 
 /// Lower-cases top-level object keys, so params structs declared with lowercase serde names match
@@ -333,4 +353,44 @@ pub(crate) fn set_node_condition(
         },
         now,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_error(kind: TaskKind, params: Option<Value>) -> TaskDecodeError {
+        Task::deserialize(&kind, "id", params.as_ref()).expect_err("refused")
+    }
+
+    #[test]
+    fn refused_types_and_bad_params_keep_the_controllers_messages() {
+        let unknown = decode_error(TaskKind::parse("frobnicate"), None);
+        assert_eq!(unknown.to_string(), r#"unknown task type "frobnicate""#);
+        // Known to seictl but not in the controller's registry.
+        let unregistered = decode_error(TaskKind::SnapshotUpload, None);
+        assert_eq!(
+            unregistered,
+            TaskDecodeError::UnknownType(TaskKind::SnapshotUpload)
+        );
+        let group = decode_error(TaskKind::UpdateNodeImage, None);
+        assert_eq!(
+            group.to_string(),
+            r#"task type "update-node-image" belongs to SeiNodeTask/SeiNetwork plans, not to node plans"#
+        );
+        let params = decode_error(
+            TaskKind::ValidateNodeKey,
+            Some(serde_json::json!({"secretName": 7})),
+        );
+        assert!(
+            matches!(&params, TaskDecodeError::Params { kind, .. } if kind == "validate-node-key"),
+            "{params:?}"
+        );
+        assert!(
+            params
+                .to_string()
+                .starts_with("deserializing validate-node-key params: "),
+            "{params}"
+        );
+    }
 }
