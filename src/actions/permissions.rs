@@ -2,8 +2,9 @@
 //! first change (SelfSubjectAccessReview, `kube::access`). The list follows the code paths: the
 //! action's own calls (selecting nodes, the spec change, the `Console*` Event), persisting the
 //! plan, and — when the console executes the plan itself — the embedded executor's calls: its
-//! node Lease, status writes, Events, and each planned task's calls (`tasks/`), plus the sidecar
-//! calls through the API server's pod proxy when that transport is used.
+//! node Lease, status writes, Events, and the calls each planned task type declares
+//! (`tasks::api_calls`), with the sidecar calls through the API server's pod proxy when that
+//! transport is used.
 use crate::actions::permission_check::PermissionCheck;
 use crate::api::{PlanPhase, SeiNode, TaskKind, TaskPlan};
 use crate::config::ExecutorMode;
