@@ -13,16 +13,12 @@ use serde_json::Value;
 
 use super::lease::{LeaseError, NodeLease};
 use super::{NextStep, Requeue, apply_phase_change, next_step, record_outcome};
-use crate::api::{Phase, PlanPhase, SeiNode, SeiNodeStatus, StatefulSetRef, TaskPlan, TaskStatus};
+use crate::api::{Phase, PlanPhase, SeiNode, SeiNodeStatus, TaskPlan, TaskStatus};
 use crate::planner::{self, PlanContext, Resolution};
-use crate::ports::{
-    Clock, ClusterApi, ClusterError, EventType, NodeEvent, SidecarApi, StatusPatch,
-};
-use crate::tasks::apply_statefulset::sync_statefulset;
+use crate::ports::{Clock, ClusterApi, ClusterError, SidecarApi, StatusPatch};
 use crate::tasks::{TaskEnv, WorkloadRenderer, advance};
 
-/// Reason of the Warning event when the controller-loop StatefulSet sync fails.
-pub const RENDER_FAILED_REASON: &str = "StatefulSetRenderFailed";
+pub use statefulset_sync::{RENDER_FAILED_REASON, RenderFailure};
 
 /// Why the driver stopped before the plan ended.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -46,9 +42,9 @@ pub enum DriverError {
     #[error("cannot encode status: {0}")]
     Encode(String),
     /// The StatefulSet cannot be rendered and the driver was told to stop on it
-    /// ([`DriverConfig::halt_on_render_failure`]); the text is the event's message.
+    /// ([`DriverConfig::halt_on_render_failure`]); the failure's text is the event's message.
     #[error("{RENDER_FAILED_REASON}: {0}")]
-    RenderFailed(String),
+    RenderFailed(RenderFailure),
 }
 
 /// One line of progress, printed as text or as a JSON line.
@@ -86,8 +82,15 @@ pub enum Progress {
         error: Option<String>,
         retry_count: i64,
     },
-    /// A `StatefulSetRenderFailed` event was recorded (printed once per distinct message).
-    RenderFailed { message: String },
+    /// A `StatefulSetRenderFailed` event was recorded (printed once per distinct message); the
+    /// JSON line carries the event's message.
+    RenderFailed {
+        #[serde(
+            rename = "message",
+            serialize_with = "statefulset_sync::serialize_text"
+        )]
+        failure: RenderFailure,
+    },
     /// The plan ended.
     PlanFinished {
         plan_id: String,
@@ -386,7 +389,7 @@ impl<'a> Driver<'a> {
             steps: 0,
         };
         let mut conflicts_in_step = 0;
-        let mut last_render_error: Option<String> = None;
+        let mut last_render_failure: Option<RenderFailure> = None;
         loop {
             if started.elapsed() > self.config.deadline {
                 return Err(DriverError::Deadline(self.config.deadline));
@@ -408,15 +411,15 @@ impl<'a> Driver<'a> {
                 return Ok(report);
             }
             // Controller loop step 7: the StatefulSet is synced on every pass.
-            if let Err(message) = self.sync_statefulset_pass(&mut node).await {
-                if last_render_error.as_deref() != Some(message.as_str()) {
+            if let Err(failure) = self.sync_statefulset_pass(&mut node).await {
+                if last_render_failure.as_ref() != Some(&failure) {
                     progress(&Progress::RenderFailed {
-                        message: message.clone(),
+                        failure: failure.clone(),
                     });
-                    last_render_error = Some(message.clone());
+                    last_render_failure = Some(failure.clone());
                 }
                 if self.config.halt_on_render_failure {
-                    return Err(DriverError::RenderFailed(message));
+                    return Err(DriverError::RenderFailed(failure));
                 }
                 self.wait(Requeue::After(super::TASK_POLL_INTERVAL)).await;
                 continue;
@@ -455,54 +458,6 @@ impl<'a> Driver<'a> {
                     self.conflict_limit(namespace, name, conflicts_in_step)?;
                 }
                 Err(err) => return Err(err.into()),
-            }
-        }
-    }
-
-    /// Runs `SyncStatefulSet` as the controller loop does (skipped while the state-sync gate
-    /// holds the initial StatefulSet); records `status.statefulSet`; on error emits the event.
-    async fn sync_statefulset_pass(&self, node: &mut SeiNode) -> Result<(), String> {
-        if planner::state_sync_blocks_plan(node)
-            && node
-                .status
-                .as_ref()
-                .and_then(|s| s.stateful_set.as_ref())
-                .is_none()
-        {
-            return Ok(());
-        }
-        let env = self.env();
-        match sync_statefulset(&env, node).await {
-            Ok(Some(live)) => {
-                let tracked = StatefulSetRef {
-                    name: live.metadata.name.clone().unwrap_or_default(),
-                    uid: live.metadata.uid.clone().unwrap_or_default(),
-                    ..StatefulSetRef::default()
-                };
-                let status = node.status_mut();
-                let same = status
-                    .stateful_set
-                    .as_ref()
-                    .is_some_and(|s| s.name == tracked.name && s.uid == tracked.uid);
-                if !same {
-                    status.stateful_set = Some(tracked);
-                }
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err(err) => {
-                let message = format!("Cannot render the StatefulSet: syncing statefulset: {err}");
-                let event = NodeEvent {
-                    namespace: node.namespace().to_owned(),
-                    node: node.name().to_owned(),
-                    node_uid: node.metadata.uid.clone().unwrap_or_default(),
-                    event_type: EventType::Warning,
-                    reason: RENDER_FAILED_REASON.to_owned(),
-                    message: message.clone(),
-                };
-                // An event that cannot be recorded must not stop the executor.
-                let _ = self.cluster.create_event(&event).await;
-                Err(message)
             }
         }
     }
@@ -653,6 +608,7 @@ pub fn plan_transitions(before: &TaskPlan, after: &TaskPlan) -> Vec<Progress> {
 }
 
 mod probe;
+mod statefulset_sync;
 
 #[cfg(test)]
 #[path = "driver_tests.rs"]

@@ -137,9 +137,9 @@ impl Ops<'_> {
         };
         let drive = outcome.map_err(|e| {
             let fix = match &e {
-                DriverError::RenderFailed(message) => {
-                    render_failure_fix(message, &self.settings.platform_source)
-                }
+                DriverError::RenderFailed(failure) => failure
+                    .render_error()
+                    .and_then(|error| render_failure_fix(error, &self.settings.platform_source)),
                 _ => None,
             };
             let fix = fix.map(|f| format!("; fix: {f}")).unwrap_or_default();
@@ -200,8 +200,8 @@ pub fn progress_text(progress: &Progress, total: usize) -> String {
             }
             line
         }
-        Progress::RenderFailed { message } => {
-            format!("warning: StatefulSetRenderFailed: {message}")
+        Progress::RenderFailed { failure } => {
+            format!("warning: StatefulSetRenderFailed: {failure}")
         }
         Progress::PlanFinished {
             plan_id,
