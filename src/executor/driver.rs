@@ -113,6 +113,9 @@ pub struct DriveReport {
     pub patches: u32,
     /// Steps (task advances) performed.
     pub steps: u32,
+    /// A live controller took the plan over before it ended: its Lease holder. The driver
+    /// stopped driving (one executor at a time); the caller follows the controller.
+    pub handed_off_to: Option<String>,
 }
 
 /// Knobs; the defaults are the controller's cadence.
@@ -130,6 +133,10 @@ pub struct DriverConfig {
     /// `StatefulSetRenderFailed` event instead of retrying like the controller: an operator
     /// waiting on a command wants the fix now, not a retry loop.
     pub halt_on_render_failure: bool,
+    /// Namespace of the controller's leader-election Lease, re-checked before every step: a
+    /// controller that appears mid-plan gets the plan (the driver hands off). `None`: never
+    /// checked (the controller stand-in, and tests without a controller).
+    pub controller_namespace: Option<String>,
 }
 
 impl Default for DriverConfig {
@@ -140,6 +147,7 @@ impl Default for DriverConfig {
             deadline: Duration::from_secs(3600),
             max_conflicts_per_step: 50,
             halt_on_render_failure: false,
+            controller_namespace: None,
         }
     }
 }
@@ -155,8 +163,13 @@ pub fn default_holder() -> String {
     {
         return id.trim().to_owned();
     }
+    format!("{}{}", local_holder_prefix(), std::process::id())
+}
+
+/// `sei-console-<host>-`: the prefix of this machine's default executor identities.
+pub fn local_holder_prefix() -> String {
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into());
-    format!("sei-console-{host}-{}", std::process::id())
+    format!("sei-console-{host}-")
 }
 
 /// The driver and the ports it talks through.
@@ -307,6 +320,20 @@ impl<'a> Driver<'a> {
         name: &str,
         platform_sidecar_image: &str,
     ) -> Result<Persisted, DriverError> {
+        self.persist_as(namespace, name, platform_sidecar_image, None)
+            .await
+    }
+
+    /// As [`Self::persist`], a new plan getting `plan_id` when given: the plan an operator saw
+    /// in a preview is the plan persisted (same ID, same task IDs). Before planning, peers are
+    /// resolved into `status.resolvedPeers` as the controller's reconcile does.
+    pub async fn persist_as(
+        &self,
+        namespace: &str,
+        name: &str,
+        platform_sidecar_image: &str,
+        plan_id: Option<uuid::Uuid>,
+    ) -> Result<Persisted, DriverError> {
         let mut conflicts = 0;
         loop {
             let mut node = self.read(namespace, name).await?;
@@ -322,7 +349,11 @@ impl<'a> Driver<'a> {
                     "spec.paused is true; reconciliation is frozen".into(),
                 ));
             }
-            let ctx = PlanContext::new(platform_sidecar_image, self.clock.now());
+            let mut ctx = PlanContext::new(platform_sidecar_image, self.clock.now());
+            if let Some(id) = plan_id {
+                ctx = ctx.with_plan_id(id);
+            }
+            self.resolve_peers(&mut node).await?;
             self.probe_sidecar(&mut node, &ctx).await;
             let resolution = planner::resolve_plan(&mut node, &ctx)
                 .map_err(|err| DriverError::Plan(err.to_string()))?;
@@ -351,6 +382,35 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// `spec.peers` into `status.resolvedPeers` (in memory), as the controller's reconcile does
+    /// before it plans; returns what was resolved.
+    pub async fn resolve_peers(
+        &self,
+        node: &mut SeiNode,
+    ) -> Result<super::peering::ResolvedPeers, DriverError> {
+        let prior = node
+            .status
+            .as_ref()
+            .and_then(|s| s.resolved_peers.clone())
+            .unwrap_or_default();
+        let resolved = super::peering::resolve_peers(self.cluster, self.sidecar, node, &prior)
+            .await
+            .map_err(|err| {
+                DriverError::Plan(format!(
+                    "reconciling peers: resolving peers: listing peers by label: {err}"
+                ))
+            })?;
+        let current = node.status.as_ref().and_then(|s| s.resolved_peers.as_ref());
+        let unchanged = match current {
+            Some(peers) => *peers == resolved.peers,
+            None => resolved.peers.is_empty(),
+        };
+        if !unchanged {
+            node.status_mut().resolved_peers = Some(resolved.peers.clone());
+        }
+        Ok(resolved)
+    }
+
     /// Drives the node's Active plan to its end while holding the node Lease.
     pub async fn drive(
         &self,
@@ -366,17 +426,29 @@ impl<'a> Driver<'a> {
             self.clock.now(),
         )
         .await?;
-        let result = self.drive_held(namespace, name, &mut lease, progress).await;
+        let result = self
+            .drive_held(namespace, name, Some(&mut lease), progress)
+            .await;
         // Releasing is best effort: an unreleased Lease simply expires.
         let _ = lease.release(self.cluster).await;
         result
+    }
+
+    /// Drives the node's Active plan while the caller holds (and renews) the node Lease.
+    pub async fn drive_leased(
+        &self,
+        namespace: &str,
+        name: &str,
+        progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> Result<DriveReport, DriverError> {
+        self.drive_held(namespace, name, None, progress).await
     }
 
     async fn drive_held(
         &self,
         namespace: &str,
         name: &str,
-        lease: &mut NodeLease,
+        mut lease: Option<&mut NodeLease>,
         progress: &mut (dyn FnMut(&Progress) + Send),
     ) -> Result<DriveReport, DriverError> {
         let started = Instant::now();
@@ -387,6 +459,7 @@ impl<'a> Driver<'a> {
             conflicts: 0,
             patches: 0,
             steps: 0,
+            handed_off_to: None,
         };
         let mut conflicts_in_step = 0;
         let mut last_render_failure: Option<RenderFailure> = None;
@@ -394,7 +467,13 @@ impl<'a> Driver<'a> {
             if started.elapsed() > self.config.deadline {
                 return Err(DriverError::Deadline(self.config.deadline));
             }
-            lease.renew(self.cluster, self.clock.now()).await?;
+            if let Some(lease) = lease.as_deref_mut() {
+                lease.renew(self.cluster, self.clock.now()).await?;
+            }
+            if let Some(holder) = self.live_controller().await? {
+                report.handed_off_to = Some(holder);
+                return Ok(report);
+            }
             let mut node = self.read(namespace, name).await?;
             let before = status_value(node.status.as_ref())?;
             let Some(mut plan) = node.status.as_mut().and_then(|s| s.plan.take()) else {
@@ -521,52 +600,6 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// Hand-off mode: a live controller executes; print each task transition it makes by
-    /// polling the node every `interval` until the plan is no longer Active.
-    pub async fn follow(
-        &self,
-        namespace: &str,
-        name: &str,
-        interval: Duration,
-        progress: &mut (dyn FnMut(&Progress) + Send),
-    ) -> Result<DriveReport, DriverError> {
-        let started = Instant::now();
-        let mut previous: Option<TaskPlan> = None;
-        loop {
-            let node = self.read(namespace, name).await?;
-            let status = node.status.clone().unwrap_or_default();
-            let Some(plan) = status.plan.clone() else {
-                return Err(DriverError::Plan("the plan was removed from status".into()));
-            };
-            if let Some(before) = &previous {
-                for line in plan_transitions(before, &plan) {
-                    progress(&line);
-                }
-            }
-            if !plan.is_active() {
-                progress(&Progress::PlanFinished {
-                    plan_id: plan.id.clone(),
-                    phase: plan.phase,
-                    node_phase: status.phase,
-                    conflicts: 0,
-                });
-                return Ok(DriveReport {
-                    plan_id: plan.id.clone(),
-                    plan_phase: plan.phase,
-                    node_phase: status.phase,
-                    conflicts: 0,
-                    patches: 0,
-                    steps: 0,
-                });
-            }
-            if started.elapsed() > self.config.deadline {
-                return Err(DriverError::Deadline(self.config.deadline));
-            }
-            previous = Some(plan);
-            tokio::time::sleep(interval).await;
-        }
-    }
-
     async fn wait(&self, requeue: Requeue) {
         let wait = match requeue {
             Requeue::Never => Duration::ZERO,
@@ -578,36 +611,10 @@ impl<'a> Driver<'a> {
     }
 }
 
-/// Task transitions between two observations of the same plan (hand-off mode).
-pub fn plan_transitions(before: &TaskPlan, after: &TaskPlan) -> Vec<Progress> {
-    if before.id != after.id {
-        return Vec::new();
-    }
-    let mut lines = Vec::new();
-    for (index, (old, new)) in before.tasks.iter().zip(&after.tasks).enumerate() {
-        if old.submitted_at.is_none() && new.submitted_at.is_some() {
-            lines.push(Progress::TaskStarted {
-                index,
-                task: new.kind.to_string(),
-                id: new.id.clone(),
-            });
-        }
-        if old.status != new.status || old.retry_count != new.retry_count {
-            lines.push(Progress::TaskTransition {
-                index,
-                task: new.kind.to_string(),
-                id: new.id.clone(),
-                from: old.status,
-                to: new.status,
-                error: Some(new.error.clone()).filter(|e| !e.is_empty()),
-                retry_count: new.retry_count,
-            });
-        }
-    }
-    lines
-}
-
+mod follow;
 mod probe;
+
+pub use follow::{FollowOutcome, plan_transitions};
 mod statefulset_sync;
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ fn driver<'a>(h: &'a Harness, clock: &'a FixedClock) -> Driver<'a> {
             deadline: Duration::from_secs(10),
             max_conflicts_per_step: 10,
             halt_on_render_failure: false,
+            controller_namespace: None,
         },
     }
 }
@@ -437,12 +438,19 @@ async fn follow_reports_the_transitions_another_executor_makes() {
         .count();
     assert_eq!(completes, after.tasks.len());
     let mut seen = Vec::new();
-    let report = d
-        .follow("ns", "a", Duration::from_millis(1), &mut |p: &Progress| {
-            seen.push(p.clone())
-        })
+    let followed = d
+        .follow(
+            "ns",
+            "a",
+            &after.id,
+            Duration::from_millis(1),
+            &mut |p: &Progress| seen.push(p.clone()),
+        )
         .await
         .expect("follow");
+    let FollowOutcome::Finished(report) = followed else {
+        panic!("finished expected: {followed:?}");
+    };
     assert_eq!(report.plan_phase, PlanPhase::Complete);
     assert!(matches!(seen.last(), Some(Progress::PlanFinished { .. })));
 }

@@ -19,6 +19,31 @@ impl Clock for SystemClock {
     }
 }
 
+/// Whether the process that holds a Lease is gone: a console that crashed left its node Lease
+/// behind, and a rerun waits for it to expire instead of refusing.
+pub trait HolderProbe: Send + Sync {
+    fn is_gone(&self, holder: &str) -> bool;
+}
+
+/// Lease holders of this machine's consoles (`<prefix><pid>`, the executor's default identity):
+/// gone when no process has that pid. Holders from elsewhere are never judged gone.
+#[derive(Debug, Clone)]
+pub struct LocalProcesses {
+    /// `sei-console-<host>-`.
+    pub prefix: String,
+}
+
+impl HolderProbe for LocalProcesses {
+    fn is_gone(&self, holder: &str) -> bool {
+        holder
+            .strip_prefix(&self.prefix)
+            .and_then(|pid| pid.parse::<u32>().ok())
+            .is_some_and(|pid| {
+                pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            })
+    }
+}
+
 /// A clock frozen at one instant.
 #[derive(Debug, Clone, Copy)]
 pub struct FixedClock(pub Timestamp);
