@@ -195,7 +195,9 @@ pub fn plan_checks(
         &[SidecarCall::Healthz],
     ));
     checks.push(check("patch", "sei.io", "seinodes", namespace, node).subresource("status"));
-    if scope.executor == ExecutorMode::Auto {
+    // `auto` reads the controller's Lease to choose; the embedded executor reads it before
+    // every step, never executing beside a live controller.
+    if scope.executor != ExecutorMode::Controller {
         checks.push(check(
             "get",
             "coordination.k8s.io",

@@ -28,6 +28,7 @@ fn embedded_update_plan_needs_the_executor_lease_status_events_and_every_task_ca
         [
             r#"get seinodes.sei.io "rpc-0" in namespace "ns""#,
             r#"patch seinodes.sei.io/status "rpc-0" in namespace "ns""#,
+            r#"get leases.coordination.k8s.io "bc1f5b0a.sei.io" in namespace "ctl""#,
             r#"get leases.coordination.k8s.io "sei-console-exec-rpc-0" in namespace "ns""#,
             r#"create leases.coordination.k8s.io in namespace "ns""#,
             r#"update leases.coordination.k8s.io "sei-console-exec-rpc-0" in namespace "ns""#,
@@ -167,6 +168,7 @@ fn a_plan_of_every_known_task_type_asks_each_declared_call_once() {
             r#"get seinodes.sei.io "a" in namespace "ns""#,
             r#"get pods/proxy "a-0" in namespace "ns""#,
             r#"patch seinodes.sei.io/status "a" in namespace "ns""#,
+            r#"get leases.coordination.k8s.io "bc1f5b0a.sei.io" in namespace "ctl""#,
             r#"get leases.coordination.k8s.io "sei-console-exec-a" in namespace "ns""#,
             r#"create leases.coordination.k8s.io in namespace "ns""#,
             r#"update leases.coordination.k8s.io "sei-console-exec-a" in namespace "ns""#,
