@@ -13,6 +13,7 @@ pub mod journal;
 pub mod keymap;
 pub mod kube;
 pub mod operate;
+pub mod p2p;
 pub mod planner;
 pub mod platform;
 pub mod ports;
