@@ -192,15 +192,7 @@ pub async fn node(
     let pods = related(pods, "pods", &mut unavailable);
     let sts_events = related(sts_events, "events (StatefulSet)", &mut unavailable);
     let pod_events = related(pod_events, "events (Pod)", &mut unavailable);
-    let node_id = {
-        use crate::kube::node_identity::{seed_node_id, sidecar_from_env};
-        let sidecar = sidecar_from_env(conn.kube_config.clone());
-        let sidecar = match &sidecar {
-            Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
-            Err(why) => Err(why.as_str()),
-        };
-        seed_node_id(&conn.client, sidecar, &node).await
-    };
+    let node_id = crate::kube::node_identity::seed_node_id_via_env(conn, &node).await;
     let mut fleet = Fleet::new(default_sidecar_image);
     relist(&mut fleet, vec![node], FleetDelta::Node);
     if let Some(lookup) = node_id {

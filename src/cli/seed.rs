@@ -24,6 +24,8 @@ use crate::ports::Clock;
 pub enum SeedCommand {
     /// Bring up a seed node with a new (or existing) node key and print its peer string.
     Create(SeedCreateArgs),
+    /// Dial a seed like a peer would, complete the P2P handshake and check what it advertises.
+    Probe(super::seed_probe::SeedProbeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -47,7 +49,10 @@ pub struct SeedCreateArgs {
 }
 
 pub fn run(global: &GlobalArgs, command: &SeedCommand) -> Result<ExitCode, CliError> {
-    let SeedCommand::Create(args) = command;
+    let args = match command {
+        SeedCommand::Create(args) => args,
+        SeedCommand::Probe(args) => return super::seed_probe::run(global, args),
+    };
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

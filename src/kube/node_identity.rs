@@ -21,6 +21,19 @@ pub fn sidecar_from_env(kube: Option<::kube::Config>) -> Result<HttpSidecar, Str
         .map_err(|e| e.to_string())
 }
 
+/// [`seed_node_id`] with the sidecar transport `SEI_CONSOLE_SIDECAR_*` selects.
+pub async fn seed_node_id_via_env(
+    conn: &crate::kube::client::Connection,
+    node: &SeiNode,
+) -> Option<NodeIdLookup> {
+    let sidecar = sidecar_from_env(conn.kube_config.clone());
+    let sidecar = match &sidecar {
+        Ok(sidecar) => Ok(sidecar as &dyn SidecarApi),
+        Err(why) => Err(why.as_str()),
+    };
+    seed_node_id(&conn.client, sidecar, node).await
+}
+
 /// The NodeID of `node` when it is a seed (`None` for every other mode).
 pub async fn seed_node_id(
     client: &::kube::Client,

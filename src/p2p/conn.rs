@@ -47,27 +47,43 @@ impl From<std::io::Error> for ConnError {
     }
 }
 
-/// Reads a uvarint length one byte at a time (never past the prefix) and checks it against `max`.
-async fn read_length(
-    mut next: impl AsyncFnMut() -> Result<u8, ConnError>,
+/// A uvarint length prefix read one byte at a time (never past the prefix), checked against a cap.
+struct LengthPrefix {
+    bytes: [u8; MAX_VARINT],
+    len: usize,
     what: &'static str,
     max: usize,
-) -> Result<usize, ConnError> {
-    let mut prefix = [0u8; MAX_VARINT];
-    for i in 0..MAX_VARINT {
-        prefix[i] = next().await?;
-        if let Some((len, _)) = wire::uvarint(&prefix[..=i])? {
-            return match usize::try_from(len) {
-                Ok(len) if len <= max => Ok(len),
-                _ => Err(ConnError::TooLarge {
-                    what,
-                    got: len,
-                    max,
-                }),
-            };
+}
+
+impl LengthPrefix {
+    fn new(what: &'static str, max: usize) -> LengthPrefix {
+        LengthPrefix {
+            bytes: [0; MAX_VARINT],
+            len: 0,
+            what,
+            max,
         }
     }
-    Err(ConnError::Varint(VarintError))
+
+    /// `Some(length)` once the prefix is complete.
+    fn push(&mut self, byte: u8) -> Result<Option<usize>, ConnError> {
+        if self.len == MAX_VARINT {
+            return Err(ConnError::Varint(VarintError));
+        }
+        self.bytes[self.len] = byte;
+        self.len += 1;
+        match wire::uvarint(&self.bytes[..self.len])? {
+            None => Ok(None),
+            Some((len, _)) => match usize::try_from(len) {
+                Ok(len) if len <= self.max => Ok(Some(len)),
+                _ => Err(ConnError::TooLarge {
+                    what: self.what,
+                    got: len,
+                    max: self.max,
+                }),
+            },
+        }
+    }
 }
 
 /// Sends our preface and reads the peer's; returns the peer's ephemeral public key.
@@ -80,7 +96,12 @@ pub async fn exchange_prefaces<S: AsyncRead + AsyncWrite + Unpin>(
     };
     stream.write_all(&wire::sized(&preface)).await?;
     stream.flush().await?;
-    let len = read_length(async || Ok(stream.read_u8().await?), "preface", MAX_PREFACE).await?;
+    let mut prefix = LengthPrefix::new("preface", MAX_PREFACE);
+    let len = loop {
+        if let Some(len) = prefix.push(stream.read_u8().await?)? {
+            break len;
+        }
+    };
     let mut bytes = vec![0u8; len];
     stream.read_exact(&mut bytes).await?;
     wire::check_singular("Preface", &bytes, &[1])?;
@@ -184,7 +205,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> SecretConnection<S> {
         what: &'static str,
         max: usize,
     ) -> Result<Vec<u8>, ConnError> {
-        let len = read_length(async || self.next_byte().await, what, max).await?;
+        let mut prefix = LengthPrefix::new(what, max);
+        let len = loop {
+            if let Some(len) = prefix.push(self.next_byte().await?)? {
+                break len;
+            }
+        };
         let mut out = Vec::with_capacity(len);
         while out.len() < len {
             if self.incoming_at == self.incoming.len() {

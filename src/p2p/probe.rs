@@ -18,7 +18,7 @@ use super::secret::Ephemeral;
 use super::wire::{BLOCK_PROTOCOL, MAX_HANDSHAKE, MAX_NODE_INFO};
 use crate::actions::address::{ExternalAddress, Host};
 use crate::actions::node_key::NodeKey;
-use crate::ports::{DialedPeer, PeerDialer, PeerStream};
+use crate::ports::{DialError, DialedPeer, PeerDialer, PeerStream};
 
 /// Upstream's default `p2p.handshake-timeout`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -188,9 +188,14 @@ async fn run(
     } = timeout_at(deadline, dialer.dial(&host, expected.address.port))
         .await
         .map_err(|_| stalled(phase))?
-        .map_err(|e| Failure {
-            phase,
-            reason: e.to_string(),
+        .map_err(|e| {
+            if let DialError::Connect { remote, .. } = &e {
+                origin.remote_address = Some(remote.to_string());
+            }
+            Failure {
+                phase,
+                reason: e.to_string(),
+            }
         })?;
     origin.local_address = local.map(|a| a.to_string());
     origin.remote_address = Some(remote.to_string());

@@ -3,6 +3,7 @@ use std::fmt::Write;
 
 use super::judge::Verdict;
 use super::probe::ProbeReport;
+use crate::actions::address::Host;
 
 fn glyph(verdict: Verdict) -> &'static str {
     match verdict {
@@ -26,16 +27,19 @@ pub fn to_text(report: &ProbeReport) -> String {
     );
     let origin = &report.origin;
     let place = if origin.in_cluster {
-        "inside the cluster (a pod)"
+        "inside a pod: the cluster network's view, not an outside one"
     } else {
-        "this machine, outside the cluster"
+        "this machine, not a pod"
+    };
+    let resolved = match (&e.address.host, &origin.remote_address) {
+        (Host::Name(_), Some(remote)) => format!(" (resolved to {remote})"),
+        _ => String::new(),
     };
     let _ = writeln!(
         out,
-        "  dialled {} from {} ({place}) to {}",
+        "  dialled {}{resolved} from {} ({place})",
         e.address,
         origin.local_address.as_deref().unwrap_or("-"),
-        origin.remote_address.as_deref().unwrap_or("no address"),
     );
     for check in &report.checks {
         let _ = writeln!(
