@@ -23,6 +23,8 @@ pub mod tcp;
 pub mod wire;
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod testdata;
 
 pub use judge::{Check, CheckName, Verdict};
