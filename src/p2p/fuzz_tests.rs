@@ -189,7 +189,7 @@ async fn fuzzed_peers_never_panic_and_reads_stay_bounded() {
         address: ExternalAddress::parse("seed.example.com:26656").expect("address"),
         chain_id: "pacific-1".into(),
     };
-    let mut rng = Rng(0x5eed_0f_5e1_c0de);
+    let mut rng = Rng(0x0005_eed0_f5e1_c0de);
     let mut outcomes = std::collections::BTreeMap::<String, usize>::new();
     for run in 0..RUNS {
         let stage = [

@@ -7,7 +7,7 @@ pub fn hex32(text: &str) -> [u8; 32] {
 }
 
 pub fn hex(text: &str) -> Vec<u8> {
-    assert!(text.len() % 2 == 0, "odd hex {text}");
+    assert!(text.len().is_multiple_of(2), "odd hex {text}");
     (0..text.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex digit"))

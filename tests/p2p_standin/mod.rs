@@ -151,8 +151,10 @@ impl P2pStandin {
     }
 }
 
-async fn stall() {
+/// Holds the connection open, saying nothing.
+async fn stall() -> Result<(), String> {
     tokio::time::sleep(Duration::from_secs(60)).await;
+    Ok(())
 }
 
 async fn respond(
@@ -164,7 +166,7 @@ async fn respond(
     use Misbehaviour::*;
     let e = |e: sei_console::p2p::conn::ConnError| e.to_string();
     match config.misbehaviour {
-        StallBeforePreface => return Ok(stall().await),
+        StallBeforePreface => return stall().await,
         OversizedPreface => {
             stream
                 .write_all(&[0x80, 0x80, 0x40])
@@ -185,17 +187,17 @@ async fn respond(
         .await
         .map_err(e)?;
     match config.misbehaviour {
-        StallAfterPreface => return Ok(stall().await),
+        StallAfterPreface => return stall().await,
         OversizedHandshake => {
             conn.write(&[0x80, 0x80, 0x80, 0x08]).await.map_err(e)?;
             conn.flush().await.map_err(e)?;
-            return Ok(stall().await);
+            return stall().await;
         }
         OversizedFrame => {
             let mut plain = [0u8; PLAIN_FRAME];
             plain[..4].copy_from_slice(&5000u32.to_le_bytes());
             conn.send_raw_frame(plain).await.map_err(e)?;
-            return Ok(stall().await);
+            return stall().await;
         }
         _ => {}
     }
@@ -236,7 +238,7 @@ async fn respond(
     client.client_self_addr = Some(peer.self_addr.as_ref().map(|a| a.to_string()));
     client.client_pex = peer.pex_addrs.len();
     match config.misbehaviour {
-        StallBeforeNodeInfo => return Ok(stall().await),
+        StallBeforeNodeInfo => return stall().await,
         CloseBeforeNodeInfo => return Ok(()),
         _ => {}
     }
