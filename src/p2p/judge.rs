@@ -226,3 +226,147 @@ fn pex_check(observed: &Observed, node_id: &str) -> Check {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::address::ExternalAddress;
+    use crate::p2p::address::NodeAddress;
+    use crate::p2p::handshake::PeerNodeInfo;
+
+    const ID: &str = "6c8f8607dbe87077a62a2990ce07d94aaf749df7";
+    const OTHER: &str = "34750f98bd59fcfc946da45aaabe933be154a4b5";
+
+    fn expected(node_id: Option<&str>) -> Expected {
+        Expected {
+            node_id: node_id.map(str::to_owned),
+            node_id_source: "argument".into(),
+            address: ExternalAddress::parse("seed-0.example.com:26656").expect("address"),
+            chain_id: "pacific-1".into(),
+        }
+    }
+
+    fn observed(self_addr: Option<&str>, listen: &str) -> Observed {
+        let addr = |text: &str| NodeAddress::parse(text).expect("address");
+        Observed {
+            node_id: Some(ID.into()),
+            self_address: self_addr.map(addr),
+            pex_addresses: vec![
+                addr(&format!("{ID}@seed-0.example.com:26656")),
+                addr(&format!("{OTHER}@10.0.0.1:26656")),
+            ],
+            node_info: Some(PeerNodeInfo {
+                node_id: ID.into(),
+                listen_addr: listen.into(),
+                network: "pacific-1".into(),
+                version: "0.35.0".into(),
+                moniker: "seed-0".into(),
+                channels: "00".into(),
+                p2p_protocol: 8,
+                block_protocol: BLOCK_PROTOCOL,
+                app_protocol: 0,
+            }),
+        }
+    }
+
+    fn timings() -> Timings {
+        Timings {
+            connect_ms: Some(1.0),
+            ..Timings::default()
+        }
+    }
+
+    fn verdict(checks: &[Check], name: CheckName) -> Verdict {
+        checks
+            .iter()
+            .find(|c| c.check == name)
+            .map(|c| c.verdict)
+            .expect("check")
+    }
+
+    #[test]
+    fn a_published_seed_that_binds_all_interfaces_passes() {
+        let own = format!("{ID}@SEED-0.example.com:26656");
+        let checks = judge(
+            &expected(Some(ID)),
+            &observed(Some(&own), "tcp://0.0.0.0:26656"),
+            None,
+            &timings(),
+        );
+        assert!(checks.iter().all(Check::passed), "{checks:#?}");
+    }
+
+    #[test]
+    fn loopback_or_another_self_address_fails() {
+        for own in [
+            format!("{ID}@127.0.0.1:26656"),
+            format!("{ID}@seed-1.example.com:26656"),
+            format!("{ID}@seed-0.example.com:26657"),
+        ] {
+            let checks = judge(
+                &expected(Some(ID)),
+                &observed(Some(&own), "tcp://0.0.0.0:26656"),
+                None,
+                &timings(),
+            );
+            assert_eq!(
+                verdict(&checks, CheckName::SelfAddress),
+                Verdict::Fail,
+                "{own}"
+            );
+        }
+    }
+
+    #[test]
+    fn loopback_listen_fails_unless_it_is_the_published_address() {
+        let own = format!("{ID}@seed-0.example.com:26656");
+        let checks = judge(
+            &expected(Some(ID)),
+            &observed(Some(&own), "tcp://localhost:26656"),
+            None,
+            &timings(),
+        );
+        assert_eq!(verdict(&checks, CheckName::ListenAddress), Verdict::Fail);
+        let mut local = expected(Some(ID));
+        local.address = ExternalAddress::parse("127.0.0.1:26656").expect("address");
+        let checks = judge(
+            &local,
+            &observed(
+                Some(&format!("{ID}@127.0.0.1:26656")),
+                "tcp://127.0.0.1:26656",
+            ),
+            None,
+            &timings(),
+        );
+        assert_eq!(verdict(&checks, CheckName::ListenAddress), Verdict::Pass);
+        assert_eq!(verdict(&checks, CheckName::SelfAddress), Verdict::Pass);
+    }
+
+    #[test]
+    fn an_unknown_published_node_id_is_not_a_pass() {
+        let own = format!("{ID}@seed-0.example.com:26656");
+        let checks = judge(
+            &expected(None),
+            &observed(Some(&own), "tcp://0.0.0.0:26656"),
+            None,
+            &timings(),
+        );
+        assert_eq!(verdict(&checks, CheckName::NodeId), Verdict::Unknown);
+        assert!(!checks.iter().all(Check::passed));
+    }
+
+    #[test]
+    fn another_block_protocol_is_named() {
+        let own = format!("{ID}@seed-0.example.com:26656");
+        let mut seen = observed(Some(&own), "tcp://0.0.0.0:26656");
+        if let Some(info) = seen.node_info.as_mut() {
+            info.block_protocol = 12;
+        }
+        let checks = judge(&expected(Some(ID)), &seen, None, &timings());
+        let network = checks
+            .iter()
+            .find(|c| c.check == CheckName::Network)
+            .expect("network");
+        assert!(network.detail.contains("block protocol 12"), "{network:?}");
+    }
+}

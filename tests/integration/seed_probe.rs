@@ -2,7 +2,6 @@
 //! SeiNode (`spec.externalAddress`, `spec.chainId`) and its node-key Secret; the seed itself is
 //! the P2P stand-in on a loopback address published as the seed's external address.
 
-use k8s_openapi::api::core::v1::Secret;
 use kube::api::{DynamicObject, PostParams};
 use sei_console::actions::node_key::NodeKey;
 use serde_json::{Value, json};
@@ -18,15 +17,8 @@ use crate::common::{TestNamespace, seinode_resource};
 /// A seed SeiNode `name` whose Secret holds the key of `key_seed`, published at `address`.
 async fn seed(ns: &TestNamespace, name: &str, key_seed: [u8; 32], address: Option<&str>) {
     let key = NodeKey::from_seed(&key_seed);
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": format!("{name}-node-key")},
-        "stringData": {"node_key.json": key.to_node_key_json().expose()}
-    }))
-    .expect("secret");
-    ns.api::<Secret>()
-        .create(&PostParams::default(), &secret)
-        .await
-        .expect("create Secret");
+    ns.create_node_key_secret(&format!("{name}-node-key"), key.to_node_key_json().expose())
+        .await;
     let mut spec = json!({"chainId": "pacific-1", "image": "ghcr.io/sei-protocol/sei:v6.3.0",
         "seed": {"nodeKey": {"secret": {"secretName": format!("{name}-node-key")}}}});
     if let Some(address) = address {
