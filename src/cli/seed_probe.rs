@@ -8,12 +8,10 @@ use clap::{Args, ValueEnum};
 use kube::Api;
 
 use super::{CliError, GlobalArgs};
-use crate::actions::address::ExternalAddress;
-use crate::api::{NodeMode, SeiNode};
-use crate::fleet::detail::NodeIdLookup;
+use crate::api::SeiNode;
 use crate::p2p::address::NodeAddress;
 use crate::p2p::tcp::TcpDialer;
-use crate::p2p::{Expected, ProbeReport, probe, report};
+use crate::p2p::{Expected, NotProbeable, ProbeReport, expected_for_seed, probe, report};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProbeOutput {
@@ -128,37 +126,12 @@ async fn from_seinode(global: &GlobalArgs, args: &SeedProbeArgs) -> Result<Expec
         .await
         .map_err(|e| CliError::Failed(format!("reading SeiNode {namespace}/{name}: {e}")))?
         .ok_or_else(|| CliError::BadInput(format!("SeiNode {namespace}/{name} not found")))?;
-    if node.spec.mode().ok() != Some(NodeMode::Seed) {
-        return Err(CliError::BadInput(format!(
-            "SeiNode {namespace}/{name} is not a seed; give NODEID@HOST:PORT to probe any address"
-        )));
-    }
-    let published = node.spec.external_address();
-    if published.is_empty() {
-        return Err(CliError::Failed(format!(
-            "SeiNode {namespace}/{name} has no spec.externalAddress: the seed is not published, \
-             so no peer outside the cluster can dial it (set one with `sei-console address`)"
-        )));
-    }
-    let address = ExternalAddress::parse(published).map_err(|e| {
-        CliError::Failed(format!(
-            "SeiNode {namespace}/{name}: spec.externalAddress: {e}"
-        ))
-    })?;
-    let (node_id, node_id_source) =
-        match crate::kube::node_identity::seed_node_id_via_env(&conn, &node).await {
-            Some(NodeIdLookup::Found { node_id, source }) => (Some(node_id), source.to_string()),
-            Some(NodeIdLookup::NotFound { reasons }) => (None, reasons.join("; ")),
-            None => (None, "not a seed".to_owned()),
-        };
-    Ok(Expected {
-        node_id,
-        node_id_source,
-        address,
-        chain_id: args
-            .chain_id
-            .clone()
-            .unwrap_or_else(|| node.spec.chain_id.clone()),
+    let lookup = crate::kube::node_identity::seed_node_id_via_env(&conn, &node).await;
+    expected_for_seed(&node, lookup.as_ref(), args.chain_id.as_deref()).map_err(|e| match e {
+        NotProbeable::NotASeed(_) => CliError::BadInput(e.to_string()),
+        NotProbeable::NotPublished(_) | NotProbeable::BadAddress { .. } => {
+            CliError::Failed(e.to_string())
+        }
     })
 }
 

@@ -19,6 +19,7 @@ pub mod judge;
 pub mod probe;
 pub mod report;
 pub mod secret;
+pub mod seed;
 pub mod tcp;
 pub mod wire;
 
@@ -29,3 +30,4 @@ mod testdata;
 
 pub use judge::{Check, CheckName, Verdict};
 pub use probe::{DEFAULT_TIMEOUT, Expected, ProbeReport, probe};
+pub use seed::{NotProbeable, expected_for_seed};
