@@ -24,7 +24,7 @@ pub struct SeedProbeArgs {
     /// A seed SeiNode (in `-n NS`), or `NODEID@HOST:PORT` to probe any address.
     #[arg(value_name = "NODE | NODEID@HOST:PORT")]
     pub target: String,
-    /// Bound on the whole probe: `10s`, `500ms`, `1m`.
+    /// Bound on the dial and the handshake together: `10s`, `500ms`, `1m`.
     #[arg(long, value_name = "D", value_parser = parse_duration, default_value = "10s")]
     pub timeout: Duration,
     /// The chain the seed must be on (default: the SeiNode's `spec.chainId`; required with an
