@@ -189,13 +189,15 @@ async fn run(
         .await
         .map_err(|_| stalled(phase))?
         .map_err(|e| {
+            let mut reason = e.to_string();
             if let DialError::Connect { remote, .. } = &e {
                 origin.remote_address = Some(remote.to_string());
+                reason.push_str(
+                    "; a seed listening on 127.0.0.1 only (the sidecar before v0.0.69) looks \
+                     like this from outside while its pod reports Ready",
+                );
             }
-            Failure {
-                phase,
-                reason: e.to_string(),
-            }
+            Failure { phase, reason }
         })?;
     origin.local_address = local.map(|a| a.to_string());
     origin.remote_address = Some(remote.to_string());
