@@ -284,3 +284,25 @@ fn explain(phase: Phase, error: &ConnError, chain_id: &str) -> String {
         (_, error) => error.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The console spawns probes on its runtime: the future must be `Send`.
+    #[test]
+    fn the_probe_future_is_send() {
+        fn spawnable<F: std::future::Future + Send>(_: F) {}
+        let expected = Expected {
+            node_id: None,
+            node_id_source: "test".into(),
+            address: ExternalAddress::parse("127.0.0.1:26656").expect("address"),
+            chain_id: "c".into(),
+        };
+        spawnable(probe(
+            &super::super::tcp::TcpDialer,
+            &expected,
+            DEFAULT_TIMEOUT,
+        ));
+    }
+}
