@@ -59,6 +59,14 @@ fn assert_only(report: &ProbeReport, failing: &[CheckName]) {
     }
 }
 
+/// `misbehaviour` fails `check` alone, with `words` in its detail.
+async fn fails_only(misbehaviour: Misbehaviour, check: CheckName, words: &str) {
+    let (report, _standin) = probe_with(misbehaviour).await;
+    assert_only(&report, &[check]);
+    let why = detail(&report, check);
+    assert!(why.contains(words), "{why}");
+}
+
 async fn client_seen(standin: &P2pStandin) -> ClientSeen {
     for _ in 0..100 {
         if let Some(seen) = standin.seen.lock().expect("lock").first().cloned() {
@@ -120,30 +128,37 @@ async fn a_bad_signature_fails_the_handshake() {
 
 #[tokio::test]
 async fn a_seed_on_another_network_fails_the_network_check() {
-    let (report, _standin) = probe_with(Misbehaviour::WrongNetwork).await;
-    assert_only(&report, &[CheckName::Network]);
-    assert!(detail(&report, CheckName::Network).contains("atlantic-2"));
+    fails_only(Misbehaviour::WrongNetwork, CheckName::Network, "atlantic-2").await;
 }
 
 #[tokio::test]
 async fn a_seed_without_a_self_address_is_not_advertised() {
-    let (report, _standin) = probe_with(Misbehaviour::EmptySelfAddress).await;
-    assert_only(&report, &[CheckName::SelfAddress]);
-    assert!(detail(&report, CheckName::SelfAddress).contains("never learn it"));
+    fails_only(
+        Misbehaviour::EmptySelfAddress,
+        CheckName::SelfAddress,
+        "never learn it",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_loopback_listen_address_is_the_v0_0_69_failure() {
-    let (report, _standin) = probe_with(Misbehaviour::LoopbackListenAddress).await;
-    assert_only(&report, &[CheckName::ListenAddress]);
-    assert!(detail(&report, CheckName::ListenAddress).contains("v0.0.69"));
+    fails_only(
+        Misbehaviour::LoopbackListenAddress,
+        CheckName::ListenAddress,
+        "v0.0.69",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_seed_handing_out_no_peers_fails_the_pex_check() {
-    let (report, _standin) = probe_with(Misbehaviour::NoPexAddresses).await;
-    assert_only(&report, &[CheckName::PexAddresses]);
-    assert!(detail(&report, CheckName::PexAddresses).contains("(1 in all)"));
+    fails_only(
+        Misbehaviour::NoPexAddresses,
+        CheckName::PexAddresses,
+        "(1 in all)",
+    )
+    .await;
 }
 
 #[tokio::test]
