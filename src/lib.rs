@@ -15,6 +15,7 @@ pub mod journal;
 pub mod keymap;
 pub mod kube;
 pub mod ops;
+pub mod p2p;
 pub mod planner;
 pub mod platform;
 pub mod ports;

@@ -239,6 +239,43 @@ pub trait SidecarApi: Send + Sync {
 }
 
 // ---------------------------------------------------------------------------------------------
+// P2P dialer port used by the seed probe (`p2p::probe`).
+// ---------------------------------------------------------------------------------------------
+
+/// A byte stream to a peer: a TCP socket in production, an in-memory pipe in tests.
+pub trait PeerStream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> PeerStream for T {}
+
+/// A connected stream and the two ends of it (for "dialled from where, to which IP").
+pub struct DialedPeer {
+    pub stream: Box<dyn PeerStream>,
+    pub local: Option<std::net::SocketAddr>,
+    pub remote: std::net::SocketAddr,
+}
+
+/// Why no connection was made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DialError {
+    #[error("cannot resolve {host}: {reason}")]
+    Resolve { host: String, reason: String },
+    #[error("{host} resolves to no address")]
+    NoAddress { host: String },
+    #[error("connecting to {remote}: {reason}")]
+    Connect {
+        remote: std::net::SocketAddr,
+        reason: String,
+    },
+}
+
+pub type DialFuture<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<DialedPeer, DialError>> + Send + 'a>>;
+
+/// Opens a connection to `host:port`; the caller bounds it in time.
+pub trait PeerDialer: Send + Sync {
+    fn dial<'a>(&'a self, host: &'a str, port: u16) -> DialFuture<'a>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Kubernetes API port used by the controller-side tasks and the executor driver.
 // ---------------------------------------------------------------------------------------------
 
