@@ -7,6 +7,9 @@
 //! Env: SEI_BENCH_NODES (default 10000), SEI_BENCH_NAMESPACE (default `bench`),
 //! KUBECTL (default `kubectl`) for the comparison with `kubectl get seinodes -A -o json`;
 //! SEI_BENCH_PAGED_LIST=1 lists in pages instead of the streaming list, SEI_BENCH_PAGE_SIZE=N.
+// The memory figures come from a counting global allocator, which is `unsafe` by nature.
+#![allow(unsafe_code)]
+
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

@@ -33,11 +33,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("journal", &["actions", "config"]),
+    // The P2P handshake and seed probe (its TCP dialer behind `ports::PeerDialer`).
+    ("p2p", &["actions", "api", "fleet", "ports"]),
     (
         "ops",
         &[
-            "actions", "api", "config", "executor", "fleet", "journal", "planner", "platform",
-            "ports", "render", "tasks",
+            "actions", "api", "config", "executor", "fleet", "journal", "p2p", "planner",
+            "platform", "ports", "render", "tasks",
         ],
     ),
     // Adapters: they implement the ports and feed the fleet store; they never know the app.
@@ -67,7 +69,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "cli",
         &[
             "actions", "api", "app", "config", "executor", "fleet", "journal", "keymap", "kube",
-            "limits", "ops", "planner", "platform", "ports", "render", "sidecar", "tasks", "ui",
+            "limits", "ops", "p2p", "planner", "platform", "ports", "render", "sidecar", "tasks",
+            "ui",
         ],
     ),
     ("layering_tests", &[]),

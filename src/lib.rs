@@ -16,6 +16,7 @@ pub mod keymap;
 pub mod kube;
 pub mod limits;
 pub mod ops;
+pub mod p2p;
 pub mod planner;
 pub mod platform;
 pub mod ports;

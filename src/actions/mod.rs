@@ -5,6 +5,7 @@ pub mod address;
 pub mod event;
 pub mod image_ref;
 pub mod node_key;
+
 pub mod permissions;
 pub mod preview;
 pub mod render_fix;

@@ -62,6 +62,12 @@ pub enum NodeKeyError {
     Inconsistent,
 }
 
+/// The NodeID of an ed25519 public key: hex of the first 20 bytes of its SHA-256.
+pub fn node_id_of(public_key: &[u8; 32]) -> String {
+    let digest = Sha256::digest(public_key);
+    digest[..20].iter().map(|b| format!("{b:02x}")).collect()
+}
+
 impl NodeKey {
     /// A fresh key from the operating system's random source.
     pub fn generate() -> Result<NodeKey, NodeKeyError> {
@@ -79,14 +85,19 @@ impl NodeKey {
         }
     }
 
+    /// An ed25519 signature of `message` (the P2P handshake signs its 32-byte challenge).
+    pub fn sign(&self, message: &[u8]) -> [u8; 64] {
+        use ed25519_dalek::Signer;
+        self.signing.sign(message).to_bytes()
+    }
+
     pub fn public_key(&self) -> [u8; 32] {
         self.signing.verifying_key().to_bytes()
     }
 
     /// Hex of the first 20 bytes of SHA-256 of the public key (CometBFT's `PubKeyToID`).
     pub fn node_id(&self) -> String {
-        let digest = Sha256::digest(self.public_key());
-        digest[..20].iter().map(|b| format!("{b:02x}")).collect()
+        node_id_of(&self.public_key())
     }
 
     /// `{"priv_key":{"type":"tendermint/PrivKeyEd25519","value":"<base64 of seed||pubkey>"}}`.

@@ -2,15 +2,15 @@
 //! first change (SelfSubjectAccessReview, `kube::access`). The list follows the code paths: the
 //! action's own calls (selecting nodes, the spec change, the `Console*` Event), persisting the
 //! plan, and — when the console executes the plan itself — the embedded executor's calls: its
-//! node Lease, status writes, Events, and each planned task's calls (`tasks/`), plus the sidecar
-//! calls through the API server's pod proxy when that transport is used.
-use crate::api::TaskExecutor;
-use crate::api::TaskKind;
-use crate::api::{PlanPhase, SeiNode, TaskPlan};
+//! node Lease, status writes, Events, and the calls each planned task type declares
+//! (`tasks::api_calls`), with the sidecar calls through the API server's pod proxy when that
+//! transport is used.
+use crate::api::{PlanPhase, SeiNode, TaskKind, TaskPlan};
 use crate::config::ExecutorMode;
 use crate::executor::lease::{CONTROLLER_LEASE_NAME, node_lease_name};
 use crate::platform::CONFIG_MAP_NAME;
 use crate::ports::access::PermissionCheck;
+use crate::tasks::api_calls::{ApiCall, CallObject, SidecarCall, TaskCalls, task_calls};
 
 impl FromIterator<PermissionCheck> for Checks {
     fn from_iter<I: IntoIterator<Item = PermissionCheck>>(iter: I) -> Self {
@@ -64,7 +64,7 @@ fn check(
     group: &'static str,
     resource: &'static str,
     namespace: &str,
-    name: &str,
+    name: impl Into<String>,
 ) -> PermissionCheck {
     PermissionCheck::new(verb, group, resource, namespace, name)
 }
@@ -165,7 +165,7 @@ pub fn spec_change_checks(namespace: &str, node: &str) -> Vec<PermissionCheck> {
 pub fn wave_gate_checks(namespace: &str, node: &str) -> Vec<PermissionCheck> {
     vec![
         check("get", "sei.io", "seinodes", namespace, node),
-        check("get", "", "pods", namespace, &format!("{node}-0")),
+        check("get", "", "pods", namespace, format!("{node}-0")),
     ]
 }
 
@@ -188,9 +188,16 @@ pub fn plan_checks(
     }
     // Persisting: read the node, probe a Running node's sidecar, write the plan into status.
     checks.push(check("get", "sei.io", "seinodes", namespace, node));
-    checks.extend(sidecar_checks(scope, namespace, node, false));
+    checks.extend(sidecar_checks(
+        scope,
+        namespace,
+        node,
+        &[SidecarCall::Healthz],
+    ));
     checks.push(check("patch", "sei.io", "seinodes", namespace, node).subresource("status"));
-    if scope.executor == ExecutorMode::Auto {
+    // `auto` reads the controller's Lease to choose; the embedded executor reads it before
+    // every step, never executing beside a live controller.
+    if scope.executor != ExecutorMode::Controller {
         checks.push(check(
             "get",
             "coordination.k8s.io",
@@ -229,360 +236,62 @@ fn embedded_executor_checks(
     checks.into_vec()
 }
 
-/// The sidecar calls of a node: through the pod proxy, reads are `get pods/proxy` and task
-/// submissions and deletions `create`/`delete pods/proxy` (the verb follows the HTTP method).
+/// The sidecar calls of a node as permissions: none unless they go through the API server's
+/// pod proxy, where each is a `pods/proxy` call on the node's pod.
 fn sidecar_checks(
     scope: &ExecutionScope,
     namespace: &str,
     node: &str,
-    submits: bool,
+    calls: &[SidecarCall],
 ) -> Vec<PermissionCheck> {
     if !scope.sidecar_via_pod_proxy {
         return Vec::new();
     }
     let pod = format!("{node}-0");
-    let mut checks = vec![check("get", "", "pods", namespace, &pod).subresource("proxy")];
-    if submits {
-        checks.push(check("create", "", "pods", namespace, &pod).subresource("proxy"));
-        checks.push(check("delete", "", "pods", namespace, &pod).subresource("proxy"));
-    }
-    checks
+    calls
+        .iter()
+        .map(|call| check(pod_proxy_verb(*call), "", "pods", namespace, &pod).subresource("proxy"))
+        .collect()
 }
 
-/// The Kubernetes calls of one planned task (the `tasks/` module's code paths). Server-side
-/// apply needs `patch`, and `create` when the object does not exist yet.
+/// Through the pod proxy the RBAC verb follows the HTTP method of the sidecar call.
+fn pod_proxy_verb(call: SidecarCall) -> &'static str {
+    match call {
+        // POST /v0/tasks
+        SidecarCall::SubmitTask => "create",
+        // GET /v0/tasks/{id}, GET /v0/healthz
+        SidecarCall::GetTask | SidecarCall::Healthz => "get",
+    }
+}
+
+/// The permissions of one planned task, from the calls the task type declares
+/// (`tasks::api_calls`).
 fn task_checks(
     scope: &ExecutionScope,
     namespace: &str,
     node: &str,
     task: &TaskKind,
 ) -> Vec<PermissionCheck> {
-    let ns = namespace;
-    let pod = format!("{node}-0");
-    let apply = |group, resource, name: &str| {
-        vec![
-            check("patch", group, resource, ns, name),
-            check("create", group, resource, ns, ""),
-        ]
-    };
-    match task {
-        TaskKind::EnsureDataPvc => vec![
-            check("get", "", "persistentvolumeclaims", ns, ""),
-            check("create", "", "persistentvolumeclaims", ns, ""),
-            check("get", "", "persistentvolumes", "", ""),
-        ],
-        TaskKind::ValidateSigningKey
-        | TaskKind::ValidateNodeKey
-        | TaskKind::ValidateOperatorKeyring => vec![check("get", "", "secrets", ns, "")],
-        TaskKind::ApplyRbacProxyConfig => apply("", "configmaps", ""),
-        TaskKind::ApplyStatefulSet => {
-            let mut checks = vec![
-                check("get", "apps", "statefulsets", ns, node),
-                // An immutable field changed: the StatefulSet is deleted and re-applied.
-                check("delete", "apps", "statefulsets", ns, node),
-            ];
-            checks.extend(apply("apps", "statefulsets", node));
-            checks
-        }
-        TaskKind::ApplyService => apply("", "services", node),
-        TaskKind::ReplacePod => vec![
-            check("get", "apps", "statefulsets", ns, node),
-            check("list", "", "pods", ns, ""),
-            check("delete", "", "pods", ns, &pod),
-        ],
-        TaskKind::ObserveImage => vec![check("get", "apps", "statefulsets", ns, node)],
-        TaskKind::DeployBootstrapService => vec![check("create", "", "services", ns, "")],
-        TaskKind::DeployBootstrapJob => vec![check("create", "batch", "jobs", ns, "")],
-        TaskKind::AwaitBootstrapComplete => vec![check("get", "batch", "jobs", ns, "")],
-        TaskKind::TeardownBootstrap => vec![
-            check("get", "batch", "jobs", ns, ""),
-            check("delete", "batch", "jobs", ns, ""),
-            check("get", "", "services", ns, ""),
-            check("delete", "", "services", ns, ""),
-        ],
-        // Group tasks of a SeiNodeDeployment; node plans never hold them.
-        TaskKind::UpdateNodeImage | TaskKind::AwaitNodesRunning | TaskKind::CollectAndSetPeers => {
-            vec![
-                check("list", "sei.io", "seinodes", ns, ""),
-                check("patch", "sei.io", "seinodes", ns, ""),
-            ]
-        }
-        other if other.executor() == TaskExecutor::Sidecar => {
-            sidecar_checks(scope, namespace, node, true)
-        }
-        _ => Vec::new(),
+    match task_calls(task) {
+        TaskCalls::Kubernetes(calls) => calls
+            .iter()
+            .map(|call| api_call_check(call, namespace, node))
+            .collect(),
+        TaskCalls::Sidecar(calls) => sidecar_checks(scope, namespace, node, calls),
+        TaskCalls::Refused => Vec::new(),
     }
+}
+
+/// A task's declared Kubernetes call for `node` in `namespace`.
+fn api_call_check(call: &ApiCall, namespace: &str, node: &str) -> PermissionCheck {
+    let (namespace, name) = match call.object {
+        CallObject::InNamespace => (namespace, String::new()),
+        CallObject::NamedAfterNode => (namespace, node.to_owned()),
+        CallObject::NodePod => (namespace, format!("{node}-0")),
+        CallObject::ClusterScoped => ("", String::new()),
+    };
+    check(call.verb, call.group, call.resource, namespace, name)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    use crate::planner::UPDATE_PROGRESSION as UPDATE_PLAN;
-
-    fn scope(executor: ExecutorMode, pod_proxy: bool, config_map: bool) -> ExecutionScope {
-        ExecutionScope {
-            executor,
-            sidecar_via_pod_proxy: pod_proxy,
-            controller_namespace: "ctl".into(),
-            reads_platform_config_map: config_map,
-        }
-    }
-
-    fn texts(checks: &[PermissionCheck]) -> Vec<String> {
-        checks.iter().map(ToString::to_string).collect()
-    }
-
-    #[test]
-    fn embedded_update_plan_needs_the_executor_lease_status_events_and_every_task_call() {
-        let checks = plan_checks(
-            &scope(ExecutorMode::Embedded, false, false),
-            "ns",
-            "rpc-0",
-            &UPDATE_PLAN,
-        );
-        assert_eq!(
-            texts(&checks),
-            [
-                r#"get seinodes.sei.io "rpc-0" in namespace "ns""#,
-                r#"patch seinodes.sei.io/status "rpc-0" in namespace "ns""#,
-                r#"get leases.coordination.k8s.io "sei-console-exec-rpc-0" in namespace "ns""#,
-                r#"create leases.coordination.k8s.io in namespace "ns""#,
-                r#"update leases.coordination.k8s.io "sei-console-exec-rpc-0" in namespace "ns""#,
-                r#"create events in namespace "ns""#,
-                r#"get statefulsets.apps "rpc-0" in namespace "ns""#,
-                r#"delete statefulsets.apps "rpc-0" in namespace "ns""#,
-                r#"patch statefulsets.apps "rpc-0" in namespace "ns""#,
-                r#"create statefulsets.apps in namespace "ns""#,
-                r#"patch services "rpc-0" in namespace "ns""#,
-                r#"create services in namespace "ns""#,
-                r#"list pods in namespace "ns""#,
-                r#"delete pods "rpc-0-0" in namespace "ns""#,
-            ]
-        );
-    }
-
-    #[test]
-    fn through_the_pod_proxy_sidecar_calls_need_pods_proxy() {
-        let checks = plan_checks(
-            &scope(ExecutorMode::Embedded, true, false),
-            "ns",
-            "a",
-            &[TaskKind::ConfigPatch],
-        );
-        let texts = texts(&checks);
-        for expected in [
-            r#"get pods/proxy "a-0" in namespace "ns""#,
-            r#"create pods/proxy "a-0" in namespace "ns""#,
-            r#"delete pods/proxy "a-0" in namespace "ns""#,
-        ] {
-            assert!(
-                texts.contains(&expected.to_owned()),
-                "{expected}: {texts:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_live_controller_executes_so_the_console_only_persists_and_reads() {
-        let checks = plan_checks(
-            &scope(ExecutorMode::Controller, false, true),
-            "ns",
-            "a",
-            &UPDATE_PLAN,
-        );
-        assert_eq!(
-            texts(&checks),
-            [
-                r#"get configmaps "sei-controller-config" in namespace "ctl""#,
-                r#"get seinodes.sei.io "a" in namespace "ns""#,
-                r#"patch seinodes.sei.io/status "a" in namespace "ns""#,
-            ]
-        );
-    }
-
-    #[test]
-    fn auto_reads_the_controller_lease_and_may_fall_back_to_the_embedded_executor() {
-        let auto = plan_checks(
-            &scope(ExecutorMode::Auto, false, false),
-            "ns",
-            "a",
-            &UPDATE_PLAN,
-        );
-        let embedded = plan_checks(
-            &scope(ExecutorMode::Embedded, false, false),
-            "ns",
-            "a",
-            &UPDATE_PLAN,
-        );
-        assert!(auto.contains(&PermissionCheck::new(
-            "get",
-            "coordination.k8s.io",
-            "leases",
-            "ctl",
-            CONTROLLER_LEASE_NAME
-        )));
-        for check in &embedded {
-            assert!(auto.contains(check), "{check}");
-        }
-    }
-
-    #[test]
-    fn init_plan_tasks_need_pvcs_volumes_secrets_config_maps_and_bootstrap_jobs() {
-        let checks = plan_checks(
-            &scope(ExecutorMode::Embedded, false, false),
-            "ns",
-            "v",
-            &[
-                TaskKind::EnsureDataPvc,
-                TaskKind::ValidateNodeKey,
-                TaskKind::ApplyRbacProxyConfig,
-                TaskKind::DeployBootstrapJob,
-                TaskKind::TeardownBootstrap,
-            ],
-        );
-        let texts = texts(&checks);
-        for expected in [
-            r#"create persistentvolumeclaims in namespace "ns""#,
-            "get persistentvolumes",
-            r#"get secrets in namespace "ns""#,
-            r#"patch configmaps in namespace "ns""#,
-            r#"create jobs.batch in namespace "ns""#,
-            r#"delete jobs.batch in namespace "ns""#,
-            r#"delete services in namespace "ns""#,
-        ] {
-            assert!(
-                texts.contains(&expected.to_owned()),
-                "{expected}: {texts:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn every_controller_task_and_every_proxied_sidecar_task_has_its_calls_listed() {
-        let scope = scope(ExecutorMode::Embedded, true, false);
-        for kind in TaskKind::KNOWN {
-            assert!(
-                !task_checks(&scope, "ns", "a", kind).is_empty(),
-                "{kind} lists no call"
-            );
-        }
-    }
-
-    #[test]
-    fn rollout_by_selector_lists_first_and_checks_every_node_and_its_gate() {
-        let nodes = [
-            ("a".to_owned(), UPDATE_PLAN.to_vec()),
-            ("b".to_owned(), UPDATE_PLAN.to_vec()),
-        ];
-        let scope = scope(ExecutorMode::Embedded, false, false);
-        let checks = rollout_checks(&scope, "ns", &nodes, true, true);
-        let listed = texts(checks.as_slice());
-        assert_eq!(listed[0], r#"list seinodes.sei.io in namespace "ns""#);
-        for node in ["a", "b"] {
-            for expected in [
-                format!(r#"patch seinodes.sei.io "{node}" in namespace "ns""#),
-                format!(r#"patch seinodes.sei.io/status "{node}" in namespace "ns""#),
-                format!(
-                    r#"update leases.coordination.k8s.io "sei-console-exec-{node}" in namespace "ns""#
-                ),
-                format!(r#"delete pods "{node}-0" in namespace "ns""#),
-                format!(r#"get pods "{node}-0" in namespace "ns""#),
-            ] {
-                assert!(listed.contains(&expected), "{expected}: {listed:?}");
-            }
-        }
-        // Namespace-wide checks are asked once, not per node.
-        let events = listed
-            .iter()
-            .filter(|t| t.starts_with("create events"))
-            .count();
-        assert_eq!(events, 1);
-        let named = rollout_checks(&scope, "ns", &nodes, false, false);
-        assert!(
-            !texts(named.as_slice())
-                .iter()
-                .any(|t| t.starts_with("list seinodes") || t.starts_with("get pods")),
-            "named nodes without waiting: no listing, no gate"
-        );
-    }
-
-    #[test]
-    fn a_rollout_needs_as_many_reviews_for_ten_nodes_as_for_one_with_a_namespace_wide_role() {
-        // `check_permissions` asks each distinct verb/resource without a name first; names are
-        // asked only where that is denied.
-        let reviews = |count: usize| {
-            let nodes: Vec<_> = (0..count)
-                .map(|i| (format!("n{i}"), UPDATE_PLAN.to_vec()))
-                .collect();
-            let scope = scope(ExecutorMode::Auto, true, true);
-            let checks = rollout_checks(&scope, "ns", &nodes, true, true);
-            let mut broad: Vec<_> = checks
-                .as_slice()
-                .iter()
-                .map(|c| {
-                    (
-                        c.verb,
-                        c.group,
-                        c.resource,
-                        c.subresource,
-                        c.namespace.clone(),
-                    )
-                })
-                .collect();
-            broad.sort();
-            broad.dedup();
-            broad.len()
-        };
-        // The widest case: auto executor, pod-proxy sidecar, ConfigMap read, selection.
-        assert_eq!(reviews(1), 22);
-        assert_eq!(reviews(10), 22);
-    }
-
-    #[test]
-    fn address_and_seed_create_add_their_own_calls_to_the_plan() {
-        let scope = scope(ExecutorMode::Controller, false, false);
-        let address = address_checks(&scope, "ns", "a", &UPDATE_PLAN);
-        assert_eq!(
-            texts(address.as_slice()),
-            [
-                r#"get seinodes.sei.io "a" in namespace "ns""#,
-                r#"patch seinodes.sei.io "a" in namespace "ns""#,
-                r#"create events in namespace "ns""#,
-                r#"patch seinodes.sei.io/status "a" in namespace "ns""#,
-            ]
-        );
-        let generated = seed_create_checks(&scope, "ns", "s", SeedKey::Generated, &[]);
-        assert_eq!(
-            texts(generated.as_slice())[..3],
-            [
-                r#"create secrets in namespace "ns""#,
-                r#"create seinodes.sei.io in namespace "ns""#,
-                r#"create events in namespace "ns""#,
-            ]
-        );
-        let existing = seed_create_checks(&scope, "ns", "s", SeedKey::Existing("k"), &[]);
-        assert_eq!(
-            texts(existing.as_slice())[0],
-            r#"get secrets "k" in namespace "ns""#
-        );
-    }
-
-    #[test]
-    fn checks_keep_their_order_and_drop_repeats() {
-        let mut checks = Checks::default();
-        checks.extend(spec_change_checks("ns", "a"));
-        checks.extend(wave_gate_checks("ns", "a"));
-        checks.extend(select_nodes_checks("ns"));
-        assert_eq!(
-            texts(checks.as_slice()),
-            [
-                r#"get seinodes.sei.io "a" in namespace "ns""#,
-                r#"patch seinodes.sei.io "a" in namespace "ns""#,
-                r#"create events in namespace "ns""#,
-                r#"get pods "a-0" in namespace "ns""#,
-                r#"list seinodes.sei.io in namespace "ns""#,
-            ]
-        );
-    }
-}
+mod tests;

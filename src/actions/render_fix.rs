@@ -1,5 +1,7 @@
-//! The fix for a StatefulSet render failure: the renderer's "… in the app-config file" errors
-//! name the platform-config key that is missing, so the operator is told where to set it.
+//! The fix for a StatefulSet render failure: the renderer's missing-key errors
+//! ([`RenderError`]) name the platform-config key that is missing, so the operator is told
+//! where to set it.
+use crate::render::RenderError;
 
 /// Where the platform config in use came from, as shown in a fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,19 +26,23 @@ impl std::fmt::Display for PlatformSource {
     }
 }
 
-const MISSING_SUFFIXES: [&str; 2] = [
-    " is not configured in the app-config file",
-    " is required in the app-config file",
-];
+/// The platform-config key whose absence `error` reports, if that is what it reports.
+fn missing_platform_key(error: &RenderError) -> Option<&'static str> {
+    match error {
+        RenderError::KubeRbacProxyImageMissing => Some("images.kubeRBACProxy"),
+        RenderError::SeedNodepoolMissing => Some("scheduling.nodepoolSeed"),
+        RenderError::CosmosExporterImageMissing => Some("images.cosmosExporter"),
+        RenderError::ProbeGuard(_)
+        | RenderError::KeyringContainment(_)
+        | RenderError::Bootstrap(_)
+        | RenderError::InvalidQuantity { .. } => None,
+    }
+}
 
-/// `set KEY in SOURCE` when `message` (possibly wrapped: `a: b: KEY is … app-config file`) says a
-/// platform-config key is missing; `None` for any other render failure.
-pub fn render_failure_fix(message: &str, source: &PlatformSource) -> Option<String> {
-    let head = MISSING_SUFFIXES
-        .iter()
-        .find_map(|suffix| message.trim_end().strip_suffix(suffix))?;
-    let key = head.rsplit([' ', ':']).next().filter(|k| !k.is_empty())?;
-    Some(format!("set {key} in {source}"))
+/// `set KEY in SOURCE` when rendering failed for a missing platform-config key; `None` for any
+/// other render failure.
+pub fn render_failure_fix(error: &RenderError, source: &PlatformSource) -> Option<String> {
+    missing_platform_key(error).map(|key| format!("set {key} in {source}"))
 }
 
 #[cfg(test)]
@@ -51,9 +57,8 @@ mod tests {
 
     #[test]
     fn missing_seed_pool_names_the_key_and_the_config_map() {
-        let message = "Cannot render the StatefulSet: syncing statefulset: generating statefulset: scheduling.nodepoolSeed is not configured in the app-config file";
         assert_eq!(
-            render_failure_fix(message, &config_map()).as_deref(),
+            render_failure_fix(&RenderError::SeedNodepoolMissing, &config_map()).as_deref(),
             Some(
                 "set scheduling.nodepoolSeed in ConfigMap sei-k8s-controller-system/sei-controller-config (key config.yaml)"
             )
@@ -64,20 +69,36 @@ mod tests {
     fn required_image_in_a_file_names_the_file() {
         let source = PlatformSource::File("/etc/platform.yaml".into());
         assert_eq!(
-            render_failure_fix(
-                "images.cosmosExporter is required in the app-config file",
-                &source
-            )
-            .as_deref(),
+            render_failure_fix(&RenderError::CosmosExporterImageMissing, &source).as_deref(),
             Some("set images.cosmosExporter in the platform config file /etc/platform.yaml")
         );
     }
 
     #[test]
+    fn each_named_key_is_the_one_the_controller_message_names() {
+        for error in [
+            RenderError::KubeRbacProxyImageMissing,
+            RenderError::SeedNodepoolMissing,
+            RenderError::CosmosExporterImageMissing,
+        ] {
+            let key = missing_platform_key(&error).expect("a missing key");
+            let message = error.to_string();
+            assert!(
+                message.starts_with(&format!("{key} is "))
+                    && message.ends_with(" in the app-config file"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
     fn other_render_failures_have_no_canned_fix() {
-        assert_eq!(
-            render_failure_fix("probe ports collide", &config_map()),
-            None
+        let guard = RenderError::ProbeGuard("probe ports collide".into());
+        assert_eq!(render_failure_fix(&guard, &config_map()), None);
+        // A guard quoting a missing-key message is still not a missing key.
+        let quoting = RenderError::Bootstrap(
+            "scheduling.nodepoolSeed is not configured in the app-config file".into(),
         );
+        assert_eq!(render_failure_fix(&quoting, &config_map()), None);
     }
 }

@@ -53,7 +53,11 @@ pub async fn statefulset_preview(
 ) -> StatefulSetPreview {
     let desired = match desired_statefulset(renderer, node) {
         Ok(desired) => desired,
-        Err(message) => return StatefulSetPreview::RenderFailed { message },
+        Err(err) => {
+            return StatefulSetPreview::RenderFailed {
+                message: err.to_string(),
+            };
+        }
     };
     let name = desired.metadata.name.clone().unwrap_or_default();
     let live = match cluster

@@ -29,8 +29,8 @@ use crate::ops::{
     ActionLog, NoLog, Note, Ops, OpsError, PermissionVerdict, Ports, Report, RunEnd, Settings,
     journal_entry,
 };
-use crate::ports::SystemClock;
 use crate::ports::access::AccessError;
+use crate::ports::{LocalProcesses, SystemClock};
 use crate::sidecar::http::{HttpSidecar, SidecarTransport};
 use crate::tasks::platform_renderer::PlatformRenderer;
 
@@ -69,6 +69,7 @@ struct Job {
     renderer: PlatformRenderer,
     clock: SystemClock,
     log: Box<dyn ActionLog>,
+    holders: LocalProcesses,
 }
 
 impl Job {
@@ -113,6 +114,9 @@ impl Job {
             renderer: PlatformRenderer::new(resolved.platform),
             clock: SystemClock,
             log,
+            holders: LocalProcesses {
+                prefix: crate::executor::driver::local_holder_prefix(),
+            },
         })
     }
 
@@ -125,6 +129,7 @@ impl Job {
                 renderer: &self.renderer,
                 clock: &self.clock,
                 log: self.log.as_ref(),
+                holders: &self.holders,
             },
             &self.settings,
         )

@@ -23,7 +23,7 @@ use crate::kube::platform_config::{
 use crate::kube::read_only::MutationGuard;
 use crate::ops::follow::progress_text;
 use crate::ops::{ActionLog, NoLog, Note, Ops, OpsError, Ports, Report, Settings, journal_entry};
-use crate::ports::SystemClock;
+use crate::ports::{LocalProcesses, SystemClock};
 use crate::sidecar::http::{HttpSidecar, SidecarTransport, transport_from_env};
 use crate::tasks::platform_renderer::PlatformRenderer;
 
@@ -113,6 +113,7 @@ pub struct ActionContext {
     renderer: PlatformRenderer,
     clock: SystemClock,
     log: Box<dyn ActionLog>,
+    holders: LocalProcesses,
 }
 
 /// What a refusal before the context exists is about.
@@ -224,6 +225,9 @@ impl ActionContext {
             renderer: PlatformRenderer::new(resolved.platform),
             clock: SystemClock,
             log,
+            holders: LocalProcesses {
+                prefix: crate::executor::driver::local_holder_prefix(),
+            },
             settings,
         };
         if let Some(note) = &context.settings.platform_note {
@@ -242,6 +246,7 @@ impl ActionContext {
                 renderer: &self.renderer,
                 clock: &self.clock,
                 log: self.log.as_ref(),
+                holders: &self.holders,
             },
             &self.settings,
         )

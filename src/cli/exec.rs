@@ -9,9 +9,9 @@ use clap::{Args, ValueEnum};
 
 use super::action::{ActionContext, ActionOutput, ContextOptions, Refusal, ask_on_terminal};
 use super::{CliError, GlobalArgs};
-use crate::api::PlanPhase;
 use crate::config::ExecutorMode;
 use crate::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE;
+use crate::ops::follow::FollowEnd;
 use crate::ops::{Note, Report, exec};
 
 /// Who executes the persisted plan.
@@ -110,8 +110,11 @@ pub async fn run(global: &GlobalArgs, args: &ExecArgs) -> Result<std::process::E
         ask_on_terminal("proceed?")?;
     }
     Ok(match exec::run(&ops, &prepared, &context).await? {
-        Some(PlanPhase::Failed) => std::process::ExitCode::FAILURE,
-        _ => std::process::ExitCode::SUCCESS,
+        None | Some(FollowEnd::Completed) => std::process::ExitCode::SUCCESS,
+        Some(end) => {
+            context.note(&Note::Info(format!("error: {end}")));
+            std::process::ExitCode::FAILURE
+        }
     })
 }
 

@@ -19,6 +19,7 @@ mod platform_image;
 pub mod render;
 pub mod rollout;
 pub mod seed;
+pub mod seed_probe;
 mod tui;
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
@@ -89,7 +90,8 @@ pub enum Command {
     Rollout(rollout::RolloutArgs),
     /// Set a SeiNode's external address and persist the update plan that writes it to config.toml.
     Address(address::AddressArgs),
-    /// Seed nodes: `seed create NAME --chain-id ID --image REF` brings one up and prints its peer string.
+    /// Seed nodes: `seed create NAME --chain-id ID --image REF` brings one up and prints its peer string;
+    /// `seed probe NODE` dials it from here and checks its P2P handshake.
     Seed {
         #[command(subcommand)]
         command: seed::SeedCommand,

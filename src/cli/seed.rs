@@ -17,6 +17,8 @@ use crate::ops::seed::{self, SeedEnd, SeedInput};
 pub enum SeedCommand {
     /// Bring up a seed node with a new (or existing) node key and print its peer string.
     Create(SeedCreateArgs),
+    /// Dial a seed like a peer would, complete the P2P handshake and check what it advertises.
+    Probe(super::seed_probe::SeedProbeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -40,8 +42,10 @@ pub struct SeedCreateArgs {
 }
 
 pub async fn run(global: &GlobalArgs, command: &SeedCommand) -> Result<ExitCode, CliError> {
-    let SeedCommand::Create(args) = command;
-    create(global, args).await
+    match command {
+        SeedCommand::Create(args) => create(global, args).await,
+        SeedCommand::Probe(args) => super::seed_probe::run(global, args).await,
+    }
 }
 
 async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, CliError> {

@@ -13,16 +13,12 @@ use serde_json::Value;
 
 use super::lease::{LeaseError, NodeLease};
 use super::{NextStep, Requeue, apply_phase_change, next_step, record_outcome};
-use crate::api::{Phase, PlanPhase, SeiNode, SeiNodeStatus, StatefulSetRef, TaskPlan, TaskStatus};
+use crate::api::{Phase, PlanPhase, SeiNode, SeiNodeStatus, TaskPlan, TaskStatus};
 use crate::planner::{self, PlanContext, Resolution};
-use crate::ports::{
-    Clock, ClusterApi, ClusterError, EventType, NodeEvent, SidecarApi, StatusPatch,
-};
-use crate::tasks::apply_statefulset::sync_statefulset;
+use crate::ports::{Clock, ClusterApi, ClusterError, SidecarApi, StatusPatch};
 use crate::tasks::{TaskEnv, WorkloadRenderer, advance};
 
-/// Reason of the Warning event when the controller-loop StatefulSet sync fails.
-pub const RENDER_FAILED_REASON: &str = "StatefulSetRenderFailed";
+pub use statefulset_sync::{RENDER_FAILED_REASON, RenderFailure};
 
 /// Why the driver stopped before the plan ended.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -46,9 +42,9 @@ pub enum DriverError {
     #[error("cannot encode status: {0}")]
     Encode(String),
     /// The StatefulSet cannot be rendered and the driver was told to stop on it
-    /// ([`DriverConfig::halt_on_render_failure`]); the text is the event's message.
+    /// ([`DriverConfig::halt_on_render_failure`]); the failure's text is the event's message.
     #[error("{RENDER_FAILED_REASON}: {0}")]
-    RenderFailed(String),
+    RenderFailed(RenderFailure),
 }
 
 /// One line of progress, printed as text or as a JSON line.
@@ -86,8 +82,15 @@ pub enum Progress {
         error: Option<String>,
         retry_count: i64,
     },
-    /// A `StatefulSetRenderFailed` event was recorded (printed once per distinct message).
-    RenderFailed { message: String },
+    /// A `StatefulSetRenderFailed` event was recorded (printed once per distinct message); the
+    /// JSON line carries the event's message.
+    RenderFailed {
+        #[serde(
+            rename = "message",
+            serialize_with = "statefulset_sync::serialize_text"
+        )]
+        failure: RenderFailure,
+    },
     /// The plan ended.
     PlanFinished {
         plan_id: String,
@@ -110,6 +113,9 @@ pub struct DriveReport {
     pub patches: u32,
     /// Steps (task advances) performed.
     pub steps: u32,
+    /// A live controller took the plan over before it ended: its Lease holder. The driver
+    /// stopped driving (one executor at a time); the caller follows the controller.
+    pub handed_off_to: Option<String>,
 }
 
 /// Knobs; the defaults are the controller's cadence.
@@ -127,6 +133,10 @@ pub struct DriverConfig {
     /// `StatefulSetRenderFailed` event instead of retrying like the controller: an operator
     /// waiting on a command wants the fix now, not a retry loop.
     pub halt_on_render_failure: bool,
+    /// Namespace of the controller's leader-election Lease, re-checked before every step: a
+    /// controller that appears mid-plan gets the plan (the driver hands off). `None`: never
+    /// checked (the controller stand-in, and tests without a controller).
+    pub controller_namespace: Option<String>,
 }
 
 impl Default for DriverConfig {
@@ -137,6 +147,7 @@ impl Default for DriverConfig {
             deadline: Duration::from_secs(3600),
             max_conflicts_per_step: 50,
             halt_on_render_failure: false,
+            controller_namespace: None,
         }
     }
 }
@@ -152,8 +163,13 @@ pub fn default_holder() -> String {
     {
         return id.trim().to_owned();
     }
+    format!("{}{}", local_holder_prefix(), std::process::id())
+}
+
+/// `sei-console-<host>-`: the prefix of this machine's default executor identities.
+pub fn local_holder_prefix() -> String {
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into());
-    format!("sei-console-{host}-{}", std::process::id())
+    format!("sei-console-{host}-")
 }
 
 /// The driver and the ports it talks through.
@@ -304,6 +320,20 @@ impl<'a> Driver<'a> {
         name: &str,
         platform_sidecar_image: &str,
     ) -> Result<Persisted, DriverError> {
+        self.persist_as(namespace, name, platform_sidecar_image, None)
+            .await
+    }
+
+    /// As [`Self::persist`], a new plan getting `plan_id` when given: the plan an operator saw
+    /// in a preview is the plan persisted (same ID, same task IDs). Before planning, peers are
+    /// resolved into `status.resolvedPeers` as the controller's reconcile does.
+    pub async fn persist_as(
+        &self,
+        namespace: &str,
+        name: &str,
+        platform_sidecar_image: &str,
+        plan_id: Option<uuid::Uuid>,
+    ) -> Result<Persisted, DriverError> {
         let mut conflicts = 0;
         loop {
             let mut node = self.read(namespace, name).await?;
@@ -319,7 +349,11 @@ impl<'a> Driver<'a> {
                     "spec.paused is true; reconciliation is frozen".into(),
                 ));
             }
-            let ctx = PlanContext::new(platform_sidecar_image, self.clock.now());
+            let mut ctx = PlanContext::new(platform_sidecar_image, self.clock.now());
+            if let Some(id) = plan_id {
+                ctx = ctx.with_plan_id(id);
+            }
+            self.resolve_peers(&mut node).await?;
             self.probe_sidecar(&mut node, &ctx).await;
             let resolution = planner::resolve_plan(&mut node, &ctx)
                 .map_err(|err| DriverError::Plan(err.to_string()))?;
@@ -348,6 +382,35 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// `spec.peers` into `status.resolvedPeers` (in memory), as the controller's reconcile does
+    /// before it plans; returns what was resolved.
+    pub async fn resolve_peers(
+        &self,
+        node: &mut SeiNode,
+    ) -> Result<super::peering::ResolvedPeers, DriverError> {
+        let prior = node
+            .status
+            .as_ref()
+            .and_then(|s| s.resolved_peers.clone())
+            .unwrap_or_default();
+        let resolved = super::peering::resolve_peers(self.cluster, self.sidecar, node, &prior)
+            .await
+            .map_err(|err| {
+                DriverError::Plan(format!(
+                    "reconciling peers: resolving peers: listing peers by label: {err}"
+                ))
+            })?;
+        let current = node.status.as_ref().and_then(|s| s.resolved_peers.as_ref());
+        let unchanged = match current {
+            Some(peers) => *peers == resolved.peers,
+            None => resolved.peers.is_empty(),
+        };
+        if !unchanged {
+            node.status_mut().resolved_peers = Some(resolved.peers.clone());
+        }
+        Ok(resolved)
+    }
+
     /// Drives the node's Active plan to its end while holding the node Lease.
     pub async fn drive(
         &self,
@@ -363,17 +426,29 @@ impl<'a> Driver<'a> {
             self.clock.now(),
         )
         .await?;
-        let result = self.drive_held(namespace, name, &mut lease, progress).await;
+        let result = self
+            .drive_held(namespace, name, Some(&mut lease), progress)
+            .await;
         // Releasing is best effort: an unreleased Lease simply expires.
         let _ = lease.release(self.cluster).await;
         result
+    }
+
+    /// Drives the node's Active plan while the caller holds (and renews) the node Lease.
+    pub async fn drive_leased(
+        &self,
+        namespace: &str,
+        name: &str,
+        progress: &mut (dyn FnMut(&Progress) + Send),
+    ) -> Result<DriveReport, DriverError> {
+        self.drive_held(namespace, name, None, progress).await
     }
 
     async fn drive_held(
         &self,
         namespace: &str,
         name: &str,
-        lease: &mut NodeLease,
+        mut lease: Option<&mut NodeLease>,
         progress: &mut (dyn FnMut(&Progress) + Send),
     ) -> Result<DriveReport, DriverError> {
         let started = Instant::now();
@@ -384,14 +459,21 @@ impl<'a> Driver<'a> {
             conflicts: 0,
             patches: 0,
             steps: 0,
+            handed_off_to: None,
         };
         let mut conflicts_in_step = 0;
-        let mut last_render_error: Option<String> = None;
+        let mut last_render_failure: Option<RenderFailure> = None;
         loop {
             if started.elapsed() > self.config.deadline {
                 return Err(DriverError::Deadline(self.config.deadline));
             }
-            lease.renew(self.cluster, self.clock.now()).await?;
+            if let Some(lease) = lease.as_deref_mut() {
+                lease.renew(self.cluster, self.clock.now()).await?;
+            }
+            if let Some(holder) = self.live_controller().await? {
+                report.handed_off_to = Some(holder);
+                return Ok(report);
+            }
             let mut node = self.read(namespace, name).await?;
             let before = status_value(node.status.as_ref())?;
             let Some(mut plan) = node.status.as_mut().and_then(|s| s.plan.take()) else {
@@ -408,15 +490,15 @@ impl<'a> Driver<'a> {
                 return Ok(report);
             }
             // Controller loop step 7: the StatefulSet is synced on every pass.
-            if let Err(message) = self.sync_statefulset_pass(&mut node).await {
-                if last_render_error.as_deref() != Some(message.as_str()) {
+            if let Err(failure) = self.sync_statefulset_pass(&mut node).await {
+                if last_render_failure.as_ref() != Some(&failure) {
                     progress(&Progress::RenderFailed {
-                        message: message.clone(),
+                        failure: failure.clone(),
                     });
-                    last_render_error = Some(message.clone());
+                    last_render_failure = Some(failure.clone());
                 }
                 if self.config.halt_on_render_failure {
-                    return Err(DriverError::RenderFailed(message));
+                    return Err(DriverError::RenderFailed(failure));
                 }
                 self.wait(Requeue::After(super::TASK_POLL_INTERVAL)).await;
                 continue;
@@ -455,54 +537,6 @@ impl<'a> Driver<'a> {
                     self.conflict_limit(namespace, name, conflicts_in_step)?;
                 }
                 Err(err) => return Err(err.into()),
-            }
-        }
-    }
-
-    /// Runs `SyncStatefulSet` as the controller loop does (skipped while the state-sync gate
-    /// holds the initial StatefulSet); records `status.statefulSet`; on error emits the event.
-    async fn sync_statefulset_pass(&self, node: &mut SeiNode) -> Result<(), String> {
-        if planner::state_sync_blocks_plan(node)
-            && node
-                .status
-                .as_ref()
-                .and_then(|s| s.stateful_set.as_ref())
-                .is_none()
-        {
-            return Ok(());
-        }
-        let env = self.env();
-        match sync_statefulset(&env, node).await {
-            Ok(Some(live)) => {
-                let tracked = StatefulSetRef {
-                    name: live.metadata.name.clone().unwrap_or_default(),
-                    uid: live.metadata.uid.clone().unwrap_or_default(),
-                    ..StatefulSetRef::default()
-                };
-                let status = node.status_mut();
-                let same = status
-                    .stateful_set
-                    .as_ref()
-                    .is_some_and(|s| s.name == tracked.name && s.uid == tracked.uid);
-                if !same {
-                    status.stateful_set = Some(tracked);
-                }
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err(err) => {
-                let message = format!("Cannot render the StatefulSet: syncing statefulset: {err}");
-                let event = NodeEvent {
-                    namespace: node.namespace().to_owned(),
-                    node: node.name().to_owned(),
-                    node_uid: node.metadata.uid.clone().unwrap_or_default(),
-                    event_type: EventType::Warning,
-                    reason: RENDER_FAILED_REASON.to_owned(),
-                    message: message.clone(),
-                };
-                // An event that cannot be recorded must not stop the executor.
-                let _ = self.cluster.create_event(&event).await;
-                Err(message)
             }
         }
     }
@@ -566,52 +600,6 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// Hand-off mode: a live controller executes; print each task transition it makes by
-    /// polling the node every `interval` until the plan is no longer Active.
-    pub async fn follow(
-        &self,
-        namespace: &str,
-        name: &str,
-        interval: Duration,
-        progress: &mut (dyn FnMut(&Progress) + Send),
-    ) -> Result<DriveReport, DriverError> {
-        let started = Instant::now();
-        let mut previous: Option<TaskPlan> = None;
-        loop {
-            let node = self.read(namespace, name).await?;
-            let status = node.status.clone().unwrap_or_default();
-            let Some(plan) = status.plan.clone() else {
-                return Err(DriverError::Plan("the plan was removed from status".into()));
-            };
-            if let Some(before) = &previous {
-                for line in plan_transitions(before, &plan) {
-                    progress(&line);
-                }
-            }
-            if !plan.is_active() {
-                progress(&Progress::PlanFinished {
-                    plan_id: plan.id.clone(),
-                    phase: plan.phase,
-                    node_phase: status.phase,
-                    conflicts: 0,
-                });
-                return Ok(DriveReport {
-                    plan_id: plan.id.clone(),
-                    plan_phase: plan.phase,
-                    node_phase: status.phase,
-                    conflicts: 0,
-                    patches: 0,
-                    steps: 0,
-                });
-            }
-            if started.elapsed() > self.config.deadline {
-                return Err(DriverError::Deadline(self.config.deadline));
-            }
-            previous = Some(plan);
-            tokio::time::sleep(interval).await;
-        }
-    }
-
     async fn wait(&self, requeue: Requeue) {
         let wait = match requeue {
             Requeue::Never => Duration::ZERO,
@@ -623,36 +611,11 @@ impl<'a> Driver<'a> {
     }
 }
 
-/// Task transitions between two observations of the same plan (hand-off mode).
-pub fn plan_transitions(before: &TaskPlan, after: &TaskPlan) -> Vec<Progress> {
-    if before.id != after.id {
-        return Vec::new();
-    }
-    let mut lines = Vec::new();
-    for (index, (old, new)) in before.tasks.iter().zip(&after.tasks).enumerate() {
-        if old.submitted_at.is_none() && new.submitted_at.is_some() {
-            lines.push(Progress::TaskStarted {
-                index,
-                task: new.kind.to_string(),
-                id: new.id.clone(),
-            });
-        }
-        if old.status != new.status || old.retry_count != new.retry_count {
-            lines.push(Progress::TaskTransition {
-                index,
-                task: new.kind.to_string(),
-                id: new.id.clone(),
-                from: old.status,
-                to: new.status,
-                error: Some(new.error.clone()).filter(|e| !e.is_empty()),
-                retry_count: new.retry_count,
-            });
-        }
-    }
-    lines
-}
-
+mod follow;
 mod probe;
+
+pub use follow::{FollowOutcome, plan_transitions};
+mod statefulset_sync;
 
 #[cfg(test)]
 #[path = "driver_tests.rs"]

@@ -3,6 +3,7 @@ use std::time::Duration;
 use super::*;
 use crate::api::{ConditionType, PlanPhase, TaskKind};
 use crate::ports::{FixedClock, ObjectKind};
+use crate::render::RenderError;
 use crate::tasks::testing::*;
 
 const SIDECAR_IMAGE: &str = "ghcr.io/sei-protocol/seictl:platform";
@@ -19,6 +20,7 @@ fn driver<'a>(h: &'a Harness, clock: &'a FixedClock) -> Driver<'a> {
             deadline: Duration::from_secs(10),
             max_conflicts_per_step: 10,
             halt_on_render_failure: false,
+            controller_namespace: None,
         },
     }
 }
@@ -349,8 +351,7 @@ async fn render_failure_emits_statefulset_render_failed_while_the_plan_keeps_ret
     let h = Harness::new();
     let clock = FixedClock(h.now);
     h.cluster.put_node(seed_node("ns", "s"));
-    *h.renderer.statefulset_error.lock().expect("lock") =
-        Some("scheduling.nodepoolSeed is not configured in the app-config file".into());
+    *h.renderer.statefulset_error.lock().expect("lock") = Some(RenderError::SeedNodepoolMissing);
     let d = driver(&h, &clock);
     d.persist("ns", "s", SIDECAR_IMAGE).await.expect("persist");
     let mut lines = Vec::new();
@@ -385,8 +386,7 @@ async fn render_failure_halts_the_drive_when_asked_and_still_records_the_event()
     let h = Harness::new();
     let clock = FixedClock(h.now);
     h.cluster.put_node(seed_node("ns", "s"));
-    *h.renderer.statefulset_error.lock().expect("lock") =
-        Some("scheduling.nodepoolSeed is not configured in the app-config file".into());
+    *h.renderer.statefulset_error.lock().expect("lock") = Some(RenderError::SeedNodepoolMissing);
     let mut d = driver(&h, &clock);
     d.config.halt_on_render_failure = true;
     d.persist("ns", "s", SIDECAR_IMAGE).await.expect("persist");
@@ -395,12 +395,24 @@ async fn render_failure_halts_the_drive_when_asked_and_still_records_the_event()
         .drive("ns", "s", &mut |p: &Progress| lines.push(p.clone()))
         .await
         .expect_err("halts");
-    assert!(
-        matches!(&err, DriverError::RenderFailed(m) if m.ends_with("scheduling.nodepoolSeed is not configured in the app-config file")),
-        "{err}"
+    let DriverError::RenderFailed(failure) = &err else {
+        panic!("render failure expected: {err}");
+    };
+    assert_eq!(
+        failure.render_error(),
+        Some(&RenderError::SeedNodepoolMissing)
+    );
+    let message = "Cannot render the StatefulSet: syncing statefulset: generating statefulset: scheduling.nodepoolSeed is not configured in the app-config file";
+    assert_eq!(
+        err.to_string(),
+        format!("StatefulSetRenderFailed: {message}")
     );
     assert_eq!(h.cluster.events().len(), 1);
     assert!(matches!(lines.as_slice(), [Progress::RenderFailed { .. }]));
+    assert_eq!(
+        serde_json::to_value(&lines[0]).expect("progress line"),
+        serde_json::json!({"event": "render-failed", "message": message})
+    );
     assert!(
         stored_plan(&h, "s").is_active(),
         "the plan stays for a later run"
@@ -426,12 +438,19 @@ async fn follow_reports_the_transitions_another_executor_makes() {
         .count();
     assert_eq!(completes, after.tasks.len());
     let mut seen = Vec::new();
-    let report = d
-        .follow("ns", "a", Duration::from_millis(1), &mut |p: &Progress| {
-            seen.push(p.clone())
-        })
+    let followed = d
+        .follow(
+            "ns",
+            "a",
+            &after.id,
+            Duration::from_millis(1),
+            &mut |p: &Progress| seen.push(p.clone()),
+        )
         .await
         .expect("follow");
+    let FollowOutcome::Finished(report) = followed else {
+        panic!("finished expected: {followed:?}");
+    };
     assert_eq!(report.plan_phase, PlanPhase::Complete);
     assert!(matches!(seen.last(), Some(Progress::PlanFinished { .. })));
 }

@@ -32,6 +32,10 @@ impl AddressInput {
 pub struct AddressPrepared {
     pub input: AddressInput,
     pub node: SeiNode,
+    /// The ID the previewed plan carries; the persisted plan gets the same one.
+    pub plan_id: uuid::Uuid,
+    /// How peers were resolved where it matters.
+    pub peer_notes: Vec<String>,
     pub preview: AddressPreview,
     /// Why no update plan can be persisted: the node is left alone.
     pub blocked: Option<String>,
@@ -42,7 +46,12 @@ pub struct AddressPrepared {
 
 impl AddressPrepared {
     pub fn text(&self) -> String {
-        address_text(&self.preview)
+        let mut text = address_text(&self.preview);
+        for note in &self.peer_notes {
+            text.push_str(note);
+            text.push('\n');
+        }
+        text
     }
 
     pub fn refusal(&self) -> Option<OpsError> {
@@ -60,8 +69,10 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
     if !input.dry_run {
         ops.refuse_if_read_only(ActionKind::Address, &nodes, &input.detail())?;
     }
-    let node = ops.read_node(&input.node).await?;
-    let ctx = ops.plan_context();
+    let mut node = ops.read_node(&input.node).await?;
+    let peer_notes = ops.resolve_peers(&mut node).await?;
+    let plan_id = uuid::Uuid::new_v4();
+    let ctx = ops.plan_context().with_plan_id(plan_id);
     let mut preview =
         address_preview(&node, &input.address, &ctx).map_err(|e| OpsError::Step(e.to_string()))?;
     preview.statefulset = Some(
@@ -94,6 +105,8 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
         ),
         input,
         node,
+        plan_id,
+        peer_notes,
         preview,
         blocked,
         permissions,
@@ -129,7 +142,22 @@ pub async fn run(
     let kind = ActionKind::Address;
     ops.refuse_if_read_only(kind, &nodes, &detail)?;
     refuse(ops, prepared)?;
-    let (patched, plan) = set_address(ops, name, &input.address).await?;
+    let lease = ops.take_node_lease(name, report).await?;
+    ops.under_lease(lease, change_and_follow(ops, prepared, report))
+        .await
+}
+
+async fn change_and_follow(
+    ops: &Ops<'_>,
+    prepared: &AddressPrepared,
+    report: &dyn Report,
+) -> Result<RunEnd, OpsError> {
+    let input = &prepared.input;
+    let name = input.node.as_str();
+    let nodes = vec![name.to_owned()];
+    let detail = input.detail();
+    let kind = ActionKind::Address;
+    let (patched, plan) = set_address(ops, name, &input.address, prepared.plan_id).await?;
     let uid = patched.metadata.uid.clone().unwrap_or_default();
     let from = match prepared.node.spec.external_address() {
         "" => "(unset)",
@@ -147,7 +175,7 @@ pub async fn run(
             "address set and update plan persisted; not waiting (--no-wait)",
         ));
     }
-    let failure = match ops.follow(name, report).await {
+    let failure = match ops.follow(name, &plan.id, report).await {
         Ok(FollowEnd::Completed) => None,
         Ok(failed) => Some(format!("{}/{name}: {failed}", ops.namespace())),
         // A render failure (with its fix) or a driver error, already naming the node.
@@ -179,6 +207,7 @@ async fn set_address(
     ops: &Ops<'_>,
     node: &str,
     address: &ExternalAddress,
+    plan_id: uuid::Uuid,
 ) -> Result<(SeiNode, TaskPlan), OpsError> {
     let namespace = ops.namespace();
     let patch = serde_json::json!({"spec": {"externalAddress": address.to_string()}});
@@ -190,7 +219,10 @@ async fn set_address(
         .map_err(OpsError::cluster(format!(
             "patching spec.externalAddress of {node}"
         )))?;
-    let plan = address_preview(&patched, address, &ops.plan_context())
+    let mut planned = patched.clone();
+    ops.resolve_peers(&mut planned).await?;
+    let ctx = ops.plan_context().with_plan_id(plan_id);
+    let plan = address_preview(&planned, address, &ctx)
         .map_err(|e| OpsError::Step(e.to_string()))?
         .plan
         .plan
@@ -201,7 +233,11 @@ async fn set_address(
             .resource_version
             .clone()
             .unwrap_or_default(),
-        status: serde_json::json!({"plan": plan}),
+        status: serde_json::json!({
+            "plan": plan,
+            "resolvedPeers": planned.status.as_ref().and_then(|s| s.resolved_peers.clone()),
+            "conditions": update_in_progress(&planned, &plan, address, &ctx),
+        }),
     };
     ops.ports
         .cluster
@@ -213,4 +249,33 @@ async fn set_address(
             ))
         })?;
     Ok((patched, plan))
+}
+
+/// The node's conditions with `NodeUpdateInProgress` True/`UpdateStarted`, as for every update
+/// plan: the controller's terminal-plan handling then records how the plan ended on it
+/// (`plan <id> completed`), which is how a follower tells a cleared plan's verdict.
+fn update_in_progress(
+    node: &SeiNode,
+    plan: &TaskPlan,
+    address: &ExternalAddress,
+    ctx: &crate::planner::PlanContext,
+) -> Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> {
+    use crate::api::{ConditionStatus, ConditionType, ConditionUpdate, Reason, set_condition};
+    let mut conditions = node
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.clone())
+        .unwrap_or_default();
+    set_condition(
+        &mut conditions,
+        ConditionUpdate {
+            kind: ConditionType::NodeUpdateInProgress,
+            status: ConditionStatus::True,
+            reason: Reason::UpdateStarted,
+            message: format!("external address set to {address}: update plan {}", plan.id),
+            observed_generation: node.generation(),
+        },
+        ctx.now,
+    );
+    conditions
 }

@@ -1,12 +1,10 @@
 //! Executing a node's plan now: the plan the planner would build (persisted only when no Active
 //! plan exists, resourceVersion lock), then followed to its end by the embedded executor or a
 //! live controller.
-use std::time::Duration;
-
-use super::follow::ExecutorChoice;
+use super::follow::{ExecutorChoice, FollowEnd};
 use super::{Ops, OpsError, PermissionVerdict, Report};
 use crate::actions::permissions::plan_checks;
-use crate::api::{PlanPhase, TaskPlan};
+use crate::api::TaskPlan;
 use crate::config::ExecutorMode;
 use crate::executor::driver::{Persisted, Progress};
 use crate::planner::{self, PlanContext, Resolution};
@@ -16,6 +14,8 @@ use crate::ports::access::PermissionCheck;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExecPrepared {
     pub node: String,
+    /// The ID of the plan shown; a new plan is persisted with it.
+    pub plan_id: uuid::Uuid,
     pub executor: ExecutorChoice,
     /// The plan `persist` would build or resume now; `None` when there is nothing to do.
     pub plan: Option<TaskPlan>,
@@ -46,7 +46,10 @@ pub async fn prepare(ops: &Ops<'_>, node: &str) -> Result<ExecPrepared, OpsError
     }
     let executor = ops.executor_choice().await?;
     let mut stored = ops.read_node(node).await?;
-    let ctx = PlanContext::new(&ops.settings.platform.images.sidecar, ops.ports.clock.now());
+    ops.resolve_peers(&mut stored).await?;
+    let plan_id = uuid::Uuid::new_v4();
+    let ctx = PlanContext::new(&ops.settings.platform.images.sidecar, ops.ports.clock.now())
+        .with_plan_id(plan_id);
     let plan = match planner::resolve_plan(&mut stored, &ctx) {
         Ok(Resolution::Built) | Ok(Resolution::Resumed { .. }) => {
             stored.status.as_ref().and_then(|s| s.plan.clone())
@@ -76,64 +79,74 @@ pub async fn prepare(ops: &Ops<'_>, node: &str) -> Result<ExecPrepared, OpsError
     let permissions = ops.check(checks, true).await;
     Ok(ExecPrepared {
         node: node.to_owned(),
+        plan_id,
         executor,
         plan,
         permissions,
     })
 }
 
-/// Persists the plan (or finds the Active one) and follows it; `None` when there was nothing
-/// to do, else how the plan ended.
+/// Takes the node's Lease, persists the plan (or finds the Active one) and follows it; `None`
+/// when there was nothing to do, else how the plan ended.
 pub async fn run(
     ops: &Ops<'_>,
     prepared: &ExecPrepared,
     report: &dyn Report,
-) -> Result<Option<PlanPhase>, OpsError> {
+) -> Result<Option<FollowEnd>, OpsError> {
     if let Some(err) = prepared.permissions.error() {
         return Err(OpsError::Access(err.clone()));
     }
+    let lease = ops.take_node_lease(&prepared.node, report).await?;
+    ops.under_lease(lease, persist_and_follow(ops, prepared, report))
+        .await
+}
+
+async fn persist_and_follow(
+    ops: &Ops<'_>,
+    prepared: &ExecPrepared,
+    report: &dyn Report,
+) -> Result<Option<FollowEnd>, OpsError> {
     let namespace = ops.namespace();
     let node = prepared.node.as_str();
-    let driver = ops.driver();
-    let persisted = driver
-        .persist(namespace, node, &ops.settings.platform.images.sidecar)
+    let persisted = ops
+        .driver()
+        .persist_as(
+            namespace,
+            node,
+            &ops.settings.platform.images.sidecar,
+            Some(prepared.plan_id),
+        )
         .await
         .map_err(|e| OpsError::Step(e.to_string()))?;
-    let total = match &persisted {
-        Persisted::Built(plan) | Persisted::Resumed(plan) => plan.tasks.len(),
-        Persisted::None(_) => 0,
-    };
-    let first = match &persisted {
-        Persisted::Built(plan) => Progress::PlanPersisted {
-            plan_id: plan.id.clone(),
-            tasks: plan.tasks.iter().map(|t| t.kind.to_string()).collect(),
-            phase: None,
-        },
-        Persisted::Resumed(plan) => Progress::PlanResumed {
-            plan_id: plan.id.clone(),
-            complete: plan.completed_count(),
-            total: plan.tasks.len(),
-        },
+    let (first, total, plan_id) = match &persisted {
+        Persisted::Built(plan) => (
+            Progress::PlanPersisted {
+                plan_id: plan.id.clone(),
+                tasks: plan.tasks.iter().map(|t| t.kind.to_string()).collect(),
+                phase: None,
+            },
+            plan.tasks.len(),
+            plan.id.clone(),
+        ),
+        Persisted::Resumed(plan) => (
+            Progress::PlanResumed {
+                plan_id: plan.id.clone(),
+                complete: plan.completed_count(),
+                total: plan.tasks.len(),
+            },
+            plan.tasks.len(),
+            plan.id.clone(),
+        ),
         Persisted::None(reason) => {
-            report.progress(
-                node,
-                &Progress::NoPlan {
-                    reason: reason.clone(),
-                },
-                0,
-            );
+            let line = Progress::NoPlan {
+                reason: reason.clone(),
+            };
+            report.progress(node, &line, 0);
             return Ok(None);
         }
     };
     report.progress(node, &first, total);
-    let mut emit = |p: &Progress| report.progress(node, p, total);
-    let drive = if prepared.executor.embedded {
-        driver.drive(namespace, node, &mut emit).await
-    } else {
-        driver
-            .follow(namespace, node, Duration::from_secs(2), &mut emit)
-            .await
-    }
-    .map_err(|e| OpsError::Step(e.to_string()))?;
-    Ok(Some(drive.plan_phase))
+    ops.follow_as(prepared.executor.embedded, node, &plan_id, report)
+        .await
+        .map(Some)
 }

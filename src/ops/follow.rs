@@ -7,7 +7,7 @@ use super::{Note, Ops, OpsError, Report};
 use crate::actions::render_fix::render_failure_fix;
 use crate::api::{PlanPhase, TaskStatus};
 use crate::config::ExecutorMode;
-use crate::executor::driver::{DriverError, Progress};
+use crate::executor::driver::{DriverError, FollowOutcome, Progress};
 use crate::executor::lease::{ControllerLiveness, controller_liveness};
 use crate::ports::{ClusterApi, ClusterError};
 
@@ -63,6 +63,11 @@ pub enum FollowEnd {
         task: Option<String>,
         error: Option<String>,
     },
+    /// Another plan took the followed plan's place and nothing shows the followed one ended.
+    Replaced {
+        plan_id: String,
+        by: String,
+    },
 }
 
 impl fmt::Display for FollowEnd {
@@ -78,10 +83,23 @@ impl fmt::Display for FollowEnd {
                 "task {task} failed: {}",
                 error.as_deref().unwrap_or("no detail")
             ),
+            FollowEnd::Failed {
+                plan_id,
+                error: Some(error),
+                ..
+            } => write!(f, "plan {plan_id} failed: {error}"),
             FollowEnd::Failed { plan_id, .. } => write!(f, "plan {plan_id} failed"),
+            FollowEnd::Replaced { plan_id, by } => write!(
+                f,
+                "plan {plan_id} was replaced by plan {by} before it ended"
+            ),
         }
     }
 }
+
+/// Hand-offs to a controller and back that one follow tolerates (a flapping Lease must not
+/// loop forever).
+const MAX_HAND_OFFS: usize = 4;
 
 impl Ops<'_> {
     /// The executor for this action, `auto` resolved by the controller's Lease.
@@ -96,16 +114,50 @@ impl Ops<'_> {
         .map_err(OpsError::cluster("reading the controller's Lease"))
     }
 
-    /// Follows `node`'s Active plan to its end with the chosen executor, reporting every
-    /// progress event. An error names the node (and the fix of a render failure).
-    pub async fn follow(&self, node: &str, report: &dyn Report) -> Result<FollowEnd, OpsError> {
+    /// Whether a controller holds its Lease now (its holder).
+    async fn live_controller(&self) -> Result<Option<String>, OpsError> {
+        let liveness = controller_liveness(
+            self.ports.cluster,
+            &self.settings.controller_namespace,
+            self.ports.clock.now(),
+        )
+        .await
+        .map_err(OpsError::cluster("reading the controller's Lease"))?;
+        Ok(match liveness {
+            ControllerLiveness::Live { holder } => Some(holder),
+            ControllerLiveness::NotLive { .. } => None,
+        })
+    }
+
+    /// Follows plan `plan_id` of `node` to its end, reporting every progress event. One
+    /// executor at a time: the console executes only while no controller holds its Lease (the
+    /// embedded executor re-checks before every step and hands off, saying so), else it follows
+    /// the controller by the plan's ID to a verdict that matches what happened. The caller holds
+    /// the node's Lease. An error names the node (and the fix of a render failure).
+    pub async fn follow(
+        &self,
+        node: &str,
+        plan_id: &str,
+        report: &dyn Report,
+    ) -> Result<FollowEnd, OpsError> {
         let choice = self.executor_choice().await?;
-        if let Some(note) = choice.note {
-            report.note(&Note::Executor(note));
+        if let Some(note) = &choice.note {
+            report.note(&Note::Executor(note.clone()));
         }
+        self.follow_as(choice.embedded, node, plan_id, report).await
+    }
+
+    /// As [`Self::follow`] with the executor already chosen (and said).
+    pub async fn follow_as(
+        &self,
+        embedded: bool,
+        node: &str,
+        plan_id: &str,
+        report: &dyn Report,
+    ) -> Result<FollowEnd, OpsError> {
         let namespace = self.namespace();
         // The plan was persisted before following: its task count numbers the progress lines.
-        let mut total = match self.ports.cluster.get_seinode(namespace, node).await {
+        let total = match self.ports.cluster.get_seinode(namespace, node).await {
             Ok(Some(stored)) => stored
                 .status
                 .as_ref()
@@ -113,49 +165,114 @@ impl Ops<'_> {
                 .map_or(0, |plan| plan.tasks.len()),
             _ => 0,
         };
-        let mut failed_task = None;
+        let total = std::sync::atomic::AtomicUsize::new(total);
+        let failed_task = std::sync::Mutex::new(None);
         let mut observe = |p: &Progress| {
+            let ordering = std::sync::atomic::Ordering::Relaxed;
             match p {
-                Progress::PlanResumed { total: t, .. } => total = *t,
-                Progress::PlanPersisted { tasks, .. } => total = tasks.len(),
+                Progress::PlanResumed { total: t, .. } => total.store(*t, ordering),
+                Progress::PlanPersisted { tasks, .. } => total.store(tasks.len(), ordering),
                 Progress::TaskTransition {
                     task, to, error, ..
                 } if *to == TaskStatus::Failed => {
-                    failed_task = Some((task.clone(), error.clone()));
+                    if let Ok(mut failed) = failed_task.lock() {
+                        *failed = Some((task.clone(), error.clone()));
+                    }
                 }
                 _ => {}
             }
-            report.progress(node, p, total);
+            report.progress(node, p, total.load(ordering));
         };
         let driver = self.driver();
-        let outcome = if choice.embedded {
-            driver.drive(namespace, node, &mut observe).await
-        } else {
-            driver
-                .follow(namespace, node, FOLLOW_INTERVAL, &mut observe)
-                .await
-        };
-        let drive = outcome.map_err(|e| {
-            let fix = match &e {
-                DriverError::RenderFailed(message) => {
-                    render_failure_fix(message, &self.settings.platform_source)
+        let mut embedded = embedded;
+        for _ in 0..MAX_HAND_OFFS {
+            if embedded && let Some(holder) = self.live_controller().await? {
+                // Never execute beside a live controller, whatever the configured mode.
+                report.note(&Note::HandedOff {
+                    node: node.to_owned(),
+                    holder,
+                });
+                embedded = false;
+            }
+            if embedded {
+                let drive = driver
+                    .drive_leased(namespace, node, &mut observe)
+                    .await
+                    .map_err(|e| self.driver_failure(node, e))?;
+                if let Some(holder) = drive.handed_off_to {
+                    report.note(&Note::HandedOff {
+                        node: node.to_owned(),
+                        holder,
+                    });
+                    embedded = false;
+                    continue;
                 }
-                _ => None,
-            };
-            let fix = fix.map(|f| format!("; fix: {f}")).unwrap_or_default();
-            OpsError::Step(format!("{namespace}/{node}: {e}{fix}"))
-        })?;
-        Ok(match drive.plan_phase {
+                if drive.plan_phase == PlanPhase::Complete {
+                    // What the controller's next reconcile would do to the node.
+                    driver
+                        .clear_completed_plan(namespace, node, &drive.plan_id)
+                        .await;
+                }
+                return Ok(self.end_of(drive.plan_id, drive.plan_phase, None, &failed_task));
+            }
+            let followed = driver
+                .follow(namespace, node, plan_id, FOLLOW_INTERVAL, &mut observe)
+                .await
+                .map_err(|e| self.driver_failure(node, e))?;
+            return Ok(match followed {
+                FollowOutcome::Finished(drive) => {
+                    self.end_of(drive.plan_id, drive.plan_phase, None, &failed_task)
+                }
+                FollowOutcome::Cleared {
+                    plan_id,
+                    phase,
+                    evidence,
+                } => {
+                    report.note(&Note::PlanCleared {
+                        node: node.to_owned(),
+                        plan_id: plan_id.clone(),
+                        evidence: evidence.clone(),
+                    });
+                    self.end_of(plan_id, phase, Some(evidence), &failed_task)
+                }
+                FollowOutcome::Replaced { plan_id, by } => FollowEnd::Replaced { plan_id, by },
+            });
+        }
+        Err(OpsError::Step(format!(
+            "{namespace}/{node}: the controller's Lease kept changing hands; following stopped"
+        )))
+    }
+
+    fn end_of(
+        &self,
+        plan_id: String,
+        phase: PlanPhase,
+        evidence: Option<String>,
+        failed_task: &std::sync::Mutex<Option<(String, Option<String>)>>,
+    ) -> FollowEnd {
+        match phase {
             PlanPhase::Failed => {
-                let (task, error) = failed_task.unzip();
+                let seen = failed_task.lock().ok().and_then(|mut f| f.take());
+                let (task, error) = seen.unzip();
                 FollowEnd::Failed {
-                    plan_id: drive.plan_id,
+                    plan_id,
                     task,
-                    error: error.flatten(),
+                    error: error.flatten().or(evidence),
                 }
             }
             _ => FollowEnd::Completed,
-        })
+        }
+    }
+
+    fn driver_failure(&self, node: &str, e: DriverError) -> OpsError {
+        let fix = match &e {
+            DriverError::RenderFailed(failure) => failure
+                .render_error()
+                .and_then(|error| render_failure_fix(error, &self.settings.platform_source)),
+            _ => None,
+        };
+        let fix = fix.map(|f| format!("; fix: {f}")).unwrap_or_default();
+        OpsError::Step(format!("{}/{node}: {e}{fix}", self.namespace()))
     }
 }
 
@@ -200,8 +317,8 @@ pub fn progress_text(progress: &Progress, total: usize) -> String {
             }
             line
         }
-        Progress::RenderFailed { message } => {
-            format!("warning: StatefulSetRenderFailed: {message}")
+        Progress::RenderFailed { failure } => {
+            format!("warning: StatefulSetRenderFailed: {failure}")
         }
         Progress::PlanFinished {
             plan_id,

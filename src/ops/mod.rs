@@ -17,12 +17,13 @@ use crate::journal::{Journal, JournalEntry, Outcome};
 use crate::planner::PlanContext;
 use crate::platform::PlatformConfig;
 use crate::ports::access::{AccessError, AccessReview, PermissionCheck, check_permissions};
-use crate::ports::{Clock, ClusterApi, ClusterError, SidecarApi};
+use crate::ports::{Clock, ClusterApi, ClusterError, HolderProbe, SidecarApi};
 use crate::tasks::WorkloadRenderer;
 
 pub mod address;
 pub mod exec;
 pub mod follow;
+mod lease;
 mod report;
 pub mod rollout;
 pub mod seed;
@@ -60,6 +61,8 @@ pub struct Ports<'a> {
     pub renderer: &'a dyn WorkloadRenderer,
     pub clock: &'a dyn Clock,
     pub log: &'a dyn ActionLog,
+    /// Whether a node Lease's holder is a crashed console of this machine.
+    pub holders: &'a dyn HolderProbe,
 }
 
 /// Who acts, where, and how plans are executed: resolved once by the caller from flags,
@@ -95,6 +98,13 @@ pub enum OpsError {
     ReadOnly { action: String, hint: &'static str },
     #[error("{0}")]
     Access(#[from] AccessError),
+    /// Another live executor holds the node's Lease: nothing was changed.
+    #[error("{node} is being changed by {holder} (Lease {lease}); nothing was changed")]
+    Busy {
+        node: String,
+        holder: String,
+        lease: String,
+    },
     #[error("{context}: {source}")]
     Cluster {
         context: String,
@@ -150,13 +160,17 @@ impl<'a> Ops<'a> {
         &self.settings.namespace
     }
 
+    /// The embedded executor; it re-checks the controller's Lease before every step and hands
+    /// the plan over when a controller appears.
     pub fn driver(&self) -> Driver<'a> {
+        let mut config = self.settings.driver.clone();
+        config.controller_namespace = Some(self.settings.controller_namespace.clone());
         Driver {
             cluster: self.ports.cluster,
             sidecar: self.ports.sidecar,
             renderer: self.ports.renderer,
             clock: self.ports.clock,
-            config: self.settings.driver.clone(),
+            config,
         }
     }
 
@@ -212,6 +226,30 @@ impl<'a> Ops<'a> {
                 "reading SeiNode {namespace}/{name}"
             )))?
             .ok_or_else(|| OpsError::BadInput(format!("SeiNode {namespace}/{name} not found")))
+    }
+
+    /// Resolves the node's peers as the controller's reconcile would before planning (in
+    /// memory), so previews carry the `persistent-peers` the persisted plan will; returns notes
+    /// for what could not be resolved fresh.
+    pub async fn resolve_peers(&self, node: &mut SeiNode) -> Result<Vec<String>, OpsError> {
+        let name = node.name().to_owned();
+        let resolved = self
+            .driver()
+            .resolve_peers(node)
+            .await
+            .map_err(|e| OpsError::Step(format!("{}/{name}: {e}", self.namespace())))?;
+        let mut notes = Vec::new();
+        if resolved.ec2_prior_kept {
+            notes.push(format!(
+                "{name}: peers: an EC2 source keeps status.resolvedPeers as it is (the console cannot query EC2; the controller keeps the prior set when its EC2 lookup fails)"
+            ));
+        }
+        for peer in resolved.unresolved {
+            notes.push(format!(
+                "{name}: peers: node ID of {peer}; its prior entry is kept if it had one"
+            ));
+        }
+        Ok(notes)
     }
 
     /// Asks every check; a dry run asks none.

@@ -25,6 +25,20 @@ pub enum Note {
     PlanAlreadyActive { node: String, plan_id: String },
     /// Who executes, for `auto` (`executor: controller (holder)`).
     Executor(String),
+    /// A controller became live while the console executed: it gets the plan.
+    HandedOff { node: String, holder: String },
+    /// A followed plan ended and was cleared by the controller's next reconcile.
+    PlanCleared {
+        node: String,
+        plan_id: String,
+        evidence: String,
+    },
+    /// The node's Lease is held by a console of this machine that is gone: waiting it out.
+    WaitingForLease {
+        node: String,
+        holder: String,
+        seconds_left: u64,
+    },
     /// The platform config could not be read; an empty one is used.
     Platform(String),
     /// Anything else worth a line.
@@ -60,6 +74,26 @@ impl fmt::Display for Note {
                 )
             }
             Note::Executor(text) | Note::Info(text) => f.write_str(text),
+            Note::HandedOff { node, holder } => write!(
+                f,
+                "{node}: controller {holder} is live: handing the plan over and following it"
+            ),
+            Note::PlanCleared {
+                node,
+                plan_id,
+                evidence,
+            } => write!(
+                f,
+                "{node}: plan {plan_id} ended and was cleared by the controller ({evidence})"
+            ),
+            Note::WaitingForLease {
+                node,
+                holder,
+                seconds_left,
+            } => write!(
+                f,
+                "{node}: waiting for the Lease of {holder} (no longer running) to expire: {seconds_left} s left"
+            ),
             Note::Platform(text) => write!(f, "note: {text}"),
             Note::Warning(text) => write!(f, "warning: {text}"),
         }

@@ -78,6 +78,8 @@ impl RolloutInput {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeToRoll {
     pub node: SeiNode,
+    /// The ID the previewed plan carries; the persisted plan gets the same one.
+    pub plan_id: uuid::Uuid,
     pub preview: ImagePinPreview,
     /// The tasks the executor will run (the new plan, else the Active one).
     pub tasks: Vec<TaskKind>,
@@ -101,6 +103,9 @@ pub struct RolloutPrepared {
     pub blocked: Vec<Blocked>,
     /// Names per wave, over the nodes to roll.
     pub waves: Vec<Vec<String>>,
+    /// How peers were resolved where it matters (an EC2 source kept from the prior set, label
+    /// peers whose node ID could not be read).
+    pub peer_notes: Vec<String>,
     pub permissions: PermissionVerdict,
     /// Validators and seeds: their names are typed to confirm.
     pub confirm_names: Vec<String>,
@@ -127,7 +132,7 @@ impl RolloutPrepared {
                 text.push_str(&format!("  {}. {}\n", index + 1, wave.join(", ")));
             }
         }
-        for note in &self.already_rolled {
+        for note in self.already_rolled.iter().chain(&self.peer_notes) {
             text.push_str(note);
             text.push('\n');
         }
@@ -212,6 +217,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         nodes: Vec::new(),
         blocked: Vec::new(),
         waves: Vec::new(),
+        peer_notes: Vec::new(),
         permissions: PermissionVerdict {
             checks: Vec::new(),
             outcome: None,
@@ -220,11 +226,17 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         question: String::new(),
         input,
     };
-    for node in ops.select(&prepared.input.selection).await? {
+    for mut node in ops.select(&prepared.input.selection).await? {
         if let Some(note) = already_rolled(&node, &image) {
             prepared.already_rolled.push(note);
             continue;
         }
+        // Planned with the peers the controller's reconcile would resolve, and the ID the
+        // persisted plan will carry.
+        let peers = ops.resolve_peers(&mut node).await?;
+        prepared.peer_notes.extend(peers);
+        let plan_id = uuid::Uuid::new_v4();
+        let ctx = ctx.clone().with_plan_id(plan_id);
         let mut preview = image_pin_preview(&node, &prepared.input.image, &ctx)
             .map_err(|e| OpsError::Step(format!("{}: {e}", node.name())))?;
         let active = node
@@ -253,6 +265,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         let tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
         prepared.nodes.push(NodeToRoll {
             node,
+            plan_id,
             preview,
             tasks,
         });
@@ -341,9 +354,6 @@ async fn roll_waves(
     report: &dyn Report,
 ) -> Result<RunEnd, OpsError> {
     let input = &prepared.input;
-    let detail = input.detail();
-    let image = input.image.to_string();
-    let kind = ActionKind::Rollout;
     let waves = plan_waves(&prepared.nodes, input.waves.canary, input.waves.batch);
     if !input.wait && waves.len() > 1 {
         report.note(&Note::NoWaitNoWaves);
@@ -351,96 +361,56 @@ async fn roll_waves(
     let total = prepared.nodes.len();
     let mut done = 0;
     for (index, wave) in waves.iter().enumerate() {
-        let names: Vec<String> = wave.iter().map(|n| n.node.name().to_owned()).collect();
         report.note(&Note::Wave {
             index: index + 1,
             of: waves.len(),
-            nodes: names.clone(),
+            nodes: wave.iter().map(|n| n.node.name().to_owned()).collect(),
         });
-        let mut to_follow = Vec::new();
-        let mut halted = None;
+        // Every node's Lease first: a node another executor holds stops the rollout before
+        // this wave changes anything.
+        let mut leases = Vec::new();
         for target in wave {
-            let name = target.node.name();
-            let one = [name.to_owned()];
-            let persisted = pin_image(ops, name, &input.image).await?;
-            let uid = target.node.metadata.uid.as_deref().unwrap_or("");
-            let what = format!("image {} -> {image}", target.node.spec.image);
-            ops.event(kind, name, uid, &what, report).await;
-            match &persisted {
-                Persisted::Built(plan) => {
-                    report.note(&Note::PlanPersisted {
-                        node: name.to_owned(),
-                        plan_id: plan.id.clone(),
-                    });
-                    to_follow.push(name);
-                }
-                // An init (or earlier) plan was Active: it goes first, the image after it.
-                Persisted::Resumed(plan) => {
-                    report.note(&Note::PlanAlreadyActive {
-                        node: name.to_owned(),
-                        plan_id: plan.id.clone(),
-                    });
-                    to_follow.push(name);
-                }
-                Persisted::None(reason) => {
-                    // Not on the image and nothing will take it there: this wave failed.
-                    let reason = format!("no plan: {reason}");
+            match ops.take_node_lease(target.node.name(), report).await {
+                Ok(lease) => leases.push(lease),
+                Err(err) => {
+                    for lease in leases {
+                        let _ = lease.release(ops.ports.cluster).await;
+                    }
+                    let name = target.node.name();
+                    let reason = err.to_string();
+                    let one = [name.to_owned()];
+                    let detail = input.detail();
                     ops.journal(
-                        kind,
+                        ActionKind::Rollout,
                         &one,
                         &detail,
-                        Outcome::Failed,
+                        Outcome::Refused,
                         Some(reason.clone()),
                         report,
                     );
-                    halted.get_or_insert((name.to_owned(), reason));
-                    continue;
+                    return Ok(halted(ops, name, &reason, total - done));
                 }
             }
-            ops.journal(kind, &one, &detail, Outcome::Started, None, report);
-        }
-        if !input.wait {
-            to_follow.clear();
         }
         let deadline = Instant::now() + ops.settings.driver.deadline;
-        let results = futures::future::join_all(
-            to_follow
-                .iter()
-                .map(|name| follow_to_image(ops, name, &image, deadline, report)),
-        )
+        let results = futures::future::join_all(wave.iter().zip(leases).map(|(target, lease)| {
+            ops.under_lease(lease, roll_one(ops, target, input, deadline, report))
+        }))
         .await;
-        for (name, result) in to_follow.iter().zip(results) {
-            let one = [(*name).to_owned()];
+        let mut stop = None;
+        for (target, result) in wave.iter().zip(results) {
             let failure = match result {
                 Ok(None) => None,
                 Ok(Some(reason)) => Some(reason),
                 Err(err) => Some(err.to_string()),
             };
-            match failure {
-                None => ops.journal(kind, &one, &detail, Outcome::Succeeded, None, report),
-                Some(reason) => {
-                    ops.journal(
-                        kind,
-                        &one,
-                        &detail,
-                        Outcome::Failed,
-                        Some(reason.clone()),
-                        report,
-                    );
-                    halted.get_or_insert(((*name).to_owned(), reason));
-                }
+            if let Some(reason) = failure {
+                stop.get_or_insert((target.node.name(), reason));
             }
         }
         done += wave.len();
-        if let Some((name, reason)) = halted {
-            let left = total - done;
-            return Ok(RunEnd::failed(
-                &name,
-                format!(
-                    "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same command again to resume",
-                    ops.namespace()
-                ),
-            ));
+        if let Some((name, reason)) = stop {
+            return Ok(halted(ops, name, &reason, total - done));
         }
     }
     Ok(RunEnd::done(if input.wait {
@@ -450,9 +420,94 @@ async fn roll_waves(
     }))
 }
 
+fn halted(ops: &Ops<'_>, name: &str, reason: &str, left: usize) -> RunEnd {
+    RunEnd::failed(
+        name,
+        format!(
+            "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same command again to resume",
+            ops.namespace()
+        ),
+    )
+}
+
+/// One node of a wave, its Lease held: pin, Event, journal, then (waiting) follow it to the
+/// image and the gate. `Ok(Some(reason))` when the node failed (journaled).
+async fn roll_one(
+    ops: &Ops<'_>,
+    target: &NodeToRoll,
+    input: &RolloutInput,
+    deadline: Instant,
+    report: &dyn Report,
+) -> Result<Option<String>, OpsError> {
+    let kind = ActionKind::Rollout;
+    let detail = input.detail();
+    let image = input.image.to_string();
+    let name = target.node.name();
+    let one = [name.to_owned()];
+    let persisted = pin_image(ops, name, &input.image, target.plan_id).await?;
+    let uid = target.node.metadata.uid.as_deref().unwrap_or("");
+    let what = format!("image {} -> {image}", target.node.spec.image);
+    ops.event(kind, name, uid, &what, report).await;
+    let plan_id = match &persisted {
+        Persisted::Built(plan) => {
+            report.note(&Note::PlanPersisted {
+                node: name.to_owned(),
+                plan_id: plan.id.clone(),
+            });
+            plan.id.clone()
+        }
+        // An init (or earlier) plan was Active: it goes first, the image after it.
+        Persisted::Resumed(plan) => {
+            report.note(&Note::PlanAlreadyActive {
+                node: name.to_owned(),
+                plan_id: plan.id.clone(),
+            });
+            plan.id.clone()
+        }
+        Persisted::None(reason) => {
+            // Not on the image and nothing will take it there: this wave failed.
+            let reason = format!("no plan: {reason}");
+            ops.journal(
+                kind,
+                &one,
+                &detail,
+                Outcome::Failed,
+                Some(reason.clone()),
+                report,
+            );
+            return Ok(Some(reason));
+        }
+    };
+    ops.journal(kind, &one, &detail, Outcome::Started, None, report);
+    if !input.wait {
+        return Ok(None);
+    }
+    let failure = match follow_to_image(ops, name, &image, plan_id, deadline, report).await {
+        Ok(failure) => failure,
+        Err(err) => Some(err.to_string()),
+    };
+    match &failure {
+        None => ops.journal(kind, &one, &detail, Outcome::Succeeded, None, report),
+        Some(reason) => ops.journal(
+            kind,
+            &one,
+            &detail,
+            Outcome::Failed,
+            Some(reason.clone()),
+            report,
+        ),
+    }
+    Ok(failure)
+}
+
 /// Patches `spec.image` and persists the update plan the planner then builds (or finds the
 /// Active one).
-async fn pin_image(ops: &Ops<'_>, node: &str, image: &ImageRef) -> Result<Persisted, OpsError> {
+async fn pin_image(
+    ops: &Ops<'_>,
+    node: &str,
+    image: &ImageRef,
+    plan_id: uuid::Uuid,
+) -> Result<Persisted, OpsError> {
     let namespace = ops.namespace();
     let patch = serde_json::json!({"spec": {"image": image.to_string()}});
     ops.ports
@@ -461,7 +516,12 @@ async fn pin_image(ops: &Ops<'_>, node: &str, image: &ImageRef) -> Result<Persis
         .await
         .map_err(OpsError::cluster(format!("patching spec.image of {node}")))?;
     ops.driver()
-        .persist(namespace, node, &ops.settings.platform.images.sidecar)
+        .persist_as(
+            namespace,
+            node,
+            &ops.settings.platform.images.sidecar,
+            Some(plan_id),
+        )
         .await
         .map_err(|e| OpsError::Step(format!("{namespace}/{node}: {e}")))
 }
@@ -476,13 +536,16 @@ async fn follow_to_image(
     ops: &Ops<'_>,
     name: &str,
     image: &str,
+    first_plan: String,
     deadline: Instant,
     report: &dyn Report,
 ) -> Result<Option<String>, OpsError> {
     let namespace = ops.namespace();
+    let mut plan_id = first_plan;
     for _ in 0..MAX_PLANS_PER_ROLLOUT_NODE {
-        if let failed @ FollowEnd::Failed { .. } = ops.follow(name, report).await? {
-            return Ok(Some(failed.to_string()));
+        match ops.follow(name, &plan_id, report).await? {
+            FollowEnd::Completed => {}
+            other => return Ok(Some(other.to_string())),
         }
         let node = ops.read_node(name).await?;
         let on_image = node
@@ -497,11 +560,14 @@ async fn follow_to_image(
             .persist(namespace, name, &ops.settings.platform.images.sidecar)
             .await
         {
-            Ok(Persisted::Built(plan)) => report.note(&Note::PlanPersisted {
-                node: name.to_owned(),
-                plan_id: plan.id,
-            }),
-            Ok(Persisted::Resumed(_)) => {}
+            Ok(Persisted::Built(plan)) => {
+                report.note(&Note::PlanPersisted {
+                    node: name.to_owned(),
+                    plan_id: plan.id.clone(),
+                });
+                plan_id = plan.id;
+            }
+            Ok(Persisted::Resumed(plan)) => plan_id = plan.id,
             Ok(Persisted::None(_)) => break,
             Err(e) => return Err(OpsError::Step(format!("{namespace}/{name}: {e}"))),
         }

@@ -62,6 +62,8 @@ pub struct SeedPrepared {
     pub request: SeedRequest,
     pub key: NodeKey,
     pub generated: bool,
+    /// The ID the previewed init plan carries; the persisted plan gets the same one.
+    pub plan_id: uuid::Uuid,
     /// The init plan the seed will get.
     pub plan: Option<TaskPlan>,
     /// Why the seed cannot be created (the name is taken): nothing is changed.
@@ -161,8 +163,13 @@ pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, Op
         external_address: input.external_address.clone(),
         secret_name,
     };
-    let init = preview(&seed_node(&request), None, &ops.plan_context())
-        .map_err(|e| OpsError::BadInput(e.to_string()))?;
+    let plan_id = uuid::Uuid::new_v4();
+    let init = preview(
+        &seed_node(&request),
+        None,
+        &ops.plan_context().with_plan_id(plan_id),
+    )
+    .map_err(|e| OpsError::BadInput(e.to_string()))?;
     let plan = init.outcome.ok();
     // The init plan runs once the seed exists (embedded executor, or the controller).
     let tasks: Vec<_> = plan
@@ -182,6 +189,7 @@ pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, Op
         request,
         key,
         generated,
+        plan_id,
         plan,
         blocked,
         permissions,
@@ -240,6 +248,21 @@ pub async fn run(
     let detail = prepared.input.detail();
     ops.refuse_if_read_only(kind, &nodes, &detail)?;
     refuse(ops, prepared)?;
+    let lease = ops.take_node_lease(name, report).await?;
+    ops.under_lease(lease, bring_up(ops, prepared, report))
+        .await
+}
+
+async fn bring_up(
+    ops: &Ops<'_>,
+    prepared: &SeedPrepared,
+    report: &dyn Report,
+) -> Result<SeedEnd, OpsError> {
+    let request = &prepared.request;
+    let name = request.name.as_str();
+    let nodes = vec![name.to_owned()];
+    let kind = ActionKind::SeedCreate;
+    let detail = prepared.input.detail();
     let node_id = prepared.node_id();
     let created = create_seed(ops, request, prepared.generated.then_some(&prepared.key)).await?;
     let uid = created.metadata.uid.clone().unwrap_or_default();
@@ -268,12 +291,20 @@ pub async fn run(
     }
     let persisted = ops
         .driver()
-        .persist(ops.namespace(), name, &ops.settings.platform.images.sidecar)
+        .persist_as(
+            ops.namespace(),
+            name,
+            &ops.settings.platform.images.sidecar,
+            Some(prepared.plan_id),
+        )
         .await
         .map_err(|e| OpsError::Step(format!("{}/{name}: {e}", ops.namespace())))?;
-    if let Persisted::None(reason) = &persisted {
-        return Err(OpsError::Step(format!("{name}: no init plan: {reason}")));
-    }
+    let plan_id = match &persisted {
+        Persisted::Built(plan) | Persisted::Resumed(plan) => plan.id.clone(),
+        Persisted::None(reason) => {
+            return Err(OpsError::Step(format!("{name}: no init plan: {reason}")));
+        }
+    };
     let failed = |reason: String| {
         ops.journal(
             kind,
@@ -285,7 +316,7 @@ pub async fn run(
         );
         unverified(RunEnd::failed(name, reason))
     };
-    match ops.follow(name, report).await {
+    match ops.follow(name, &plan_id, report).await {
         Ok(FollowEnd::Completed) => {}
         Ok(end) => return Ok(failed(format!("{}/{name}: {end}", ops.namespace()))),
         // A render failure (with its fix) or a driver error, already naming the node.

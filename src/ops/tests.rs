@@ -14,7 +14,7 @@ use crate::api::sidecar::SidecarTaskType;
 use crate::config::WaveDefaults;
 use crate::executor::driver::Progress;
 use crate::ports::access::{AccessFuture, Verdict};
-use crate::ports::{ClusterObject, FixedClock};
+use crate::ports::{Clock, ClusterObject, FixedClock, HolderProbe};
 use crate::tasks::testing::*;
 
 const SIDECAR_IMAGE: &str = "ghcr.io/sei-protocol/seictl:platform";
@@ -36,6 +36,16 @@ impl AccessReview for FakeAccess {
             .iter()
             .any(|(verb, resource)| check.verb == *verb && check.resource == *resource);
         Box::pin(async move { Ok::<Verdict, AccessError>(deny.then(|| "RBAC: no rule".into())) })
+    }
+}
+
+/// Lease holders the test declares gone (crashed consoles).
+#[derive(Default)]
+struct GoneHolders(Mutex<Vec<String>>);
+
+impl HolderProbe for GoneHolders {
+    fn is_gone(&self, holder: &str) -> bool {
+        self.0.lock().expect("lock").iter().any(|h| h == holder)
     }
 }
 
@@ -91,6 +101,7 @@ struct World {
     clock: FixedClock,
     access: FakeAccess,
     log: MemoryLog,
+    holders: GoneHolders,
     settings: Settings,
 }
 
@@ -105,6 +116,7 @@ impl World {
             clock,
             access: FakeAccess::default(),
             log: MemoryLog::default(),
+            holders: GoneHolders::default(),
             settings: Settings {
                 namespace: "ns".into(),
                 operator: "alice (context test)".into(),
@@ -135,6 +147,7 @@ impl World {
                 renderer: &self.h.renderer,
                 clock: &self.clock,
                 log: &self.log,
+                holders: &self.holders,
             },
             &self.settings,
         )
@@ -517,4 +530,199 @@ fn seed_input(name: &str, secret: Option<&str>) -> seed::SeedInput {
         wait: true,
         dry_run: false,
     }
+}
+
+/// A node Lease as another executor left it, renewed `age` ago.
+fn foreign_lease(world: &World, node: &str, holder: &str, age_seconds: i64) {
+    use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+    let renewed = world
+        .clock
+        .now()
+        .checked_sub(jiff::SignedDuration::from_secs(age_seconds))
+        .expect("time");
+    let lease = Lease {
+        metadata: ObjectMeta {
+            name: Some(crate::executor::lease::node_lease_name(node)),
+            namespace: Some("ns".into()),
+            resource_version: Some("1".into()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(LeaseSpec {
+            holder_identity: Some(holder.into()),
+            lease_duration_seconds: Some(30),
+            acquire_time: Some(MicroTime(renewed)),
+            renew_time: Some(MicroTime(renewed)),
+            ..LeaseSpec::default()
+        }),
+    };
+    world.h.cluster.state.lock().expect("lock").leases.insert(
+        ("ns".into(), crate::executor::lease::node_lease_name(node)),
+        lease,
+    );
+}
+
+#[tokio::test]
+async fn a_node_another_live_executor_holds_is_refused_before_any_change() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    foreign_lease(&world, "a", "sei-console-other-host-7", 3);
+    let ops = world.ops();
+    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
+        .await
+        .expect("prepare");
+    let end = rollout::run(&ops, &prepared, &Recording::default())
+        .await
+        .expect("run");
+    assert!(!end.ok);
+    assert!(
+        end.message
+            .contains("is being changed by sei-console-other-host-7")
+            && end.message.contains("nothing was changed"),
+        "{}",
+        end.message
+    );
+    assert_eq!(world.patches_of("a"), 0, "no spec patch");
+    assert_eq!(
+        world.h.cluster.count_calls("patch seinodes/status a"),
+        0,
+        "no plan"
+    );
+    assert!(
+        world
+            .h
+            .cluster
+            .state
+            .lock()
+            .expect("lock")
+            .recorded_events
+            .is_empty(),
+        "no Event"
+    );
+    assert_eq!(
+        world.log.lines(),
+        ["ns/a refused"],
+        "only the refusal is journaled"
+    );
+    assert_eq!(world.image_of("a"), (V1.into(), V1.into()));
+}
+
+#[tokio::test]
+async fn the_previewed_plan_is_the_persisted_plan() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    let ops = world.ops();
+    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
+        .await
+        .expect("prepare");
+    let previewed = prepared.nodes[0].preview.plan.plan.clone().expect("plan");
+    let mut input = rollout_input(&["a"], 1, 3);
+    input.wait = false;
+    let mut no_wait = prepared.clone();
+    no_wait.input = input;
+    let report = Recording::default();
+    rollout::run(&ops, &no_wait, &report).await.expect("run");
+    let stored = world
+        .h
+        .cluster
+        .node("ns", "a")
+        .and_then(|n| n.status)
+        .and_then(|s| s.plan)
+        .expect("persisted plan");
+    assert_eq!(stored.id, previewed.id, "same plan ID");
+    assert_eq!(
+        stored.tasks, previewed.tasks,
+        "same tasks, task IDs and params"
+    );
+}
+
+#[tokio::test]
+async fn an_embedded_run_leaves_the_node_as_the_controllers_next_reconcile_would() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    let ops = world.ops();
+    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
+        .await
+        .expect("prepare");
+    let plan_id = prepared.nodes[0].plan_id.to_string();
+    let end = rollout::run(&ops, &prepared, &Recording::default())
+        .await
+        .expect("run");
+    assert!(end.ok, "{end:?}");
+    let status = world
+        .h
+        .cluster
+        .node("ns", "a")
+        .and_then(|n| n.status)
+        .expect("status");
+    assert!(status.plan.is_none(), "the completed plan is cleared");
+    let condition = status
+        .condition(crate::api::ConditionType::NodeUpdateInProgress)
+        .expect("NodeUpdateInProgress");
+    assert_eq!(condition.status, "False");
+    assert_eq!(condition.reason, "UpdateComplete");
+    assert_eq!(condition.message, format!("plan {plan_id} completed"));
+}
+
+/// A clock that moves with real time from a fixed start (Lease expiry needs time to pass).
+struct TickingClock {
+    base: jiff::Timestamp,
+    started: std::time::Instant,
+}
+
+impl Clock for TickingClock {
+    fn now(&self) -> jiff::Timestamp {
+        let elapsed = jiff::SignedDuration::try_from(self.started.elapsed()).unwrap_or_default();
+        self.base.checked_add(elapsed).unwrap_or(self.base)
+    }
+}
+
+#[tokio::test]
+async fn a_crashed_consoles_lease_is_waited_out_with_a_countdown_then_the_rollout_runs() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    // Renewed 29 s ago by a console of this machine that is gone: 1 s left.
+    foreign_lease(&world, "a", "sei-console-here-4242", 29);
+    world
+        .holders
+        .0
+        .lock()
+        .expect("lock")
+        .push("sei-console-here-4242".into());
+    let clock = TickingClock {
+        base: world.clock.now(),
+        started: std::time::Instant::now(),
+    };
+    let ops = Ops::new(
+        Ports {
+            clock: &clock,
+            ..world.ops().ports
+        },
+        &world.settings,
+    );
+    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
+        .await
+        .expect("prepare");
+    let report = Recording::default();
+    let end = rollout::run(&ops, &prepared, &report).await.expect("run");
+    assert!(end.ok, "{end:?}");
+    let lines = report.0.lock().expect("lock").clone();
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "a: waiting for the Lease of sei-console-here-4242 (no longer running) to expire"
+        )),
+        "{lines:?}"
+    );
+    assert_eq!(world.image_of("a"), (V2.into(), V2.into()));
+}
+
+#[test]
+fn only_this_machines_console_processes_that_are_gone_count_as_gone() {
+    let probe = crate::ports::LocalProcesses {
+        prefix: "sei-console-here-".into(),
+    };
+    assert!(!probe.is_gone(&format!("sei-console-here-{}", std::process::id())));
+    assert!(probe.is_gone(&format!("sei-console-here-{}", u32::MAX - 1)));
+    assert!(!probe.is_gone(&format!("sei-console-elsewhere-{}", u32::MAX - 1)));
+    assert!(!probe.is_gone("seinode-controller-abc"));
 }

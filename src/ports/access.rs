@@ -82,16 +82,21 @@ pub struct Denial {
     pub reason: String,
 }
 
+impl fmt::Display for Denial {
+    /// The check, then the reason in parentheses when there is one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.check)?;
+        if !self.reason.is_empty() {
+            write!(f, " ({})", self.reason)?;
+        }
+        Ok(())
+    }
+}
+
 fn denied_list(denials: &[Denial]) -> String {
     denials
         .iter()
-        .map(|d| {
-            if d.reason.is_empty() {
-                d.check.to_string()
-            } else {
-                format!("{} ({})", d.check, d.reason)
-            }
-        })
+        .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join("; ")
 }

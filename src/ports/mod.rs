@@ -19,6 +19,31 @@ impl Clock for SystemClock {
     }
 }
 
+/// Whether the process that holds a Lease is gone: a console that crashed left its node Lease
+/// behind, and a rerun waits for it to expire instead of refusing.
+pub trait HolderProbe: Send + Sync {
+    fn is_gone(&self, holder: &str) -> bool;
+}
+
+/// Lease holders of this machine's consoles (`<prefix><pid>`, the executor's default identity):
+/// gone when no process has that pid. Holders from elsewhere are never judged gone.
+#[derive(Debug, Clone)]
+pub struct LocalProcesses {
+    /// `sei-console-<host>-`.
+    pub prefix: String,
+}
+
+impl HolderProbe for LocalProcesses {
+    fn is_gone(&self, holder: &str) -> bool {
+        holder
+            .strip_prefix(&self.prefix)
+            .and_then(|pid| pid.parse::<u32>().ok())
+            .is_some_and(|pid| {
+                pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            })
+    }
+}
+
 /// A clock frozen at one instant.
 #[derive(Debug, Clone, Copy)]
 pub struct FixedClock(pub Timestamp);
@@ -211,6 +236,43 @@ pub trait SidecarApi: Send + Sync {
 
     /// `GET /v0/node-id`: the CometBFT node ID (40 lowercase hex characters).
     fn node_id<'a>(&'a self, target: &'a SidecarTarget) -> SidecarFuture<'a, String>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// P2P dialer port used by the seed probe (`p2p::probe`).
+// ---------------------------------------------------------------------------------------------
+
+/// A byte stream to a peer: a TCP socket in production, an in-memory pipe in tests.
+pub trait PeerStream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> PeerStream for T {}
+
+/// A connected stream and the two ends of it (for "dialled from where, to which IP").
+pub struct DialedPeer {
+    pub stream: Box<dyn PeerStream>,
+    pub local: Option<std::net::SocketAddr>,
+    pub remote: std::net::SocketAddr,
+}
+
+/// Why no connection was made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DialError {
+    #[error("cannot resolve {host}: {reason}")]
+    Resolve { host: String, reason: String },
+    #[error("{host} resolves to no address")]
+    NoAddress { host: String },
+    #[error("connecting to {remote}: {reason}")]
+    Connect {
+        remote: std::net::SocketAddr,
+        reason: String,
+    },
+}
+
+pub type DialFuture<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<DialedPeer, DialError>> + Send + 'a>>;
+
+/// Opens a connection to `host:port`; the caller bounds it in time.
+pub trait PeerDialer: Send + Sync {
+    fn dial<'a>(&'a self, host: &'a str, port: u16) -> DialFuture<'a>;
 }
 
 // ---------------------------------------------------------------------------------------------

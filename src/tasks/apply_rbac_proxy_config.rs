@@ -1,8 +1,13 @@
 //! `apply-rbac-proxy-config` (internal/task/apply_rbac_proxy_config.go), spec section 2.5:
 //! server-side apply of the kube-rbac-proxy ConfigMap; every failure is transient.
+use super::api_calls::{ApiCall, CallObject};
 use super::{Cached, ExecuteError, TaskEnv, set_owner};
 use crate::api::SeiNode;
 use crate::ports::ClusterObject;
+
+/// Server-side applies the kube-rbac-proxy ConfigMap.
+pub const API_CALLS: &[ApiCall] =
+    &ApiCall::server_side_apply("", "configmaps", CallObject::InNamespace);
 
 #[derive(Debug, Clone, Default)]
 pub struct ApplyRbacProxyConfig {
@@ -18,7 +23,7 @@ impl ApplyRbacProxyConfig {
         let mut config_map = env
             .renderer
             .rbac_proxy_config_map(node)
-            .map_err(ExecuteError::Transient)?;
+            .map_err(|err| ExecuteError::Transient(err.to_string()))?;
         set_owner(&mut config_map.metadata, node);
         env.cluster
             .apply(&ClusterObject::ConfigMap(config_map))

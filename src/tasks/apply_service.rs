@@ -1,8 +1,13 @@
 //! `apply-service` (internal/task/apply_service.go), spec section 2.7: server-side apply of the
 //! headless Service; every failure is transient.
+use super::api_calls::{ApiCall, CallObject};
 use super::{Cached, ExecuteError, TaskEnv, set_owner};
 use crate::api::SeiNode;
 use crate::ports::ClusterObject;
+
+/// Server-side applies the node's headless Service.
+pub const API_CALLS: &[ApiCall] =
+    &ApiCall::server_side_apply("", "services", CallObject::NamedAfterNode);
 
 #[derive(Debug, Clone, Default)]
 pub struct ApplyService {
@@ -18,7 +23,7 @@ impl ApplyService {
         let mut service = env
             .renderer
             .headless_service(node)
-            .map_err(ExecuteError::Transient)?;
+            .map_err(|err| ExecuteError::Transient(err.to_string()))?;
         set_owner(&mut service.metadata, node);
         env.cluster
             .apply(&ClusterObject::Service(service))

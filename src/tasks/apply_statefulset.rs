@@ -2,9 +2,20 @@
 //! with the node controller loop (internal/noderesource/sync.go), spec sections 2.6 and 5.12.
 use k8s_openapi::api::apps::v1::StatefulSet;
 
+use super::api_calls::{ApiCall, CallObject};
 use super::{Cached, ExecuteError, TaskEnv, WorkloadRenderer, set_owner};
 use crate::api::SeiNode;
-use crate::ports::{ClusterObject, ObjectKind, Propagation};
+use crate::ports::{ClusterError, ClusterObject, ObjectKind, Propagation};
+use crate::render::RenderError;
+
+/// Reads the tracked StatefulSet, deletes an impostor (or one whose immutable fields changed),
+/// and server-side applies the node's StatefulSet.
+pub const API_CALLS: &[ApiCall] = &[
+    ApiCall::new("get", "apps", "statefulsets", CallObject::NamedAfterNode),
+    ApiCall::new("delete", "apps", "statefulsets", CallObject::NamedAfterNode),
+    ApiCall::new("patch", "apps", "statefulsets", CallObject::NamedAfterNode),
+    ApiCall::new("create", "apps", "statefulsets", CallObject::InNamespace),
+];
 
 #[derive(Debug, Clone, Default)]
 pub struct ApplyStatefulSet {
@@ -32,15 +43,46 @@ impl ApplyStatefulSet {
     }
 }
 
+/// The node's StatefulSet cannot be rendered; `Display` is upstream's `generating statefulset: …`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("generating statefulset: {0}")]
+pub struct StatefulSetRenderError(pub RenderError);
+
+/// Why `SyncStatefulSet` failed; `Display` is the controller's wrapped message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SyncStatefulSetError {
+    #[error(transparent)]
+    Render(#[from] StatefulSetRenderError),
+    #[error("fetching tracked statefulset: {0}")]
+    FetchTracked(ClusterError),
+    #[error("deleting impostor statefulset: {0}")]
+    DeleteImpostor(ClusterError),
+    #[error("applying statefulset: {0}")]
+    Apply(ClusterError),
+    #[error("applying statefulset: unexpected object kind returned")]
+    UnexpectedKind,
+}
+
+impl SyncStatefulSetError {
+    /// The renderer's error, when rendering (not the API server) failed.
+    pub fn render_error(&self) -> Option<&RenderError> {
+        match self {
+            Self::Render(StatefulSetRenderError(err)) => Some(err),
+            Self::FetchTracked(_)
+            | Self::DeleteImpostor(_)
+            | Self::Apply(_)
+            | Self::UnexpectedKind => None,
+        }
+    }
+}
+
 /// The StatefulSet `SyncStatefulSet` applies for `node`: rendered, owned by the node, scaled to
 /// zero while the node is paused. Previews apply the same object as a dry run.
 pub fn desired_statefulset(
     renderer: &dyn WorkloadRenderer,
     node: &SeiNode,
-) -> Result<StatefulSet, String> {
-    let mut sts = renderer
-        .statefulset(node)
-        .map_err(|err| format!("generating statefulset: {err}"))?;
+) -> Result<StatefulSet, StatefulSetRenderError> {
+    let mut sts = renderer.statefulset(node).map_err(StatefulSetRenderError)?;
     set_owner(&mut sts.metadata, node);
     if node.spec.paused == Some(true) {
         sts.spec.replicas = Some(0);
@@ -49,12 +91,12 @@ pub fn desired_statefulset(
 }
 
 /// Upstream `SyncStatefulSet`: render, own, delete an impostor (clearing `status.statefulSet` in
-/// memory and returning `None`), else server-side apply and return the live object. The error
+/// memory and returning `None`), else server-side apply and return the live object. The error's
 /// text is the wrapped chain the `StatefulSetRenderFailed` event quotes.
 pub async fn sync_statefulset(
     env: &TaskEnv<'_>,
     node: &mut SeiNode,
-) -> Result<Option<StatefulSet>, String> {
+) -> Result<Option<StatefulSet>, SyncStatefulSetError> {
     let sts = desired_statefulset(env.renderer, node)?;
     let tracked = node.status.as_ref().and_then(|s| s.stateful_set.clone());
     if let Some(tracked) = tracked {
@@ -77,20 +119,20 @@ pub async fn sync_statefulset(
                 {
                     Ok(_) => {}
                     Err(err) if err.is_not_found() => {}
-                    Err(err) => return Err(format!("deleting impostor statefulset: {err}")),
+                    Err(err) => return Err(SyncStatefulSetError::DeleteImpostor(err)),
                 }
                 node.status_mut().stateful_set = None;
                 return Ok(None);
             }
             Ok(_) => {}
             Err(err) if err.is_not_found() => {}
-            Err(err) => return Err(format!("fetching tracked statefulset: {err}")),
+            Err(err) => return Err(SyncStatefulSetError::FetchTracked(err)),
         }
     }
     match env.cluster.apply(&ClusterObject::StatefulSet(sts)).await {
         Ok(ClusterObject::StatefulSet(live)) => Ok(Some(live)),
-        Ok(_) => Err("applying statefulset: unexpected object kind returned".into()),
-        Err(err) => Err(format!("applying statefulset: {err}")),
+        Ok(_) => Err(SyncStatefulSetError::UnexpectedKind),
+        Err(err) => Err(SyncStatefulSetError::Apply(err)),
     }
 }
 
@@ -188,7 +230,7 @@ mod tests {
     async fn render_error_is_transient_with_the_wrapped_chain() {
         let h = Harness::new();
         *h.renderer.statefulset_error.lock().expect("lock") =
-            Some("scheduling.nodepoolSeed is not configured in the app-config file".into());
+            Some(RenderError::SeedNodepoolMissing);
         let mut node = full_node("ns", "a");
         let mut t = ApplyStatefulSet::default();
         assert_eq!(
@@ -203,6 +245,20 @@ mod tests {
         let err = sync_statefulset(&h.env(), &mut node)
             .await
             .expect_err("apply fails");
-        assert_eq!(err, "applying statefulset: etcd down");
+        assert!(matches!(err, SyncStatefulSetError::Apply(_)), "{err:?}");
+        assert_eq!(err.to_string(), "applying statefulset: etcd down");
+        assert_eq!(err.render_error(), None);
+    }
+
+    #[tokio::test]
+    async fn a_render_failure_keeps_the_renderer_error_typed() {
+        let h = Harness::new();
+        *h.renderer.statefulset_error.lock().expect("lock") =
+            Some(RenderError::SeedNodepoolMissing);
+        let err = sync_statefulset(&h.env(), &mut full_node("ns", "a"))
+            .await
+            .expect_err("render fails");
+        assert_eq!(err.render_error(), Some(&RenderError::SeedNodepoolMissing));
+        assert_eq!(h.cluster.count_calls("apply"), 0);
     }
 }

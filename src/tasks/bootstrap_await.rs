@@ -1,9 +1,18 @@
 //! `await-bootstrap-complete` (internal/task/bootstrap_await.go), spec section 2.13: Execute is
 //! a no-op; Status reads the Job's conditions.
+use super::api_calls::{ApiCall, CallObject};
 use super::bootstrap_deploy::{BootstrapJobParams, lookup_namespace};
 use super::{Poll, TaskEnv};
 use crate::api::SeiNode;
 use crate::ports::{ClusterObject, ObjectKind};
+
+/// Reads the bootstrap Job's conditions.
+pub const API_CALLS: &[ApiCall] = &[ApiCall::new(
+    "get",
+    "batch",
+    "jobs",
+    CallObject::InNamespace,
+)];
 
 #[derive(Debug, Clone)]
 pub struct AwaitBootstrapComplete {

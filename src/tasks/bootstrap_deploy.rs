@@ -3,9 +3,22 @@
 //! transient, render errors included (a Job without an S3 source retries forever).
 use serde::Deserialize;
 
+use super::api_calls::{ApiCall, CallObject};
 use super::{Cached, ExecuteError, Poll, TaskEnv, set_owner};
 use crate::api::SeiNode;
 use crate::ports::{ClusterObject, ObjectKind};
+
+/// Creates the bootstrap Service; `Status` reads it back.
+pub const SERVICE_API_CALLS: &[ApiCall] = &[
+    ApiCall::new("create", "", "services", CallObject::InNamespace),
+    ApiCall::new("get", "", "services", CallObject::InNamespace),
+];
+
+/// Creates the bootstrap Job; `Status` reads it back.
+pub const JOB_API_CALLS: &[ApiCall] = &[
+    ApiCall::new("create", "batch", "jobs", CallObject::InNamespace),
+    ApiCall::new("get", "batch", "jobs", CallObject::InNamespace),
+];
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct BootstrapServiceParams {
@@ -54,7 +67,7 @@ impl DeployBootstrapService {
         let mut service = env
             .renderer
             .bootstrap_service(node)
-            .map_err(ExecuteError::Transient)?;
+            .map_err(|err| ExecuteError::Transient(err.to_string()))?;
         set_owner(&mut service.metadata, node);
         match env.cluster.create(&ClusterObject::Service(service)).await {
             Ok(_) => {}
@@ -140,6 +153,7 @@ impl DeployBootstrapJob {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::RenderError;
     use crate::tasks::testing::*;
 
     fn service_task() -> DeployBootstrapService {
@@ -212,8 +226,9 @@ mod tests {
     #[tokio::test]
     async fn test_deploy_bootstrap_job_execute_nil_snapshot() {
         let h = Harness::new();
-        *h.renderer.job_error.lock().expect("lock") =
-            Some("bootstrap job requires an S3 snapshot source (node ns/a)".into());
+        *h.renderer.job_error.lock().expect("lock") = Some(RenderError::Bootstrap(
+            "bootstrap job requires an S3 snapshot source (node ns/a)".into(),
+        ));
         let mut node = full_node("ns", "a");
         assert_eq!(
             job_task().execute(&h.env(), &mut node).await,

@@ -2,10 +2,19 @@
 //! Job (foreground) and the Service, then complete at once without waiting for them to go.
 use serde::Deserialize;
 
+use super::api_calls::{ApiCall, CallObject};
 use super::bootstrap_deploy::lookup_namespace;
 use super::{Cached, ExecuteError, Poll, TaskEnv};
 use crate::api::SeiNode;
 use crate::ports::{ObjectKind, Propagation};
+
+/// Reads and deletes the bootstrap Job and Service.
+pub const API_CALLS: &[ApiCall] = &[
+    ApiCall::new("get", "batch", "jobs", CallObject::InNamespace),
+    ApiCall::new("delete", "batch", "jobs", CallObject::InNamespace),
+    ApiCall::new("get", "", "services", CallObject::InNamespace),
+    ApiCall::new("delete", "", "services", CallObject::InNamespace),
+];
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct TeardownBootstrapParams {

@@ -2,6 +2,7 @@
 //! validate an imported one without ever mutating it.
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 
+use super::api_calls::{ApiCall, CallObject};
 use super::secret_checks::go_time;
 use super::{
     Cached, ExecuteError, TaskEnv, go_quote, is_controlled_by, set_node_condition, set_owner,
@@ -9,6 +10,18 @@ use super::{
 use crate::api::{ConditionStatus, ConditionType, Reason, SeiNode};
 use crate::platform::quantity::Quantity;
 use crate::ports::{ClusterObject, ObjectKind};
+
+/// Reads and creates the data PVC; validating an imported PVC reads its (cluster-scoped) PV.
+pub const API_CALLS: &[ApiCall] = &[
+    ApiCall::new("get", "", "persistentvolumeclaims", CallObject::InNamespace),
+    ApiCall::new(
+        "create",
+        "",
+        "persistentvolumeclaims",
+        CallObject::InNamespace,
+    ),
+    ApiCall::new("get", "", "persistentvolumes", CallObject::ClusterScoped),
+];
 
 #[derive(Debug, Clone, Default)]
 pub struct EnsureDataPvc {
@@ -50,7 +63,7 @@ impl EnsureDataPvc {
         let mut pvc = env
             .renderer
             .data_pvc(node)
-            .map_err(ExecuteError::Terminal)?;
+            .map_err(|err| ExecuteError::Terminal(err.to_string()))?;
         set_owner(&mut pvc.metadata, node);
         let name = pvc.metadata.name.clone().unwrap_or_default();
         match env

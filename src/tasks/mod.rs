@@ -21,7 +21,9 @@ use crate::api::{
     set_condition,
 };
 use crate::ports::{ClusterApi, SidecarApi};
+use crate::render::RenderError;
 
+pub mod api_calls;
 pub mod apply_rbac_proxy_config;
 pub mod apply_service;
 pub mod apply_statefulset;
@@ -56,6 +58,25 @@ pub enum ExecuteError {
     Transient(String),
 }
 
+/// Why a planned task could not be rebuilt from its stored form (upstream registry lookup and
+/// params decoding); `Display` is the message the failed plan records.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TaskDecodeError {
+    #[error(
+        "task type {} belongs to SeiNodeTask/SeiNetwork plans, not to node plans",
+        go_quote(.0.as_str())
+    )]
+    GroupTask(TaskKind),
+    #[error("unknown task type {}", go_quote(.0.as_str()))]
+    UnknownType(TaskKind),
+    /// A controller task's params do not decode.
+    #[error("deserializing {kind} params: {detail}")]
+    Params { kind: String, detail: String },
+    /// A sidecar task's params do not decode, or fail the client-side shape checks.
+    #[error("deserializing params for task {id}: {detail}")]
+    SidecarParams { id: String, detail: String },
+}
+
 /// Upstream `ExecutionStatus` as reported by `Status()`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Poll {
@@ -66,14 +87,15 @@ pub enum Poll {
 }
 
 /// Renders the node's workload objects (implemented over `render::` by [`PlatformRenderer`]-style
-/// adapters; tests pass fixed objects or failures). Errors are the controller's message text.
+/// adapters; tests pass fixed objects or failures). Errors are the renderer's, typed, so a fix
+/// can be matched on them; their `Display` is the controller's message text.
 pub trait WorkloadRenderer: Send + Sync {
-    fn statefulset(&self, node: &SeiNode) -> Result<StatefulSet, String>;
-    fn headless_service(&self, node: &SeiNode) -> Result<Service, String>;
-    fn data_pvc(&self, node: &SeiNode) -> Result<PersistentVolumeClaim, String>;
-    fn rbac_proxy_config_map(&self, node: &SeiNode) -> Result<ConfigMap, String>;
-    fn bootstrap_job(&self, node: &SeiNode) -> Result<Job, String>;
-    fn bootstrap_service(&self, node: &SeiNode) -> Result<Service, String>;
+    fn statefulset(&self, node: &SeiNode) -> Result<StatefulSet, RenderError>;
+    fn headless_service(&self, node: &SeiNode) -> Result<Service, RenderError>;
+    fn data_pvc(&self, node: &SeiNode) -> Result<PersistentVolumeClaim, RenderError>;
+    fn rbac_proxy_config_map(&self, node: &SeiNode) -> Result<ConfigMap, RenderError>;
+    fn bootstrap_job(&self, node: &SeiNode) -> Result<Job, RenderError>;
+    fn bootstrap_service(&self, node: &SeiNode) -> Result<Service, RenderError>;
     /// `images.sidecar`, the platform default sidecar image (observe-image stamps it).
     fn platform_sidecar_image(&self) -> String;
 }
@@ -123,8 +145,12 @@ pub enum Task {
 }
 
 impl Task {
-    /// Upstream registry lookup + params decoding. The error text is what the plan records.
-    pub fn deserialize(kind: &TaskKind, id: &str, params: Option<&Value>) -> Result<Task, String> {
+    /// Upstream registry lookup + params decoding. The error's text is what the plan records.
+    pub fn deserialize(
+        kind: &TaskKind,
+        id: &str,
+        params: Option<&Value>,
+    ) -> Result<Task, TaskDecodeError> {
         let kind_str = kind.as_str();
         Ok(match kind {
             TaskKind::EnsureDataPvc => Task::EnsureDataPvc(ensure_pvc::EnsureDataPvc::default()),
@@ -162,16 +188,11 @@ impl Task {
             ),
             TaskKind::UpdateNodeImage
             | TaskKind::AwaitNodesRunning
-            | TaskKind::CollectAndSetPeers => {
-                return Err(format!(
-                    "task type {} belongs to SeiNodeTask/SeiNetwork plans, not to node plans",
-                    go_quote(kind_str)
-                ));
-            }
+            | TaskKind::CollectAndSetPeers => return Err(TaskDecodeError::GroupTask(kind.clone())),
             other if other.is_registered() => {
                 Task::Sidecar(sidecar::SidecarTask::deserialize(other, id, params)?)
             }
-            other => return Err(format!("unknown task type {}", go_quote(other.as_str()))),
+            other => return Err(TaskDecodeError::UnknownType(other.clone())),
         })
     }
 
@@ -231,7 +252,7 @@ pub async fn advance(
 ) -> TaskOutcome {
     let mut task = match Task::deserialize(&planned.kind, &planned.id, planned.params.as_ref()) {
         Ok(task) => task,
-        Err(err) => return TaskOutcome::Undeserializable(err),
+        Err(err) => return TaskOutcome::Undeserializable(err.to_string()),
     };
     if submit {
         match task.execute(env, node).await {
@@ -252,7 +273,7 @@ pub async fn advance(
 pub(crate) fn decode_params<T: DeserializeOwned + Default>(
     kind: &str,
     params: Option<&Value>,
-) -> Result<T, String> {
+) -> Result<T, TaskDecodeError> {
     let Some(value) = params else {
         return Ok(T::default());
     };
@@ -261,8 +282,10 @@ pub(crate) fn decode_params<T: DeserializeOwned + Default>(
         Value::Object(map) if map.is_empty() => return Ok(T::default()),
         other => other.clone(),
     };
-    serde_json::from_value(lowercase_keys(value))
-        .map_err(|err| format!("deserializing {kind} params: {err}"))
+    serde_json::from_value(lowercase_keys(value)).map_err(|err| TaskDecodeError::Params {
+        kind: kind.to_owned(),
+        detail: err.to_string(),
+    })
 }
 
 /// Lower-cases top-level object keys, so params structs declared with lowercase serde names match
@@ -333,4 +356,44 @@ pub(crate) fn set_node_condition(
         },
         now,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_error(kind: TaskKind, params: Option<Value>) -> TaskDecodeError {
+        Task::deserialize(&kind, "id", params.as_ref()).expect_err("refused")
+    }
+
+    #[test]
+    fn refused_types_and_bad_params_keep_the_controllers_messages() {
+        let unknown = decode_error(TaskKind::parse("frobnicate"), None);
+        assert_eq!(unknown.to_string(), r#"unknown task type "frobnicate""#);
+        // Known to seictl but not in the controller's registry.
+        let unregistered = decode_error(TaskKind::SnapshotUpload, None);
+        assert_eq!(
+            unregistered,
+            TaskDecodeError::UnknownType(TaskKind::SnapshotUpload)
+        );
+        let group = decode_error(TaskKind::UpdateNodeImage, None);
+        assert_eq!(
+            group.to_string(),
+            r#"task type "update-node-image" belongs to SeiNodeTask/SeiNetwork plans, not to node plans"#
+        );
+        let params = decode_error(
+            TaskKind::ValidateNodeKey,
+            Some(serde_json::json!({"secretName": 7})),
+        );
+        assert!(
+            matches!(&params, TaskDecodeError::Params { kind, .. } if kind == "validate-node-key"),
+            "{params:?}"
+        );
+        assert!(
+            params
+                .to_string()
+                .starts_with("deserializing validate-node-key params: "),
+            "{params}"
+        );
+    }
 }

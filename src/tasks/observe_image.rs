@@ -1,8 +1,17 @@
 //! `observe-image` (internal/task/observe_image.go), spec section 2.9: once the StatefulSet's
 //! rollout is observed complete, stamp `currentImage` and `currentSidecarImage` in memory.
+use super::api_calls::{ApiCall, CallObject};
 use super::replace_pod::{fetch_statefulset, generation_stale};
 use super::{Cached, ExecuteError, TaskEnv};
 use crate::api::SeiNode;
+
+/// Reads the StatefulSet's rollout status.
+pub const API_CALLS: &[ApiCall] = &[ApiCall::new(
+    "get",
+    "apps",
+    "statefulsets",
+    CallObject::NamedAfterNode,
+)];
 
 #[derive(Debug, Clone, Default)]
 pub struct ObserveImage {

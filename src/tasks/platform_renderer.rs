@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolumeClaim, Service};
 use super::WorkloadRenderer;
 use crate::api::SeiNode;
 use crate::platform::PlatformConfig;
-use crate::render;
+use crate::render::{self, RenderError};
 
 /// Renders with `crate::render` for one platform config.
 #[derive(Debug, Clone)]
@@ -22,28 +22,27 @@ impl PlatformRenderer {
 }
 
 impl WorkloadRenderer for PlatformRenderer {
-    fn statefulset(&self, node: &SeiNode) -> Result<StatefulSet, String> {
-        render::statefulset(node, &self.platform).map_err(|err| err.to_string())
+    fn statefulset(&self, node: &SeiNode) -> Result<StatefulSet, RenderError> {
+        render::statefulset(node, &self.platform)
     }
 
-    fn headless_service(&self, node: &SeiNode) -> Result<Service, String> {
+    fn headless_service(&self, node: &SeiNode) -> Result<Service, RenderError> {
         Ok(render::headless_service(node))
     }
 
-    fn data_pvc(&self, node: &SeiNode) -> Result<PersistentVolumeClaim, String> {
-        render::data_pvc(node, &self.platform).map_err(|err| err.to_string())
+    fn data_pvc(&self, node: &SeiNode) -> Result<PersistentVolumeClaim, RenderError> {
+        render::data_pvc(node, &self.platform)
     }
 
-    fn rbac_proxy_config_map(&self, node: &SeiNode) -> Result<ConfigMap, String> {
+    fn rbac_proxy_config_map(&self, node: &SeiNode) -> Result<ConfigMap, RenderError> {
         Ok(render::rbac_proxy_config_map(node))
     }
 
-    fn bootstrap_job(&self, node: &SeiNode) -> Result<Job, String> {
+    fn bootstrap_job(&self, node: &SeiNode) -> Result<Job, RenderError> {
         render::bootstrap_job(node, node.spec.snapshot_source(), &self.platform)
-            .map_err(|err| err.to_string())
     }
 
-    fn bootstrap_service(&self, node: &SeiNode) -> Result<Service, String> {
+    fn bootstrap_service(&self, node: &SeiNode) -> Result<Service, RenderError> {
         Ok(render::bootstrap_service(node))
     }
 
@@ -70,7 +69,7 @@ mod tests {
         .ok();
         assert_eq!(
             renderer.statefulset(&seed).map(|_| ()),
-            Err("scheduling.nodepoolSeed is not configured in the app-config file".into())
+            Err(RenderError::SeedNodepoolMissing)
         );
         assert!(renderer.statefulset(&full_node("ns", "f")).is_ok());
     }

@@ -2,12 +2,20 @@
 //! strategy, delete the StatefulSet's pods still at an old revision. Readiness-blind.
 use k8s_openapi::api::apps::v1::StatefulSet;
 
+use super::api_calls::{ApiCall, CallObject};
 use super::{Cached, ExecuteError, TaskEnv, go_quote};
 use crate::api::SeiNode;
 use crate::ports::{ClusterObject, ObjectKind, Propagation};
 
 /// Label the StatefulSet controller puts on each pod with its revision.
 pub const REVISION_LABEL: &str = "controller-revision-hash";
+
+/// Reads the StatefulSet, lists its pods and deletes the (single) pod at an old revision.
+pub const API_CALLS: &[ApiCall] = &[
+    ApiCall::new("get", "apps", "statefulsets", CallObject::NamedAfterNode),
+    ApiCall::new("list", "", "pods", CallObject::InNamespace),
+    ApiCall::new("delete", "", "pods", CallObject::NodePod),
+];
 
 #[derive(Debug, Clone, Default)]
 pub struct ReplacePod {

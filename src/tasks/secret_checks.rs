@@ -4,6 +4,7 @@
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Secret;
 
+use super::api_calls::{ApiCall, CallObject};
 use super::{ExecuteError, go_quote, set_node_condition};
 use crate::api::{ConditionStatus, ConditionType, Reason, SeiNode};
 use crate::ports::{ClusterApi, ClusterObject, ObjectKind};
@@ -15,6 +16,10 @@ pub(crate) enum Check {
     /// Terminal: condition `…Invalid`, Execute returns the terminal error.
     Invalid(String),
 }
+
+/// The Secret validators' one call: reading the Secret named in their params.
+pub(crate) const API_CALLS: &[ApiCall] =
+    &[ApiCall::new("get", "", "secrets", CallObject::InNamespace)];
 
 /// The condition and its three reasons.
 pub(crate) struct ConditionReasons {

@@ -6,13 +6,24 @@
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use super::{Cached, ExecuteError, Poll, TaskEnv, go_quote, lowercase_keys};
+use super::api_calls::SidecarCall;
+use super::{Cached, ExecuteError, Poll, TaskDecodeError, TaskEnv, go_quote, lowercase_keys};
 use crate::api::sidecar::{SidecarTaskType, TaskRequest, TaskStatus as WireStatus};
 use crate::api::{SeiNode, TaskKind};
 use crate::ports::SidecarTarget;
 
 /// sei-config modes a `config-apply` intent may name.
 const INTENT_MODES: [&str; 4] = ["full", "validator", "seed", "archive"];
+
+/// The sidecar calls of a sidecar task: the submit, then polling its result, except for the
+/// fire-and-forget types, which complete on a successful submit.
+pub fn sidecar_calls(kind: &TaskKind) -> &'static [SidecarCall] {
+    if kind.is_fire_and_forget() {
+        &[SidecarCall::SubmitTask]
+    } else {
+        &[SidecarCall::SubmitTask, SidecarCall::GetTask]
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct SidecarTask {
@@ -25,7 +36,15 @@ pub struct SidecarTask {
 
 impl SidecarTask {
     /// Decodes stored params; only malformed JSON shapes fail here (as Go's `json.Unmarshal`).
-    pub fn deserialize(kind: &TaskKind, id: &str, params: Option<&Value>) -> Result<Self, String> {
+    pub fn deserialize(
+        kind: &TaskKind,
+        id: &str,
+        params: Option<&Value>,
+    ) -> Result<Self, TaskDecodeError> {
+        let invalid = |detail: String| TaskDecodeError::SidecarParams {
+            id: id.to_owned(),
+            detail,
+        };
         let stored = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(map)) => match lowercase_keys(Value::Object(map.clone())) {
@@ -33,14 +52,13 @@ impl SidecarTask {
                 _ => Map::new(),
             },
             Some(other) => {
-                return Err(format!(
-                    "deserializing params for task {id}: cannot unmarshal {} into params object",
+                return Err(invalid(format!(
+                    "cannot unmarshal {} into params object",
                     json_kind(other)
-                ));
+                )));
             }
         };
-        let wire = wire_params(kind, &stored)
-            .map_err(|err| format!("deserializing params for task {id}: {err}"))?;
+        let wire = wire_params(kind, &stored).map_err(invalid)?;
         Ok(Self {
             kind: kind.clone(),
             id: id.to_owned(),
@@ -433,7 +451,12 @@ mod tests {
             Some(&json!({"TargetHeight": "x"})),
         )
         .expect_err("bad type");
-        assert!(err.starts_with(&format!("deserializing params for task {ID}: ")));
+        assert!(matches!(&err, TaskDecodeError::SidecarParams { id, .. } if id == ID));
+        assert!(
+            err.to_string()
+                .starts_with(&format!("deserializing params for task {ID}: ")),
+            "{err}"
+        );
     }
 
     #[tokio::test]

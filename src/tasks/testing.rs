@@ -18,12 +18,13 @@ use crate::api::{ConditionType, SeiNode, SeiNodeSpec};
 // Task tests use the port fakes together with the task-level ones.
 use crate::ports::testing::lock;
 pub use crate::ports::testing::*;
+use crate::render::RenderError;
 
 /// A renderer producing minimal but well-formed objects; failures can be injected.
 #[derive(Default)]
 pub struct FakeRenderer {
-    pub statefulset_error: Mutex<Option<String>>,
-    pub job_error: Mutex<Option<String>>,
+    pub statefulset_error: Mutex<Option<RenderError>>,
+    pub job_error: Mutex<Option<RenderError>>,
     pub required_storage: Mutex<Option<String>>,
 }
 
@@ -32,7 +33,7 @@ fn node_labels(node: &SeiNode) -> BTreeMap<String, String> {
 }
 
 impl WorkloadRenderer for FakeRenderer {
-    fn statefulset(&self, node: &SeiNode) -> Result<StatefulSet, String> {
+    fn statefulset(&self, node: &SeiNode) -> Result<StatefulSet, RenderError> {
         if let Some(err) = lock(&self.statefulset_error).clone() {
             return Err(err);
         }
@@ -51,14 +52,14 @@ impl WorkloadRenderer for FakeRenderer {
         })
     }
 
-    fn headless_service(&self, node: &SeiNode) -> Result<Service, String> {
+    fn headless_service(&self, node: &SeiNode) -> Result<Service, RenderError> {
         Ok(Service {
             metadata: meta(node.namespace(), node.name()),
             ..Service::default()
         })
     }
 
-    fn data_pvc(&self, node: &SeiNode) -> Result<PersistentVolumeClaim, String> {
+    fn data_pvc(&self, node: &SeiNode) -> Result<PersistentVolumeClaim, RenderError> {
         let size = lock(&self.required_storage)
             .clone()
             .unwrap_or_else(|| "2000Gi".into());
@@ -76,7 +77,7 @@ impl WorkloadRenderer for FakeRenderer {
         })
     }
 
-    fn rbac_proxy_config_map(&self, node: &SeiNode) -> Result<ConfigMap, String> {
+    fn rbac_proxy_config_map(&self, node: &SeiNode) -> Result<ConfigMap, RenderError> {
         Ok(ConfigMap {
             metadata: meta(
                 node.namespace(),
@@ -86,7 +87,7 @@ impl WorkloadRenderer for FakeRenderer {
         })
     }
 
-    fn bootstrap_job(&self, node: &SeiNode) -> Result<Job, String> {
+    fn bootstrap_job(&self, node: &SeiNode) -> Result<Job, RenderError> {
         if let Some(err) = lock(&self.job_error).clone() {
             return Err(err);
         }
@@ -96,7 +97,7 @@ impl WorkloadRenderer for FakeRenderer {
         })
     }
 
-    fn bootstrap_service(&self, node: &SeiNode) -> Result<Service, String> {
+    fn bootstrap_service(&self, node: &SeiNode) -> Result<Service, RenderError> {
         self.headless_service(node)
     }
 

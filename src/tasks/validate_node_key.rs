@@ -1,6 +1,7 @@
 //! `validate-node-key` (internal/task/validate_node_key.go), spec section 2.3.
 use serde::Deserialize;
 
+use super::api_calls::ApiCall;
 use super::secret_checks::{Check, ConditionReasons, conclude, fetch_secret, secret_data};
 use super::validate_signing_key::{KeyPair, SecretRefParams};
 use super::{Cached, ExecuteError, TaskEnv, go_quote};
@@ -15,6 +16,9 @@ const REASONS: ConditionReasons = ConditionReasons {
     not_ready: Reason::NodeKeyNotReady,
     invalid: Reason::NodeKeyInvalid,
 };
+
+/// Reads the node-key Secret.
+pub const API_CALLS: &[ApiCall] = super::secret_checks::API_CALLS;
 
 #[derive(Debug, Clone)]
 pub struct ValidateNodeKey {

@@ -1,6 +1,7 @@
 //! `validate-operator-keyring` (internal/task/validate_operator_keyring.go), spec section 2.4.
 use serde::Deserialize;
 
+use super::api_calls::ApiCall;
 use super::secret_checks::{
     Check, ConditionReasons, conclude, fetch_secret, secret_data, secret_keys,
 };
@@ -13,6 +14,9 @@ const REASONS: ConditionReasons = ConditionReasons {
     not_ready: Reason::OperatorKeyringNotReady,
     invalid: Reason::OperatorKeyringInvalid,
 };
+
+/// Reads the keyring and passphrase Secrets.
+pub const API_CALLS: &[ApiCall] = super::secret_checks::API_CALLS;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct ValidateOperatorKeyringParams {

@@ -1,12 +1,16 @@
 //! `validate-signing-key` (internal/task/validate_signing_key.go), spec section 2.2.
 use serde::Deserialize;
 
+use super::api_calls::ApiCall;
 use super::secret_checks::{Check, ConditionReasons, conclude, fetch_secret, secret_data};
 use super::{Cached, ExecuteError, TaskEnv, go_quote};
 use crate::api::{ConditionType, Reason, SeiNode};
 
 /// The data key holding the Tendermint validator key.
 pub const SIGNING_KEY_DATA_KEY: &str = "priv_validator_key.json";
+
+/// Reads the signing-key Secret.
+pub const API_CALLS: &[ApiCall] = super::secret_checks::API_CALLS;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct SecretRefParams {

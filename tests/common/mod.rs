@@ -154,6 +154,20 @@ impl TestNamespace {
     pub fn seinodes(&self) -> Api<DynamicObject> {
         Api::namespaced_with(self.client.clone(), &self.name, &seinode_resource())
     }
+
+    /// A node-key Secret `name` holding `node_key_json` under `node_key.json`.
+    pub async fn create_node_key_secret(&self, name: &str, node_key_json: &str) {
+        let secret: k8s_openapi::api::core::v1::Secret =
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": name},
+                "stringData": {"node_key.json": node_key_json}
+            }))
+            .expect("secret");
+        self.api::<k8s_openapi::api::core::v1::Secret>()
+            .create(&PostParams::default(), &secret)
+            .await
+            .expect("create Secret");
+    }
 }
 
 /// `sei.io/v1alpha1` `SeiNode` as a dynamic resource.

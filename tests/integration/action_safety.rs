@@ -133,6 +133,9 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
         NEW,
         "--executor",
         "embedded",
+        // The embedded executor reads the controller's Lease (here in the operator's namespace).
+        "--controller-namespace",
+        &ns.name,
         "--yes",
     ];
     let before = resource_version(&ns, "full-0").await;
@@ -170,6 +173,8 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
         &ns.name,
         "--executor",
         "embedded",
+        "--controller-namespace",
+        &ns.name,
         "--yes",
     ];
     let refused_exec = console_with(&exec, state.path(), &env).await;
@@ -207,7 +212,7 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
     let scope = ExecutionScope {
         executor: ExecutorMode::Embedded,
         sidecar_via_pod_proxy: false,
-        controller_namespace: String::new(),
+        controller_namespace: ns.name.clone(),
         reads_platform_config_map: false,
     };
     let work = [("full-0".to_owned(), UPDATE_PLAN.to_vec())];

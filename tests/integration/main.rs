@@ -26,6 +26,7 @@ mod safety;
 mod seed_cli;
 mod seed_e2e;
 mod seed_peer;
+mod seed_probe;
 mod seinode_workload;
 mod sidecar_standins;
 mod statefulset_rollout;

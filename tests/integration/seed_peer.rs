@@ -5,7 +5,6 @@
 use std::path::Path;
 use std::process::Output;
 
-use k8s_openapi::api::core::v1::Secret;
 use kube::api::{DynamicObject, PostParams};
 use sei_console::actions::node_key::NodeKey;
 use serde_json::{Value, json};
@@ -33,15 +32,8 @@ fn describe(ns: &str, kubeconfig: &Path) -> Option<Value> {
 }
 
 async fn seed_with_key(ns: &TestNamespace, key: &NodeKey) {
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "seed-0-node-key"},
-        "stringData": {"node_key.json": key.to_node_key_json().expose()}
-    }))
-    .expect("secret");
-    ns.api::<Secret>()
-        .create(&PostParams::default(), &secret)
-        .await
-        .expect("create Secret");
+    ns.create_node_key_secret("seed-0-node-key", key.to_node_key_json().expose())
+        .await;
     let mut node = DynamicObject::new("seed-0", &seinode_resource());
     node.data = json!({"spec": {"chainId": "pacific-1", "image": "ghcr.io/sei-protocol/sei:v6.3.0",
         "externalAddress": ADDRESS,

@@ -6,6 +6,7 @@ use crate::actions::preview::{image_pin_preview, image_pin_text, pinned_node};
 use crate::planner::test_support::{ctx, full_node, running};
 use crate::platform::PlatformConfig;
 use crate::ports::ClusterErrorKind;
+use crate::render::RenderError;
 use crate::tasks::platform_renderer::PlatformRenderer;
 use crate::tasks::testing::{FakeCluster, FakeRenderer};
 
@@ -100,8 +101,7 @@ async fn an_unchanged_node_has_an_unchanged_statefulset() {
 async fn render_failure_and_a_refused_dry_run_are_reported_not_hidden() {
     let node = node();
     let failing = FakeRenderer::default();
-    *failing.statefulset_error.lock().expect("lock") =
-        Some("scheduling.nodepoolSeed is not configured in the app-config file".into());
+    *failing.statefulset_error.lock().expect("lock") = Some(RenderError::SeedNodepoolMissing);
     let preview = statefulset_preview(&FakeCluster::new(), &failing, &node).await;
     assert_eq!(
         preview,

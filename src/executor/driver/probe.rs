@@ -46,4 +46,33 @@ impl Driver<'_> {
             }
         }
     }
+
+    /// The terminal-plan handling of the controller's next reconcile (`handleTerminalPlan`),
+    /// persisted: a Complete plan `plan_id` is cleared and `NodeUpdateInProgress` goes False
+    /// `UpdateComplete` naming it, so a node the console executed looks as a live controller
+    /// would have left it. Best effort, like the probe.
+    pub async fn clear_completed_plan(&self, namespace: &str, name: &str, plan_id: &str) {
+        for _ in 0..self.config.max_conflicts_per_step.max(1) {
+            let Ok(mut node) = self.read(namespace, name).await else {
+                return;
+            };
+            let complete = node
+                .status
+                .as_ref()
+                .and_then(|s| s.plan.as_ref())
+                .is_some_and(|p| p.id == plan_id && p.phase == crate::api::PlanPhase::Complete);
+            if !complete {
+                return;
+            }
+            let Ok(before) = status_value(node.status.as_ref()) else {
+                return;
+            };
+            let ctx = PlanContext::new(String::new(), self.clock.now());
+            planner::handle_terminal_plan(&mut node, &ctx);
+            match self.flush(&before, &node).await {
+                Err(err) if err.is_conflict() => continue,
+                Ok(_) | Err(_) => return,
+            }
+        }
+    }
 }

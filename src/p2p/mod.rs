@@ -1,0 +1,33 @@
+//! sei-tendermint's P2P handshake (the `sei-chain` repository's `sei-tendermint/internal/p2p`),
+//! client and responder side, and the seed probe built on it.
+//!
+//! Order on one connection: plaintext `Preface` (ephemeral X25519 keys) → [`secret`] key schedule
+//! (Merlin challenge, HKDF keys) → [`frame`]d ChaCha20-Poly1305 stream ([`conn`]) → signed
+//! `Handshake` with self address and PEX addresses → `NodeInfo` ([`handshake`]).
+//! Unlike CometBFT's classic handshake, authentication is a separate sized `Handshake` message
+//! (not an `AuthSigMessage` inside the secret connection), frames are buffered until full or
+//! flushed, a listener pushes up to 100 PEX addresses in the Handshake, and there is no
+//! common-channel check.
+//!
+//! [`probe`] reaches the network only through [`crate::ports::PeerDialer`]; [`tcp::TcpDialer`]
+//! is the production adapter.
+pub mod address;
+pub mod conn;
+pub mod frame;
+pub mod handshake;
+pub mod judge;
+pub mod probe;
+pub mod report;
+pub mod secret;
+pub mod seed;
+pub mod tcp;
+pub mod wire;
+
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod testdata;
+
+pub use judge::{Check, CheckName, Verdict};
+pub use probe::{DEFAULT_TIMEOUT, Expected, ProbeReport, probe};
+pub use seed::{NotProbeable, expected_for_seed};

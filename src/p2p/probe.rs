@@ -1,0 +1,308 @@
+//! The seed probe: dial through the [`PeerDialer`] port, complete the handshake as a client would,
+//! and judge what the seed shows against what is published. Sends nothing beyond the handshake;
+//! every phase runs under one deadline and every read is capped.
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::io::AsyncWriteExt;
+use tokio::time::{Instant, timeout_at};
+
+use super::address::NodeAddress;
+use super::conn::{ConnError, SecretConnection};
+use super::handshake::{
+    PeerHandshake, PeerNodeInfo, check_peer_handshake, check_peer_node_info, our_handshake,
+    our_node_info,
+};
+use super::judge::{Check, judge};
+use super::secret::Ephemeral;
+use super::wire::{BLOCK_PROTOCOL, MAX_HANDSHAKE, MAX_NODE_INFO};
+use crate::actions::address::{ExternalAddress, Host};
+use crate::actions::node_key::NodeKey;
+use crate::ports::{DialError, DialedPeer, PeerDialer, PeerStream};
+
+/// Upstream's default `p2p.handshake-timeout`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What the seed should show: its published identity and chain.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Expected {
+    /// The published NodeID, when known.
+    pub node_id: Option<String>,
+    /// Where the NodeID came from (`argument`, `Secret NAME`, `sidecar`), or why it is unknown.
+    pub node_id_source: String,
+    /// The published `HOST:PORT` (`spec.externalAddress` or the argument); the probe dials it.
+    #[serde(serialize_with = "as_text")]
+    pub address: ExternalAddress,
+    pub chain_id: String,
+}
+
+fn as_text<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
+}
+
+impl Expected {
+    /// `NODEID@HOST:PORT` when the NodeID is known, else `HOST:PORT`.
+    pub fn target(&self) -> String {
+        match &self.node_id {
+            Some(id) => format!("{id}@{}", self.address),
+            None => self.address.to_string(),
+        }
+    }
+}
+
+/// The handshake's phases, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    Connect,
+    SecretConnection,
+    Handshake,
+    NodeInfo,
+}
+
+impl Phase {
+    pub fn label(self) -> &'static str {
+        match self {
+            Phase::Connect => "TCP connect",
+            Phase::SecretConnection => "secret connection",
+            Phase::Handshake => "Handshake",
+            Phase::NodeInfo => "NodeInfo",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    pub phase: Phase,
+    pub reason: String,
+}
+
+/// From where the probe dialled and to which IP.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Origin {
+    pub local_address: Option<String>,
+    pub remote_address: Option<String>,
+    /// Set by the caller: the probe ran in a pod (inside the cluster network).
+    pub in_cluster: bool,
+}
+
+/// Milliseconds per phase (absent when the phase did not finish).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timings {
+    pub connect_ms: Option<f64>,
+    pub secret_connection_ms: Option<f64>,
+    pub handshake_ms: Option<f64>,
+    pub node_info_ms: Option<f64>,
+    pub total_ms: f64,
+}
+
+/// What the seed showed.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Observed {
+    pub node_id: Option<String>,
+    pub self_address: Option<NodeAddress>,
+    pub pex_addresses: Vec<NodeAddress>,
+    pub node_info: Option<PeerNodeInfo>,
+}
+
+/// The probe's result; `ok` only when every check passed.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeReport {
+    pub target: String,
+    pub expected: Expected,
+    pub origin: Origin,
+    pub failure: Option<Failure>,
+    pub observed: Observed,
+    pub timings: Timings,
+    pub checks: Vec<Check>,
+    pub ok: bool,
+}
+
+fn millis(d: Duration) -> f64 {
+    (d.as_secs_f64() * 10_000.0).round() / 10.0
+}
+
+/// Probes `expected.address` within `timeout`.
+pub async fn probe(dialer: &dyn PeerDialer, expected: &Expected, timeout: Duration) -> ProbeReport {
+    let start = Instant::now();
+    let deadline = start + timeout;
+    let mut timings = Timings::default();
+    let mut observed = Observed::default();
+    let mut origin = Origin::default();
+    let failure = run(
+        dialer,
+        expected,
+        deadline,
+        &mut timings,
+        &mut observed,
+        &mut origin,
+    )
+    .await
+    .err();
+    timings.total_ms = millis(start.elapsed());
+    let checks = judge(expected, &observed, failure.as_ref(), &timings);
+    ProbeReport {
+        target: expected.target(),
+        expected: expected.clone(),
+        origin,
+        ok: checks.iter().all(Check::passed),
+        failure,
+        observed,
+        timings,
+        checks,
+    }
+}
+
+async fn run(
+    dialer: &dyn PeerDialer,
+    expected: &Expected,
+    deadline: Instant,
+    timings: &mut Timings,
+    observed: &mut Observed,
+    origin: &mut Origin,
+) -> Result<(), Failure> {
+    let timeout_secs = (deadline - Instant::now()).as_secs_f64();
+    let mut phase = Phase::Connect;
+    let mut began = Instant::now();
+    let stalled = |phase: Phase| Failure {
+        phase,
+        reason: format!(
+            "no answer within the {timeout_secs:.1}s timeout (stalled during the {})",
+            phase.label()
+        ),
+    };
+    let host = match &expected.address.host {
+        Host::Name(name) => name.clone(),
+        Host::V4(ip) => ip.to_string(),
+        Host::V6(ip) => ip.to_string(),
+    };
+    let DialedPeer {
+        stream,
+        local,
+        remote,
+    } = timeout_at(deadline, dialer.dial(&host, expected.address.port))
+        .await
+        .map_err(|_| stalled(phase))?
+        .map_err(|e| {
+            let mut reason = e.to_string();
+            if let DialError::Connect { remote, .. } = &e {
+                origin.remote_address = Some(remote.to_string());
+                reason.push_str(
+                    "; a seed listening on 127.0.0.1 only (the sidecar before v0.0.69) looks \
+                     like this from outside while its pod reports Ready",
+                );
+            }
+            Failure { phase, reason }
+        })?;
+    origin.local_address = local.map(|a| a.to_string());
+    origin.remote_address = Some(remote.to_string());
+    timings.connect_ms = Some(millis(began.elapsed()));
+
+    phase = Phase::SecretConnection;
+    began = Instant::now();
+    let fail = |phase: Phase, error: ConnError| Failure {
+        phase,
+        reason: explain(phase, &error, &expected.chain_id),
+    };
+    let ephemeral = Ephemeral::generate().map_err(|e| fail(phase, e.into()))?;
+    let mut conn: SecretConnection<Box<dyn PeerStream>> =
+        timeout_at(deadline, SecretConnection::establish(stream, &ephemeral))
+            .await
+            .map_err(|_| stalled(phase))?
+            .map_err(|e| fail(phase, e))?;
+    timings.secret_connection_ms = Some(millis(began.elapsed()));
+
+    phase = Phase::Handshake;
+    began = Instant::now();
+    let key = NodeKey::generate().map_err(|e| Failure {
+        phase,
+        reason: e.to_string(),
+    })?;
+    let challenge = conn.challenge;
+    let peer: PeerHandshake = timeout_at(deadline, async {
+        conn.send_message(&our_handshake(&key, &challenge)).await?;
+        conn.read_message("Handshake", MAX_HANDSHAKE).await
+    })
+    .await
+    .map_err(|_| stalled(phase))?
+    .map_err(|e| fail(phase, e))
+    .and_then(|bytes| {
+        check_peer_handshake(&bytes, &challenge).map_err(|e| Failure {
+            phase,
+            reason: e.to_string(),
+        })
+    })?;
+    observed.node_id = Some(peer.node_id.clone());
+    observed.self_address = peer.self_addr.clone();
+    observed.pex_addresses = peer.pex_addrs.clone();
+    timings.handshake_ms = Some(millis(began.elapsed()));
+
+    phase = Phase::NodeInfo;
+    began = Instant::now();
+    let info = timeout_at(deadline, async {
+        conn.send_message(&our_node_info(&key.node_id(), &expected.chain_id))
+            .await?;
+        conn.read_message("NodeInfo", MAX_NODE_INFO).await
+    })
+    .await
+    .map_err(|_| stalled(phase))?
+    .map_err(|e| fail(phase, e))
+    .and_then(|bytes| {
+        check_peer_node_info(&bytes, &peer.node_id).map_err(|e| Failure {
+            phase,
+            reason: e.to_string(),
+        })
+    })?;
+    observed.node_info = Some(info);
+    timings.node_info_ms = Some(millis(began.elapsed()));
+    // Nothing follows the handshake: close at once (bounded, the peer may not read).
+    let mut stream = conn.into_inner();
+    let _ = tokio::time::timeout(Duration::from_millis(200), stream.shutdown()).await;
+    Ok(())
+}
+
+/// One line on a failed phase that tells the operator what it likely means.
+fn explain(phase: Phase, error: &ConnError, chain_id: &str) -> String {
+    match (phase, error) {
+        (Phase::SecretConnection, ConnError::Closed) => "the peer closed the connection before \
+            its preface: not a sei-tendermint P2P listener, or it refuses this connection (full, \
+            or rate-limiting this address)"
+            .to_owned(),
+        (Phase::Handshake, ConnError::Closed) => "the peer closed the connection instead of \
+            sending its Handshake: it rejected ours, or is not a sei-tendermint P2P listener"
+            .to_owned(),
+        (Phase::NodeInfo, ConnError::Closed) => format!(
+            "the peer closed the connection instead of sending its NodeInfo: it rejected ours, \
+             most likely because it is on another network than {chain_id:?} or another block \
+             protocol than {BLOCK_PROTOCOL}"
+        ),
+        (_, error) => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The console spawns probes on its runtime: the future must be `Send`.
+    #[test]
+    fn the_probe_future_is_send() {
+        fn spawnable<F: std::future::Future + Send>(_: F) {}
+        let expected = Expected {
+            node_id: None,
+            node_id_source: "test".into(),
+            address: ExternalAddress::parse("127.0.0.1:26656").expect("address"),
+            chain_id: "c".into(),
+        };
+        spawnable(probe(
+            &super::super::tcp::TcpDialer,
+            &expected,
+            DEFAULT_TIMEOUT,
+        ));
+    }
+}
