@@ -11,6 +11,7 @@ use crate::config::ExecutorMode;
 use crate::executor::lease::{CONTROLLER_LEASE_NAME, node_lease_name};
 use crate::platform::CONFIG_MAP_NAME;
 use crate::ports::access::PermissionCheck;
+pub use crate::ports::SidecarReach;
 
 impl FromIterator<PermissionCheck> for Checks {
     fn from_iter<I: IntoIterator<Item = PermissionCheck>>(iter: I) -> Self {
@@ -24,9 +25,8 @@ impl FromIterator<PermissionCheck> for Checks {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecutionScope {
     pub executor: ExecutorMode,
-    /// Sidecar calls go through the API server's pod proxy (`pods/proxy`); other transports
-    /// reach the sidecar directly and need no Kubernetes permission.
-    pub sidecar_via_pod_proxy: bool,
+    /// How sidecar calls travel, and so what they need.
+    pub sidecar_reach: SidecarReach,
     /// Namespace of the controller's leader Lease (read in `auto`) and its ConfigMap.
     pub controller_namespace: String,
     /// The platform config comes from the controller's ConfigMap (no `--platform-config`).
@@ -229,24 +229,36 @@ fn embedded_executor_checks(
     checks.into_vec()
 }
 
-/// The sidecar calls of a node: through the pod proxy, reads are `get pods/proxy` and task
-/// submissions and deletions `create`/`delete pods/proxy` (the verb follows the HTTP method).
+/// The sidecar calls of a node. Reads are GETs, task submissions POSTs and deletions DELETEs,
+/// so the verb is `get`, `create` or `delete`: on `pods/proxy` through the pod proxy, on
+/// `seinodetasks` of the node for kube-rbac-proxy's own review (upstream
+/// `GenerateRBACProxyConfigMap`), after `create pods/portforward` for a port-forward.
 fn sidecar_checks(
     scope: &ExecutionScope,
     namespace: &str,
     node: &str,
     submits: bool,
 ) -> Vec<PermissionCheck> {
-    if !scope.sidecar_via_pod_proxy {
-        return Vec::new();
-    }
     let pod = format!("{node}-0");
-    let mut checks = vec![check("get", "", "pods", namespace, &pod).subresource("proxy")];
-    if submits {
-        checks.push(check("create", "", "pods", namespace, &pod).subresource("proxy"));
-        checks.push(check("delete", "", "pods", namespace, &pod).subresource("proxy"));
+    let verbs: &[&'static str] = if submits {
+        &["get", "create", "delete"]
+    } else {
+        &["get"]
+    };
+    let proxy_review = |verb| check(verb, "sei.io", "seinodetasks", namespace, node);
+    match scope.sidecar_reach {
+        SidecarReach::Direct => Vec::new(),
+        SidecarReach::PodProxy => verbs
+            .iter()
+            .map(|verb| check(verb, "", "pods", namespace, &pod).subresource("proxy"))
+            .collect(),
+        SidecarReach::PortForward => {
+            std::iter::once(check("create", "", "pods", namespace, &pod).subresource("portforward"))
+                .chain(verbs.iter().map(|verb| proxy_review(verb)))
+                .collect()
+        }
+        SidecarReach::InCluster => verbs.iter().map(|verb| proxy_review(verb)).collect(),
     }
-    checks
 }
 
 /// The Kubernetes calls of one planned task (the `tasks/` module's code paths). Server-side
@@ -321,9 +333,14 @@ mod tests {
     use crate::planner::UPDATE_PROGRESSION as UPDATE_PLAN;
 
     fn scope(executor: ExecutorMode, pod_proxy: bool, config_map: bool) -> ExecutionScope {
+        let sidecar_reach = if pod_proxy {
+            SidecarReach::PodProxy
+        } else {
+            SidecarReach::Direct
+        };
         ExecutionScope {
             executor,
-            sidecar_via_pod_proxy: pod_proxy,
+            sidecar_reach,
             controller_namespace: "ctl".into(),
             reads_platform_config_map: config_map,
         }
@@ -381,6 +398,35 @@ mod tests {
                 "{expected}: {texts:?}"
             );
         }
+    }
+
+    #[test]
+    fn through_a_port_forward_sidecar_calls_need_the_forward_and_the_proxy_review() {
+        let embedded = ExecutionScope {
+            sidecar_reach: SidecarReach::PortForward,
+            ..scope(ExecutorMode::Embedded, false, false)
+        };
+        let listed = texts(&plan_checks(&embedded, "ns", "a", &[TaskKind::ConfigPatch]));
+        for expected in [
+            r#"create pods/portforward "a-0" in namespace "ns""#,
+            r#"get seinodetasks.sei.io "a" in namespace "ns""#,
+            r#"create seinodetasks.sei.io "a" in namespace "ns""#,
+            r#"delete seinodetasks.sei.io "a" in namespace "ns""#,
+        ] {
+            assert!(
+                listed.contains(&expected.to_owned()),
+                "{expected}: {listed:?}"
+            );
+        }
+        assert!(!listed.iter().any(|t| t.contains("pods/proxy")), "{listed:?}");
+        // A live controller calls the sidecar itself; the console only probes it.
+        let controller = ExecutionScope {
+            sidecar_reach: SidecarReach::PortForward,
+            ..scope(ExecutorMode::Controller, false, false)
+        };
+        let listed = texts(&plan_checks(&controller, "ns", "a", &[TaskKind::ConfigPatch]));
+        assert!(listed.contains(&r#"get seinodetasks.sei.io "a" in namespace "ns""#.to_owned()));
+        assert!(!listed.iter().any(|t| t.starts_with("create seinodetasks")), "{listed:?}");
     }
 
     #[test]

@@ -113,7 +113,7 @@ impl World {
                 platform,
                 platform_source: PlatformSource::File("platform.yaml".into()),
                 platform_note: None,
-                sidecar_via_pod_proxy: false,
+                sidecar_reach: crate::ports::SidecarReach::Direct,
                 driver: DriverConfig {
                     holder: "test-console".into(),
                     max_wait: Duration::from_millis(1),
