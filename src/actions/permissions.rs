@@ -10,8 +10,8 @@ use crate::api::{PlanPhase, SeiNode, TaskPlan};
 use crate::config::ExecutorMode;
 use crate::executor::lease::{CONTROLLER_LEASE_NAME, node_lease_name};
 use crate::platform::CONFIG_MAP_NAME;
-use crate::ports::access::PermissionCheck;
 pub use crate::ports::SidecarReach;
+use crate::ports::access::PermissionCheck;
 
 impl FromIterator<PermissionCheck> for Checks {
     fn from_iter<I: IntoIterator<Item = PermissionCheck>>(iter: I) -> Self {
@@ -418,15 +418,26 @@ mod tests {
                 "{expected}: {listed:?}"
             );
         }
-        assert!(!listed.iter().any(|t| t.contains("pods/proxy")), "{listed:?}");
+        assert!(
+            !listed.iter().any(|t| t.contains("pods/proxy")),
+            "{listed:?}"
+        );
         // A live controller calls the sidecar itself; the console only probes it.
         let controller = ExecutionScope {
             sidecar_reach: SidecarReach::PortForward,
             ..scope(ExecutorMode::Controller, false, false)
         };
-        let listed = texts(&plan_checks(&controller, "ns", "a", &[TaskKind::ConfigPatch]));
+        let listed = texts(&plan_checks(
+            &controller,
+            "ns",
+            "a",
+            &[TaskKind::ConfigPatch],
+        ));
         assert!(listed.contains(&r#"get seinodetasks.sei.io "a" in namespace "ns""#.to_owned()));
-        assert!(!listed.iter().any(|t| t.starts_with("create seinodetasks")), "{listed:?}");
+        assert!(
+            !listed.iter().any(|t| t.starts_with("create seinodetasks")),
+            "{listed:?}"
+        );
     }
 
     #[test]

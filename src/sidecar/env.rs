@@ -30,7 +30,9 @@ pub const ENV_PORT: &str = "SEI_CONSOLE_SIDECAR_PORT";
 /// A sidecar setting in the environment that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SidecarEnvError {
-    #[error("{ENV_TRANSPORT}={0:?} is not one of auto, port-forward, pod-proxy, in-cluster, override")]
+    #[error(
+        "{ENV_TRANSPORT}={0:?} is not one of auto, port-forward, pod-proxy, in-cluster, override"
+    )]
     UnknownTransport(String),
     #[error("{ENV_MAP}: entry {0:?} is not NAMESPACE/NODE=URL")]
     BadMapEntry(String),
@@ -38,7 +40,9 @@ pub enum SidecarEnvError {
     BadPort(String),
     #[error("{ENV_TRANSPORT}=override needs {ENV_MAP} or {ENV_URL}")]
     OverrideWithoutAddresses,
-    #[error("the pod-proxy and port-forward sidecar transports need a Kubernetes client (kubeconfig)")]
+    #[error(
+        "the pod-proxy and port-forward sidecar transports need a Kubernetes client (kubeconfig)"
+    )]
     PodProxyWithoutClient,
     #[error("cannot build the Kubernetes client for the pod proxy: {0}")]
     KubeClient(String),

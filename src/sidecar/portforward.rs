@@ -141,7 +141,10 @@ impl PortForwards {
             Bearer::None => Ok(None),
             Bearer::File(file) => {
                 let token = std::fs::read_to_string(file).map_err(|err| {
-                    config_error(format!("failed to read token file {}: {err}", file.display()))
+                    config_error(format!(
+                        "failed to read token file {}: {err}",
+                        file.display()
+                    ))
                 })?;
                 HeaderValue::from_str(&format!("Bearer {}", token.trim()))
                     .map(Some)

@@ -16,6 +16,7 @@ mod demo_fleet;
 mod events;
 mod exec;
 mod platform_sidecar;
+mod port_forward;
 mod preview_statefulset;
 mod render_dry_run;
 mod rollout_cli;
