@@ -314,6 +314,7 @@ impl StandinRouter {
         let _ = self.router.proxies.set(rbac_proxy::RbacProxies::new(
             kube,
             format!("http://{}", self.addr),
+            self.router.root.clone(),
         ));
     }
 

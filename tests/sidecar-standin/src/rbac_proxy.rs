@@ -11,6 +11,8 @@
 //! - upstream gets `X-Remote-User` and `X-Remote-Groups`, never the token.
 //!
 //! One listener per node (the pod's port 8443); upstream is that node's stand-in in the router.
+//! Each request leaves one line in `<homes>/<namespace>/<node>/logs/kube-rbac-proxy.log` in the
+//! CRI log format, which kwok serves as the container's logs (`kubectl logs -c kube-rbac-proxy`).
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -35,21 +37,27 @@ use crate::server::Body;
 /// Paths the proxy forwards without authentication (upstream `bypassPaths`).
 pub const BYPASS_PATHS: [&str; 4] = ["/v0/healthz", "/v0/livez", "/v0/startupz", "/v0/metrics"];
 
+/// Each node's proxy: its address and the task accepting on it.
+type Listeners = HashMap<(String, String), (SocketAddr, tokio::task::JoinHandle<()>)>;
+
 /// The per-node proxies: open one with [`RbacProxies::open`], close it with
 /// [`RbacProxies::close`].
 pub struct RbacProxies {
     kube: kube::Client,
     /// The router's base URL; a node's upstream is `{upstream}/{namespace}/{node}`.
     upstream: String,
+    /// The nodes' homes, where each proxy keeps its container log.
+    homes: std::path::PathBuf,
     http: HttpClient<HttpConnector, Full<Bytes>>,
-    listeners: Mutex<HashMap<(String, String), (SocketAddr, tokio::task::JoinHandle<()>)>>,
+    listeners: Mutex<Listeners>,
 }
 
 impl RbacProxies {
-    pub fn new(kube: kube::Client, upstream: String) -> Arc<Self> {
+    pub fn new(kube: kube::Client, upstream: String, homes: std::path::PathBuf) -> Arc<Self> {
         Arc::new(Self {
             kube,
             upstream,
+            homes,
             http: HttpClient::builder(TokioExecutor::new()).build(HttpConnector::new()),
             listeners: Mutex::default(),
         })
@@ -108,12 +116,7 @@ impl RbacProxies {
         }
     }
 
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<
-        '_,
-        HashMap<(String, String), (SocketAddr, tokio::task::JoinHandle<()>)>,
-    > {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Listeners> {
         self.listeners
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -125,15 +128,57 @@ impl RbacProxies {
         request: Request<hyper::body::Incoming>,
     ) -> Response<Body> {
         let path = request.uri().path().to_owned();
+        let method = request.method().clone();
         let user = if BYPASS_PATHS.contains(&path.as_str()) {
             None
         } else {
             match self.authorize(namespace, node, &request).await {
                 Ok(user) => Some(user),
-                Err(refusal) => return refusal,
+                Err(refusal) => {
+                    self.log(namespace, node, &method, &path, None, refusal.status());
+                    return refusal;
+                }
             }
         };
-        self.forward(namespace, node, user, request).await
+        let name = user.as_ref().and_then(|u| u.username.clone());
+        let response = self.forward(namespace, node, user, request).await;
+        self.log(
+            namespace,
+            node,
+            &method,
+            &path,
+            name.as_deref(),
+            response.status(),
+        );
+        response
+    }
+
+    /// One CRI log line per request (`<RFC 3339> stderr F <message>`), as kubelet stores them.
+    fn log(
+        &self,
+        namespace: &str,
+        node: &str,
+        method: &Method,
+        path: &str,
+        user: Option<&str>,
+        status: StatusCode,
+    ) {
+        use std::io::Write;
+        let dir = self.homes.join(namespace).join(node).join("logs");
+        let line = format!(
+            "{} stderr F {method} {path} user={} status={}\n",
+            jiff::Timestamp::now(),
+            user.unwrap_or("-"),
+            status.as_u16()
+        );
+        // Logging is best effort: a full disk must not fail the request.
+        let _ = std::fs::create_dir_all(&dir).and_then(|()| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join("kube-rbac-proxy.log"))
+                .and_then(|mut file| file.write_all(line.as_bytes()))
+        });
     }
 
     /// TokenReview, then SubjectAccessReview; the refusal is the proxy's own answer.
