@@ -9,6 +9,7 @@ use crate::common::console::{production_env, running_full_nodes, sidecar_home};
 use crate::common::{TestNamespace, repo_path};
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
+const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
 
 fn logs_command(ns: &str, args: &[&str]) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"));
@@ -42,15 +43,15 @@ async fn logs_print_each_container_follow_new_lines_and_show_the_previous_contai
     let state = tempfile::tempdir().expect("tempdir");
     let names = ["full-a".to_owned()];
     running_full_nodes(&ns, &names, IMAGE, &Default::default(), state.path()).await;
-    let log_dir = sidecar_home(&ns.name, "full-a").join("logs");
-    crate::common::wait_for("the pod's Logs files", Duration::from_secs(20), || {
-        let ready = log_dir.join("seid.log").exists();
-        async move { Ok(ready.then_some(())) }
+    // kwok serves the logs once the add-on has seen the pod Running (within a second or two).
+    let out = crate::common::wait_for("the pod's logs served", Duration::from_secs(20), || {
+        let ns = ns.name.clone();
+        async move {
+            let (ok, out, _) = logs(&ns, &["full-a"]).await;
+            Ok(ok.then_some(out))
+        }
     })
     .await;
-
-    let (ok, out, err) = logs(&ns.name, &["full-a"]).await;
-    assert!(ok, "{err}");
     assert!(out.contains("seid stand-in of"), "seid by default: {out}");
     let (ok, out, err) = logs(&ns.name, &["full-a", "-c", "sidecar"]).await;
     assert!(ok && out.contains("sei-sidecar stand-in of"), "{out}{err}");
@@ -66,8 +67,6 @@ async fn logs_print_each_container_follow_new_lines_and_show_the_previous_contai
         .expect("read");
     assert!(first.is_some(), "no line");
     let marker = format!("/v0/livez?marker={}", ns.name);
-    let probe = std::fs::read_to_string(log_dir.join("kube-rbac-proxy.log")).expect("proxy log");
-    assert!(!probe.contains(&marker));
     // A request through the forward, as the console makes them, appears while following.
     let env = production_env();
     let kubeconfig = kube::config::Kubeconfig::read_from(&env["KUBECONFIG"]).expect("kubeconfig");
@@ -106,10 +105,34 @@ async fn logs_print_each_container_follow_new_lines_and_show_the_previous_contai
 
     let (ok, out, err) = logs(&ns.name, &["full-a", "--previous"]).await;
     assert!(ok, "{err}");
-    assert!(
-        !out.contains("container started"),
-        "previous, not current: {out}"
-    );
+    assert!(!out.contains("container started"), "no restart yet: {out}");
+
+    // A rollout replaces the pod: the container's logs start afresh and the old ones are the
+    // previous container's.
+    let run = crate::common::console::console(
+        &[
+            "rollout",
+            "full-a",
+            "-n",
+            &ns.name,
+            "--image",
+            NEW,
+            "--yes",
+            "--executor",
+            "embedded",
+        ],
+        state.path(),
+    )
+    .await;
+    assert!(run.ok, "{run:?}");
+    let previous = sidecar_home(&ns.name, "full-a").join("logs/seid.previous.log");
+    crate::common::wait_for("the replaced pod's logs", Duration::from_secs(20), || {
+        let moved = std::fs::metadata(&previous).is_ok_and(|m| m.len() > 0);
+        async move { Ok(moved.then_some(())) }
+    })
+    .await;
+    let (ok, out, err) = logs(&ns.name, &["full-a", "--previous"]).await;
+    assert!(ok && out.contains("container started"), "{out}{err}");
 
     let (ok, _, err) = logs(&ns.name, &["nobody"]).await;
     assert!(!ok);
