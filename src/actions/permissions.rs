@@ -140,6 +140,8 @@ pub fn seed_create_checks(
         },
         check("create", "sei.io", "seinodes", namespace, ""),
         check("create", "", "events", namespace, ""),
+        // Waiting for the seed's pod to be Ready before reporting it running.
+        check("list", "", "pods", namespace, ""),
     ]
     .into_iter()
     .collect();

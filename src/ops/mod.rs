@@ -23,6 +23,7 @@ use crate::tasks::WorkloadRenderer;
 pub mod address;
 pub mod exec;
 pub mod follow;
+pub mod pod_ready;
 mod report;
 pub mod rollout;
 pub mod seed;
