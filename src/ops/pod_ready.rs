@@ -7,6 +7,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Pod;
 
 use super::Ops;
+use crate::actions::waves::pod_is_ready;
 use crate::render::NODE_LABEL;
 
 /// Why the node's pod is not Ready (yet), in the operator's words.
@@ -39,7 +40,7 @@ pub async fn wait_pod_ready(
                 .iter()
                 .find(|p| p.metadata.name.as_deref() == Some(&pod_name))
             {
-                Some(pod) if is_ready(pod) => return Ok(()),
+                Some(pod) if pod_is_ready(pod) => return Ok(()),
                 Some(pod) => pod_not_ready(pod),
                 None => no_pod(namespace, node),
             },
@@ -51,17 +52,6 @@ pub async fn wait_pod_ready(
         waited: deadline,
         why,
     })
-}
-
-fn is_ready(pod: &Pod) -> bool {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|conditions| {
-            conditions
-                .iter()
-                .any(|c| c.type_ == "Ready" && c.status == "True")
-        })
 }
 
 /// The pod exists: its phase, the conditions that are not True and waiting containers.
@@ -124,7 +114,7 @@ mod tests {
                  "message": "0/4 nodes are available"}
             ]}
         }));
-        assert!(!is_ready(&pending));
+        assert!(!pod_is_ready(&pending));
         assert_eq!(
             pod_not_ready(&pending),
             "phase Pending; PodScheduled Unschedulable: 0/4 nodes are available"
@@ -133,7 +123,7 @@ mod tests {
             "metadata": {"name": "seed-0-0"},
             "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
         }));
-        assert!(is_ready(&ready));
+        assert!(pod_is_ready(&ready));
         assert!(no_pod("ns", "seed-0").contains("ServiceAccount"));
     }
 }

@@ -104,8 +104,18 @@ impl Run {
 /// Runs `sei-console ARGS -o json` with the control plane's console.env plus `extra_env`, its
 /// journal and config under `state`, fast executor passes and a bounded follow time.
 pub async fn console_with(args: &[&str], state: &Path, extra_env: &[(&str, String)]) -> Run {
+    console_in(console_env(), args, state, extra_env).await
+}
+
+/// [`console_with`] from the base environment `env` (e.g. [`production_env`]).
+pub async fn console_in(
+    env: HashMap<String, String>,
+    args: &[&str],
+    state: &Path,
+    extra_env: &[(&str, String)],
+) -> Run {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
-        .envs(console_env())
+        .envs(env)
         .envs(extra_env.iter().map(|(k, v)| (*k, v.as_str())))
         .env("XDG_STATE_HOME", state)
         .env("XDG_CONFIG_HOME", state)

@@ -5,7 +5,6 @@
 //! else; without the `seinodetasks` grant the proxy refuses and the console names the grant
 //! before any change.
 use std::path::Path;
-use std::process::Stdio;
 
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::rbac::v1::PolicyRule;
@@ -17,7 +16,7 @@ use sei_console::sidecar::http::HttpSidecar;
 use serde_json::json;
 
 use crate::common::audit::events_of;
-use crate::common::console::{Run, create_node_service_account, production_env};
+use crate::common::console::{Run, console_in, create_node_service_account, production_env};
 use crate::common::identity::{Operator, rule};
 use crate::common::{TestNamespace, repo_path, seinode_resource};
 
@@ -58,33 +57,24 @@ fn granted_rules() -> Vec<PolicyRule> {
     rules
 }
 
-/// `sei-console ARGS -o json` as `operator` over the production path (console.env's transport).
+/// `sei-console ARGS --executor embedded --yes -o json` as `operator` over the production path
+/// (console.env's transport).
 async fn run_as(operator: &Operator, args: &[&str], state: &Path) -> Run {
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
-        .envs(production_env())
-        .env("KUBECONFIG", &operator.kubeconfig)
-        .env(
+    let args: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--executor", "embedded", "--yes"])
+        .collect();
+    let env = [
+        ("KUBECONFIG", operator.kubeconfig.display().to_string()),
+        (
             "SEI_CONSOLE_PLATFORM_CONFIG",
-            repo_path("assets/demo/platform-config.yaml"),
-        )
-        .env("XDG_STATE_HOME", state)
-        .env("XDG_CONFIG_HOME", state)
-        .args(args)
-        .args(["--executor", "embedded", "--yes", "-o", "json"])
-        .args(["--max-wait-ms", "300", "--timeout", "90"])
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await
-        .expect("run sei-console");
-    Run {
-        ok: output.status.success(),
-        lines: String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+            repo_path("assets/demo/platform-config.yaml")
+                .display()
+                .to_string(),
+        ),
+    ];
+    console_in(production_env(), &args, state, &env).await
 }
 
 async fn full_node(ns: &TestNamespace, name: &str) {
