@@ -9,6 +9,7 @@ use crate::api::{PlanPhase, SeiNode, TaskKind, TaskPlan};
 use crate::config::ExecutorMode;
 use crate::executor::lease::{CONTROLLER_LEASE_NAME, node_lease_name};
 use crate::platform::CONFIG_MAP_NAME;
+pub use crate::ports::SidecarReach;
 use crate::ports::access::PermissionCheck;
 use crate::tasks::api_calls::{ApiCall, CallObject, SidecarCall, TaskCalls, task_calls};
 
@@ -24,9 +25,8 @@ impl FromIterator<PermissionCheck> for Checks {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecutionScope {
     pub executor: ExecutorMode,
-    /// Sidecar calls go through the API server's pod proxy (`pods/proxy`); other transports
-    /// reach the sidecar directly and need no Kubernetes permission.
-    pub sidecar_via_pod_proxy: bool,
+    /// How sidecar calls travel, and so what they need.
+    pub sidecar_reach: SidecarReach,
     /// Namespace of the controller's leader Lease (read in `auto`) and its ConfigMap.
     pub controller_namespace: String,
     /// The platform config comes from the controller's ConfigMap (no `--platform-config`).
@@ -140,6 +140,8 @@ pub fn seed_create_checks(
         },
         check("create", "sei.io", "seinodes", namespace, ""),
         check("create", "", "events", namespace, ""),
+        // Waiting for the seed's pod to be Ready before reporting it running.
+        check("list", "", "pods", namespace, ""),
     ]
     .into_iter()
     .collect();
@@ -236,22 +238,31 @@ fn embedded_executor_checks(
     checks.into_vec()
 }
 
-/// The sidecar calls of a node as permissions: none unless they go through the API server's
-/// pod proxy, where each is a `pods/proxy` call on the node's pod.
+/// The sidecar calls of a node. Reads are GETs, task submissions POSTs and deletions DELETEs,
+/// so the verb is `get`, `create` or `delete`: on `pods/proxy` through the pod proxy, on
+/// `seinodetasks` of the node for kube-rbac-proxy's own review (upstream
+/// `GenerateRBACProxyConfigMap`), after `create pods/portforward` for a port-forward.
 fn sidecar_checks(
     scope: &ExecutionScope,
     namespace: &str,
     node: &str,
     calls: &[SidecarCall],
 ) -> Vec<PermissionCheck> {
-    if !scope.sidecar_via_pod_proxy {
-        return Vec::new();
-    }
     let pod = format!("{node}-0");
-    calls
-        .iter()
-        .map(|call| check(pod_proxy_verb(*call), "", "pods", namespace, &pod).subresource("proxy"))
-        .collect()
+    let verbs = calls.iter().map(|call| pod_proxy_verb(*call));
+    let proxy_review = |verb| check(verb, "sei.io", "seinodetasks", namespace, node);
+    match scope.sidecar_reach {
+        SidecarReach::Direct => Vec::new(),
+        SidecarReach::PodProxy => verbs
+            .map(|verb| check(verb, "", "pods", namespace, &pod).subresource("proxy"))
+            .collect(),
+        SidecarReach::PortForward => {
+            std::iter::once(check("create", "", "pods", namespace, &pod).subresource("portforward"))
+                .chain(verbs.map(proxy_review))
+                .collect()
+        }
+        SidecarReach::InCluster => verbs.map(proxy_review).collect(),
+    }
 }
 
 /// Through the pod proxy the RBAC verb follows the HTTP method of the sidecar call.

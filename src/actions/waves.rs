@@ -64,20 +64,23 @@ pub fn wave_gate(node: &SeiNode, pod: Option<&Pod>, image: &str) -> Gate {
     let Some(pod) = pod else {
         return Gate::Waiting(format!("pod {}-0 does not exist", node.name()));
     };
-    let ready = pod
-        .status
+    if pod_is_ready(pod) {
+        Gate::Passed
+    } else {
+        Gate::Waiting(format!("pod {}-0 is not Ready", node.name()))
+    }
+}
+
+/// The pod's `Ready` condition is True.
+pub fn pod_is_ready(pod: &Pod) -> bool {
+    pod.status
         .as_ref()
         .and_then(|s| s.conditions.as_ref())
         .is_some_and(|conditions| {
             conditions
                 .iter()
                 .any(|c| c.type_ == "Ready" && c.status == "True")
-        });
-    if ready {
-        Gate::Passed
-    } else {
-        Gate::Waiting(format!("pod {}-0 is not Ready", node.name()))
-    }
+        })
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ use crate::ops::{
 };
 use crate::ports::access::AccessError;
 use crate::ports::{LocalProcesses, SystemClock};
-use crate::sidecar::http::{HttpSidecar, SidecarTransport};
+use crate::sidecar::http::HttpSidecar;
 use crate::tasks::platform_renderer::PlatformRenderer;
 
 /// What action jobs need besides the cluster connection.
@@ -100,7 +100,7 @@ impl Job {
             platform: resolved.platform.clone(),
             platform_source: resolved.source,
             platform_note: resolved.note,
-            sidecar_via_pod_proxy: matches!(sidecar.transport(), SidecarTransport::PodProxy { .. }),
+            sidecar_reach: sidecar.transport().reach(),
             driver: env.driver.clone(),
             // The console refuses in read-only mode before any job starts (`action_update`),
             // and its client refuses every mutating request anyway.

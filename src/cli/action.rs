@@ -24,7 +24,7 @@ use crate::kube::read_only::MutationGuard;
 use crate::ops::follow::progress_text;
 use crate::ops::{ActionLog, NoLog, Note, Ops, OpsError, Ports, Report, Settings, journal_entry};
 use crate::ports::{LocalProcesses, SystemClock};
-use crate::sidecar::http::{HttpSidecar, SidecarTransport, transport_from_env};
+use crate::sidecar::http::{HttpSidecar, transport_from_env};
 use crate::tasks::platform_renderer::PlatformRenderer;
 
 /// Output of previews and results.
@@ -206,7 +206,7 @@ impl ActionContext {
             platform_note: resolved.note,
             platform: resolved.platform.clone(),
             platform_source: resolved.source,
-            sidecar_via_pod_proxy: matches!(sidecar.transport(), SidecarTransport::PodProxy { .. }),
+            sidecar_reach: sidecar.transport().reach(),
             driver: DriverConfig {
                 deadline: options.timeout,
                 max_wait: options.max_wait,

@@ -13,6 +13,7 @@ mod fetch;
 pub mod get;
 pub mod journal;
 pub mod logging;
+pub mod logs;
 pub mod manifest;
 pub mod plan;
 mod platform_image;
@@ -75,6 +76,8 @@ pub enum Command {
     Get(get::GetArgs),
     /// Show one SeiNode: spec, conditions, plan timeline, events, StatefulSet and Pods.
     Describe(describe::DescribeArgs),
+    /// Print the logs of a node's pod (seid by default; -c sidecar or kube-rbac-proxy), like kubectl logs.
+    Logs(logs::LogsArgs),
     /// Print a shell completion script.
     Completions {
         /// Shell to generate completions for.
@@ -161,6 +164,10 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Rollout(args)) => rollout::run(&cli.global, &args).await,
         Some(Command::Address(args)) => address::run(&cli.global, &args).await,
         Some(Command::Seed { command }) => seed::run(&cli.global, &command).await,
+        Some(Command::Logs(args)) => {
+            logs::run(&cli.global, &args).await?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::Journal(args)) => {
             journal::run(&args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)

@@ -24,6 +24,7 @@ pub mod address;
 pub mod exec;
 pub mod follow;
 mod lease;
+pub mod pod_ready;
 mod report;
 pub mod rollout;
 pub mod seed;
@@ -81,8 +82,8 @@ pub struct Settings {
     pub platform_source: PlatformSource,
     /// Set when an empty config stands in for an unreadable platform ConfigMap.
     pub platform_note: Option<String>,
-    /// Sidecar calls go through the API server's pod proxy (`pods/proxy` permission).
-    pub sidecar_via_pod_proxy: bool,
+    /// How sidecar calls travel (pod proxy, port-forward, ...), which decides their permissions.
+    pub sidecar_reach: crate::ports::SidecarReach,
     pub driver: DriverConfig,
     /// Read-only mode and where it was switched on (`started with --read-only`): every change
     /// is refused before any call.
@@ -182,7 +183,7 @@ impl<'a> Ops<'a> {
     pub fn scope(&self) -> ExecutionScope {
         ExecutionScope {
             executor: self.settings.executor,
-            sidecar_via_pod_proxy: self.settings.sidecar_via_pod_proxy,
+            sidecar_reach: self.settings.sidecar_reach,
             controller_namespace: self.settings.controller_namespace.clone(),
             reads_platform_config_map: matches!(
                 self.settings.platform_source,

@@ -23,6 +23,8 @@ use crate::ports::{ClusterObject, ObjectKind, SidecarApi, SidecarError, SidecarT
 /// How long a Running seed's sidecar may keep answering "node key not there yet".
 const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+/// How long a seed's pod may take to become Ready once its init plan completed.
+const POD_READY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A seed bring-up as the operator asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -321,6 +323,14 @@ async fn bring_up(
         Ok(end) => return Ok(failed(format!("{}/{name}: {end}", ops.namespace()))),
         // A render failure (with its fix) or a driver error, already naming the node.
         Err(err) => return Ok(failed(err.to_string())),
+    }
+    // "Running" only once the pod is Ready: the init plan can complete while the StatefulSet
+    // creates no pod (a missing ServiceAccount).
+    let pod_deadline = POD_READY_DEADLINE.min(ops.settings.driver.deadline);
+    if let Err(not_ready) =
+        super::pod_ready::wait_pod_ready(ops, name, pod_deadline, NODE_ID_POLL).await
+    {
+        return Ok(failed(not_ready.to_string()));
     }
     let target = SidecarTarget::new(ops.namespace(), name);
     let reported = read_node_id(ops.ports.sidecar, &target)

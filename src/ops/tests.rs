@@ -125,7 +125,7 @@ impl World {
                 platform,
                 platform_source: PlatformSource::File("platform.yaml".into()),
                 platform_note: None,
-                sidecar_via_pod_proxy: false,
+                sidecar_reach: crate::ports::SidecarReach::Direct,
                 driver: DriverConfig {
                     holder: "test-console".into(),
                     max_wait: Duration::from_millis(1),
@@ -190,7 +190,8 @@ impl World {
 
 fn ready_pod(node: &str) -> Pod {
     serde_json::from_value(serde_json::json!({
-        "metadata": {"name": format!("{node}-0"), "namespace": "ns"},
+        "metadata": {"name": format!("{node}-0"), "namespace": "ns",
+                     "labels": {"sei.io/node": node}},
         "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
     }))
     .expect("pod")
@@ -476,6 +477,34 @@ async fn a_seed_whose_name_is_taken_is_refused_before_any_change() {
 }
 
 #[tokio::test]
+async fn a_seed_whose_pod_never_comes_is_not_reported_running_and_says_why() {
+    let mut world = World::new();
+    // The pod wait is bounded by the run's deadline.
+    world.settings.driver.deadline = Duration::from_millis(600);
+    let key = NodeKey::from_seed(&[7; 32]);
+    world.h.cluster.put_secret(
+        "ns",
+        "seed-key",
+        &[("node_key.json", key.to_node_key_json().expose())],
+    );
+    *world.h.sidecar.node_id.lock().expect("lock") = key.node_id();
+    let ops = world.ops();
+    let prepared = seed::prepare(&ops, seed_input("seed-0", Some("seed-key")))
+        .await
+        .expect("prepare");
+    let end = seed::run(&ops, &prepared, &Recording::default())
+        .await
+        .expect("run");
+    assert!(!end.end.ok && !end.verified, "{end:?}");
+    assert!(
+        end.end.message.contains("pod ns/seed-0-0 not Ready")
+            && end.end.message.contains("ServiceAccount"),
+        "{}",
+        end.end.message
+    );
+}
+
+#[tokio::test]
 async fn a_seed_comes_up_and_its_node_id_is_checked_against_the_sidecar() {
     let world = World::new();
     let key = NodeKey::from_seed(&[7; 32]);
@@ -485,6 +514,12 @@ async fn a_seed_comes_up_and_its_node_id_is_checked_against_the_sidecar() {
         &[("node_key.json", key.to_node_key_json().expose())],
     );
     *world.h.sidecar.node_id.lock().expect("lock") = key.node_id();
+    for name in ["seed-0", "seed-1"] {
+        world
+            .h
+            .cluster
+            .put(crate::ports::ClusterObject::Pod(ready_pod(name)));
+    }
     let ops = world.ops();
     let prepared = seed::prepare(&ops, seed_input("seed-0", Some("seed-key")))
         .await

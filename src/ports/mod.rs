@@ -82,6 +82,20 @@ impl std::fmt::Display for SidecarTarget {
     }
 }
 
+/// How the console reaches the nodes' sidecars, which decides what its sidecar calls need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SidecarReach {
+    /// Explicit addresses (tests, the demo's direct stand-ins): no Kubernetes permission.
+    Direct,
+    /// The API server's pod proxy: `pods/proxy`, verb from the HTTP method.
+    PodProxy,
+    /// A port-forward to kube-rbac-proxy as the operator: `create pods/portforward`, then the
+    /// proxy's SubjectAccessReview on `seinodetasks` of the node (verb from the HTTP method).
+    PortForward,
+    /// kube-rbac-proxy dialled in the cluster with the pod's token: the proxy's review only.
+    InCluster,
+}
+
 /// Outcome of `DELETE /v0/tasks/{id}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeleteOutcome {

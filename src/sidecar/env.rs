@@ -2,15 +2,18 @@
 //!
 //! | variable | meaning |
 //! |---|---|
-//! | `SEI_CONSOLE_SIDECAR_TRANSPORT` | `auto` (default), `pod-proxy`, `in-cluster` or `override` |
+//! | `SEI_CONSOLE_SIDECAR_TRANSPORT` | `auto` (default), `port-forward`, `pod-proxy`, `in-cluster` or `override` |
 //! | `SEI_CONSOLE_SIDECAR_MAP` | `ns/node=http://host:port` entries, comma or space separated |
 //! | `SEI_CONSOLE_SIDECAR_URL` | base URL template with `{namespace}`, `{node}`, `{pod}` |
-//! | `SEI_CONSOLE_SIDECAR_TOKEN_FILE` | bearer token file (in-cluster default: the pod's token) |
+//! | `SEI_CONSOLE_SIDECAR_TOKEN_FILE` | bearer token file (in-cluster default: the pod's token; port-forward default: the kubeconfig identity's token) |
 //! | `SEI_CONSOLE_SIDECAR_REMOTE_USER` | one `X-Remote-User` header (override only) |
-//! | `SEI_CONSOLE_SIDECAR_PORT` | pod port for pod-proxy and in-cluster (default 8443) |
+//! | `SEI_CONSOLE_SIDECAR_PORT` | pod port for port-forward, pod-proxy and in-cluster (default 8443) |
 //!
 //! `auto` picks `override` when a map or template is set, else `in-cluster` inside a pod (the
-//! API server's service env and the token file are present), else `pod-proxy`.
+//! API server's service env and the token file are present), else `port-forward`: the only path
+//! on which kube-rbac-proxy sees the operator's token. An identity without a bearer token
+//! (client certificate only) reaches the proxy's health paths alone; every other call is refused
+//! before it is sent, naming the fix (`portforward::NO_BEARER_TOKEN`).
 use std::path::PathBuf;
 
 use super::http::{HttpSidecar, SERVICE_ACCOUNT_TOKEN_FILE, SidecarOverride, SidecarTransport};
@@ -27,7 +30,9 @@ pub const ENV_PORT: &str = "SEI_CONSOLE_SIDECAR_PORT";
 /// A sidecar setting in the environment that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SidecarEnvError {
-    #[error("{ENV_TRANSPORT}={0:?} is not one of auto, pod-proxy, in-cluster, override")]
+    #[error(
+        "{ENV_TRANSPORT}={0:?} is not one of auto, port-forward, pod-proxy, in-cluster, override"
+    )]
     UnknownTransport(String),
     #[error("{ENV_MAP}: entry {0:?} is not NAMESPACE/NODE=URL")]
     BadMapEntry(String),
@@ -35,7 +40,9 @@ pub enum SidecarEnvError {
     BadPort(String),
     #[error("{ENV_TRANSPORT}=override needs {ENV_MAP} or {ENV_URL}")]
     OverrideWithoutAddresses,
-    #[error("the pod-proxy sidecar transport needs a Kubernetes client (kubeconfig)")]
+    #[error(
+        "the pod-proxy and port-forward sidecar transports need a Kubernetes client (kubeconfig)"
+    )]
     PodProxyWithoutClient,
     #[error("cannot build the Kubernetes client for the pod proxy: {0}")]
     KubeClient(String),
@@ -85,7 +92,14 @@ pub fn transport_from_env(
         },
         None => Err(SidecarEnvError::PodProxyWithoutClient),
     };
+    let port_forward = |kube: Option<::kube::Config>| match kube {
+        Some(config) => super::portforward::PortForwards::new(config, port, token_file.clone())
+            .map(|forwards| SidecarTransport::PortForward(std::sync::Arc::new(forwards)))
+            .map_err(|err| SidecarEnvError::KubeClient(err.to_string())),
+        None => Err(SidecarEnvError::PodProxyWithoutClient),
+    };
     match get(ENV_TRANSPORT).as_deref().unwrap_or("auto") {
+        "port-forward" => port_forward(kube),
         "override" if has_override => Ok(SidecarTransport::Override(choice)),
         "override" => Err(SidecarEnvError::OverrideWithoutAddresses),
         "in-cluster" => Ok(in_cluster()),
@@ -97,7 +111,7 @@ pub fn transport_from_env(
             if inside_pod {
                 Ok(in_cluster())
             } else {
-                pod_proxy(kube)
+                port_forward(kube)
             }
         }
         other => Err(SidecarEnvError::UnknownTransport(other.to_owned())),
@@ -173,6 +187,16 @@ mod tests {
     fn auto_outside_a_pod_without_kube_client_says_so() {
         let err = transport_from_env(env(&[]), None).expect_err("needs a client");
         assert_eq!(err, SidecarEnvError::PodProxyWithoutClient);
+    }
+
+    #[tokio::test]
+    async fn auto_outside_a_pod_forwards_to_the_pod_as_the_kubeconfig_identity() {
+        let config = ::kube::Config::new("https://127.0.0.1:1".parse().expect("uri"));
+        let transport = transport_from_env(env(&[]), Some(config.clone())).expect("transport");
+        assert_eq!(transport.name(), "port-forward");
+        let transport =
+            transport_from_env(env(&[(ENV_TRANSPORT, "pod-proxy")]), Some(config)).expect("pod");
+        assert_eq!(transport.name(), "pod-proxy");
     }
 
     #[test]

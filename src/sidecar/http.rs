@@ -1,7 +1,11 @@
 //! [`SidecarApi`] over HTTP, with three ways to reach a node's sidecar (DESIGN.md section 6):
 //!
+//! - [`SidecarTransport::PortForward`]: a port-forward to the pod's kube-rbac-proxy port through
+//!   the API server, with the operator's own bearer token (`portforward.rs`); the default outside
+//!   a cluster;
 //! - [`SidecarTransport::PodProxy`]: through the API server's pod proxy subresource
-//!   (`/api/v1/namespaces/{ns}/pods/{node}-0:{port}/proxy/v0/...`), the default outside a cluster;
+//!   (`/api/v1/namespaces/{ns}/pods/{node}-0:{port}/proxy/v0/...`), which does not forward the
+//!   caller's credentials, so kube-rbac-proxy lets only its health paths through;
 //! - [`SidecarTransport::InCluster`]: `http://{node}-0.{node}.{ns}.svc.cluster.local:8443` with the
 //!   pod's service-account token, as the controller calls it;
 //! - [`SidecarTransport::Override`]: explicit addresses (a per-node map and/or a URL template) for
@@ -21,7 +25,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 
 use crate::api::sidecar::{ErrorResponse, SIDECAR_PROXY_PORT};
-use crate::ports::{SidecarError, SidecarTarget};
+use crate::ports::{SidecarError, SidecarReach, SidecarTarget};
 
 pub use super::env::{SidecarEnvError, transport_from_env};
 
@@ -80,6 +84,8 @@ impl SidecarOverride {
 /// How requests reach a node's sidecar.
 #[derive(Clone)]
 pub enum SidecarTransport {
+    /// A port-forward per pod to kube-rbac-proxy, authenticated as the operator.
+    PortForward(std::sync::Arc<super::portforward::PortForwards>),
     /// Through the API server's pod proxy, authenticated as the kubeconfig user. Build it with
     /// [`SidecarTransport::pod_proxy`]: the client must not retry 503s.
     PodProxy { client: ::kube::Client, port: u16 },
@@ -96,6 +102,7 @@ pub enum SidecarTransport {
 impl std::fmt::Debug for SidecarTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Self::PortForward(forwards) => write!(f, "{forwards:?}"),
             Self::PodProxy { port, .. } => write!(f, "PodProxy {{ port: {port} }}"),
             Self::InCluster {
                 port,
@@ -138,9 +145,30 @@ impl SidecarTransport {
         })
     }
 
-    /// A short name for status lines: `pod-proxy`, `in-cluster` or `override`.
+    /// A port-forward to kube-rbac-proxy's port 8443 as the kubeconfig identity, or with the
+    /// token in `token_file` when given.
+    pub fn port_forward(
+        config: ::kube::Config,
+        token_file: Option<PathBuf>,
+    ) -> Result<Self, ::kube::Error> {
+        super::portforward::PortForwards::new(config, SIDECAR_PROXY_PORT, token_file)
+            .map(|forwards| Self::PortForward(std::sync::Arc::new(forwards)))
+    }
+
+    /// How calls travel, for the permission checks.
+    pub fn reach(&self) -> SidecarReach {
+        match self {
+            Self::PortForward(_) => SidecarReach::PortForward,
+            Self::PodProxy { .. } => SidecarReach::PodProxy,
+            Self::InCluster { .. } => SidecarReach::InCluster,
+            Self::Override(_) => SidecarReach::Direct,
+        }
+    }
+
+    /// A short name for status lines: `port-forward`, `pod-proxy`, `in-cluster` or `override`.
     pub fn name(&self) -> &'static str {
         match self {
+            Self::PortForward(_) => "port-forward",
             Self::PodProxy { .. } => "pod-proxy",
             Self::InCluster { .. } => "in-cluster",
             Self::Override(_) => "override",
@@ -149,6 +177,7 @@ impl SidecarTransport {
 }
 
 /// A status, headers and body, whoever produced them.
+#[derive(Debug)]
 pub(super) struct RawResponse {
     pub(super) status: StatusCode,
     pub(super) retry_after: Option<Duration>,
@@ -204,6 +233,9 @@ impl HttpSidecar {
     ) -> Result<RawResponse, SidecarError> {
         let exchange = async {
             match &self.transport {
+                SidecarTransport::PortForward(forwards) => {
+                    forwards.exchange(target, method, path, body).await
+                }
                 SidecarTransport::PodProxy { client, port } => {
                     self.via_pod_proxy(client, *port, target, method, path, body)
                         .await
@@ -410,7 +442,7 @@ fn read_token(target: &SidecarTarget, file: &std::path::Path) -> Result<String, 
     Ok(token.trim().to_owned())
 }
 
-fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
+pub(super) fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
     let seconds: u64 = headers
         .get(http::header::RETRY_AFTER)?
         .to_str()

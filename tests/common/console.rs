@@ -11,10 +11,22 @@ use serde_json::{Value, json};
 
 use super::{TestNamespace, control_plane, repo_path, seinode_resource};
 
-/// `DIR/console.env` of the control plane: kubeconfig, controller namespace, sidecar override.
+/// `DIR/console-direct.env` of the control plane: the admin kubeconfig, the controller
+/// namespace and the stand-ins' direct router (override transport), for tests of sidecar
+/// behaviour on nodes without a pod.
 pub fn console_env() -> HashMap<String, String> {
-    std::fs::read_to_string(control_plane().dir.join("console.env"))
-        .expect("start writes DIR/console.env")
+    env_file("console-direct.env")
+}
+
+/// `DIR/console.env`, the production path the demo uses: the operator's token kubeconfig and the
+/// port-forward transport to each node's kube-rbac-proxy.
+pub fn production_env() -> HashMap<String, String> {
+    env_file("console.env")
+}
+
+fn env_file(name: &str) -> HashMap<String, String> {
+    std::fs::read_to_string(control_plane().dir.join(name))
+        .unwrap_or_else(|err| panic!("start writes DIR/{name}: {err}"))
         .lines()
         .filter_map(|line| line.split_once('='))
         .map(|(key, value)| (key.to_owned(), value.to_owned()))
@@ -92,8 +104,18 @@ impl Run {
 /// Runs `sei-console ARGS -o json` with the control plane's console.env plus `extra_env`, its
 /// journal and config under `state`, fast executor passes and a bounded follow time.
 pub async fn console_with(args: &[&str], state: &Path, extra_env: &[(&str, String)]) -> Run {
+    console_in(console_env(), args, state, extra_env).await
+}
+
+/// [`console_with`] from the base environment `env` (e.g. [`production_env`]).
+pub async fn console_in(
+    env: HashMap<String, String>,
+    args: &[&str],
+    state: &Path,
+    extra_env: &[(&str, String)],
+) -> Run {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
-        .envs(console_env())
+        .envs(env)
         .envs(extra_env.iter().map(|(k, v)| (*k, v.as_str())))
         .env("XDG_STATE_HOME", state)
         .env("XDG_CONFIG_HOME", state)

@@ -211,7 +211,7 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
     let events = events_through_marker(&operator.username, &marker(&operator, &ns).await).await;
     let scope = ExecutionScope {
         executor: ExecutorMode::Embedded,
-        sidecar_via_pod_proxy: false,
+        sidecar_reach: sei_console::ports::SidecarReach::Direct,
         controller_namespace: ns.name.clone(),
         reads_platform_config_map: false,
     };

@@ -11,7 +11,7 @@ use kube::api::PostParams;
 use sei_console::actions::node_key::NodeKey;
 use serde_json::{Value, json};
 
-use crate::common::console::console_env;
+use crate::common::console::{console_env, create_node_service_account};
 use crate::common::{TestNamespace, control_plane, repo_path};
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
@@ -45,8 +45,16 @@ async fn seed_create_as(ns: &str, name: &str, extra: &[&str], output: &str) -> R
         .args(["seed", "create", name, "-n", ns, "--chain-id", "pacific-1"])
         .args(["--image", IMAGE, "--external-address", &address])
         .args(["--executor", "embedded", "--yes", "-o", output])
-        .args(["--max-wait-ms", "300", "--timeout", "90"])
-        .args(extra)
+        .args(["--max-wait-ms", "300"])
+        .args([
+            "--timeout",
+            if extra.contains(&"--quick") {
+                "6"
+            } else {
+                "90"
+            },
+        ])
+        .args(extra.iter().filter(|a| **a != "--quick"))
         .stdin(Stdio::null())
         .kill_on_drop(true)
         .output()
@@ -73,6 +81,7 @@ async fn secret_key(ns: &TestNamespace, name: &str) -> NodeKey {
 #[tokio::test]
 async fn seed_runs_to_running_and_prints_the_peer_verified_against_the_sidecar() {
     let ns = TestNamespace::new("seed-e2e").await;
+    create_node_service_account(&ns).await;
     let run = seed_create(&ns.name, "seed-0", &[]).await;
     let result = run.result();
     assert!(run.ok, "{result}\n{}", run.stderr);
@@ -99,6 +108,7 @@ async fn seed_runs_to_running_and_prints_the_peer_verified_against_the_sidecar()
 #[tokio::test]
 async fn a_sidecar_holding_another_key_fails_naming_both_node_ids() {
     let ns = TestNamespace::new("seed-mismatch").await;
+    create_node_service_account(&ns).await;
     // The node's data directory already holds another key (as `seid init` leaves one behind);
     // the add-on never overwrites a key file that is there.
     let other = NodeKey::from_seed(&[42; 32]);
@@ -170,6 +180,7 @@ async fn a_platform_config_without_the_seed_pool_fails_at_once_with_its_fix() {
 #[tokio::test]
 async fn text_progress_numbers_the_init_plans_tasks_and_ends_with_the_peer() {
     let ns = TestNamespace::new("seed-text").await;
+    create_node_service_account(&ns).await;
     let run = seed_create_as(&ns.name, "seed-3", &[], "text").await;
     assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
     assert!(
@@ -187,4 +198,20 @@ async fn text_progress_numbers_the_init_plans_tasks_and_ends_with_the_peer() {
         "{}",
         run.stdout
     );
+}
+
+#[tokio::test]
+async fn a_seed_whose_pod_cannot_be_created_is_not_reported_running_and_says_why() {
+    // No ServiceAccount `seid-node` in this namespace: the StatefulSet can create no pod
+    // (FailedCreate), although every task of the init plan completes.
+    let ns = TestNamespace::new("seed-nosa").await;
+    let run = seed_create(&ns.name, "seed-0", &["--quick"]).await;
+    assert!(!run.ok, "must not succeed: {}", run.stdout);
+    let message = run.result()["message"]
+        .as_str()
+        .expect("message")
+        .to_owned();
+    assert!(message.contains("not Ready"), "{message}");
+    assert!(message.contains("ServiceAccount"), "{message}");
+    assert!(!run.stdout.contains("seed running"), "{}", run.stdout);
 }

@@ -3,9 +3,14 @@ use super::*;
 use crate::planner::UPDATE_PROGRESSION as UPDATE_PLAN;
 
 fn scope(executor: ExecutorMode, pod_proxy: bool, config_map: bool) -> ExecutionScope {
+    let sidecar_reach = if pod_proxy {
+        SidecarReach::PodProxy
+    } else {
+        SidecarReach::Direct
+    };
     ExecutionScope {
         executor,
-        sidecar_via_pod_proxy: pod_proxy,
+        sidecar_reach,
         controller_namespace: "ctl".into(),
         reads_platform_config_map: config_map,
     }
@@ -331,5 +336,44 @@ fn checks_keep_their_order_and_drop_repeats() {
             r#"get pods "a-0" in namespace "ns""#,
             r#"list seinodes.sei.io in namespace "ns""#,
         ]
+    );
+}
+
+#[test]
+fn through_a_port_forward_sidecar_calls_need_the_forward_and_the_proxy_review() {
+    let embedded = ExecutionScope {
+        sidecar_reach: SidecarReach::PortForward,
+        ..scope(ExecutorMode::Embedded, false, false)
+    };
+    let listed = texts(&plan_checks(&embedded, "ns", "a", &[TaskKind::ConfigPatch]));
+    for expected in [
+        r#"create pods/portforward "a-0" in namespace "ns""#,
+        r#"get seinodetasks.sei.io "a" in namespace "ns""#,
+        r#"create seinodetasks.sei.io "a" in namespace "ns""#,
+    ] {
+        assert!(
+            listed.contains(&expected.to_owned()),
+            "{expected}: {listed:?}"
+        );
+    }
+    assert!(
+        !listed.iter().any(|t| t.contains("pods/proxy")),
+        "{listed:?}"
+    );
+    // A live controller calls the sidecar itself; the console only probes it.
+    let controller = ExecutionScope {
+        sidecar_reach: SidecarReach::PortForward,
+        ..scope(ExecutorMode::Controller, false, false)
+    };
+    let listed = texts(&plan_checks(
+        &controller,
+        "ns",
+        "a",
+        &[TaskKind::ConfigPatch],
+    ));
+    assert!(listed.contains(&r#"get seinodetasks.sei.io "a" in namespace "ns""#.to_owned()));
+    assert!(
+        !listed.iter().any(|t| t.starts_with("create seinodetasks")),
+        "{listed:?}"
     );
 }

@@ -6,6 +6,7 @@
 //! under `<home>/config`, and `/v0/node-id` from `config/node_key.json`. See `tasks` for what
 //! each task type does here. Never linked into the shipped `sei-console` binary.
 pub mod engine;
+pub mod rbac_proxy;
 pub mod server;
 pub mod tasks;
 
@@ -147,6 +148,8 @@ async fn accept_loop(
 pub struct Router {
     root: PathBuf,
     template: Options,
+    /// The kube-rbac-proxy stand-ins in front of the nodes, when enabled.
+    proxies: std::sync::OnceLock<Arc<rbac_proxy::RbacProxies>>,
     engines: std::sync::Mutex<std::collections::HashMap<(String, String), Arc<Engine>>>,
 }
 
@@ -211,6 +214,27 @@ impl Router {
             self.forget(namespace, node);
             return Ok(server::no_content());
         }
+        // Stand-in only: open (PUT, answers the port) or close (DELETE) the node's
+        // kube-rbac-proxy, as its pod starts or goes away.
+        if rest == "standin/rbac-proxy" {
+            let (Some(proxies), true) = (
+                self.proxies.get(),
+                is_object_name(namespace) && is_object_name(node),
+            ) else {
+                return Ok(server::not_found());
+            };
+            return Ok(match *request.method() {
+                http::Method::PUT => match proxies.open(namespace, node).await {
+                    Ok(addr) => server::plain(http::StatusCode::OK, &addr.port().to_string()),
+                    Err(err) => server::plain(http::StatusCode::INTERNAL_SERVER_ERROR, &err),
+                },
+                http::Method::DELETE => {
+                    proxies.close(namespace, node);
+                    server::no_content()
+                }
+                _ => server::not_found(),
+            });
+        }
         // Only API paths open (and so create) a node's home.
         if rest != "v0" && !rest.starts_with("v0/") {
             return Ok(server::not_found());
@@ -266,6 +290,7 @@ impl StandinRouter {
         let router = Arc::new(Router {
             root,
             template,
+            proxies: Default::default(),
             engines: Default::default(),
         });
         let (shutdown, stopped) = watch::channel(false);
@@ -281,6 +306,16 @@ impl StandinRouter {
             shutdown,
             task,
         })
+    }
+
+    /// Put a kube-rbac-proxy stand-in in front of each node (opened through
+    /// `PUT /{namespace}/{node}/standin/rbac-proxy`), reviewing tokens and access with `kube`.
+    pub fn enable_rbac_proxies(&self, kube: kube::Client) {
+        let _ = self.router.proxies.set(rbac_proxy::RbacProxies::new(
+            kube,
+            format!("http://{}", self.addr),
+            self.router.root.clone(),
+        ));
     }
 
     /// `http://127.0.0.1:<port>/{namespace}/{node}`, the console's `SEI_CONSOLE_SIDECAR_URL`.

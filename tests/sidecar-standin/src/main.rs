@@ -34,6 +34,10 @@ struct Args {
     /// The chain ID the real sidecar reads from SEI_CHAIN_ID.
     #[arg(long, env = "SEI_CHAIN_ID", default_value = "arctic-1")]
     chain_id: String,
+    /// Put a kube-rbac-proxy stand-in in front of each node (router only), reviewing tokens
+    /// and access through the API server of this kubeconfig.
+    #[arg(long, value_name = "FILE", requires = "homes_root")]
+    rbac_proxy_kubeconfig: Option<PathBuf>,
     /// Keep tasks of this type running until deleted (test hook; repeatable).
     #[arg(long = "hold", value_name = "TYPE")]
     hold_types: Vec<String>,
@@ -64,6 +68,15 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let (Some(file), Running::Router(router)) = (&args.rbac_proxy_kubeconfig, &running) {
+        match reviewer(file).await {
+            Ok(client) => router.enable_rbac_proxies(client),
+            Err(err) => {
+                eprintln!("sidecar-standin: kubeconfig {}: {err}", file.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let addr = running.addr();
     if let Some(file) = args.port_file {
         let temporary = file.with_extension("tmp");
@@ -81,6 +94,16 @@ async fn main() -> ExitCode {
         Running::Router(router) => router.stop().await,
     }
     ExitCode::SUCCESS
+}
+
+/// The client the proxies review tokens and access with (the real proxy uses its pod's
+/// ServiceAccount, bound to system:auth-delegator).
+async fn reviewer(file: &std::path::Path) -> Result<kube::Client, String> {
+    let kubeconfig = kube::config::Kubeconfig::read_from(file).map_err(|e| e.to_string())?;
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    kube::Client::try_from(config).map_err(|e| e.to_string())
 }
 
 enum Running {

@@ -241,6 +241,17 @@ pub fn not_found() -> Response<Body> {
     text_response(StatusCode::NOT_FOUND, "404 page not found\n")
 }
 
+/// A plain-text answer of the stand-in's own control routes.
+pub fn plain(status: StatusCode, message: &str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(format!("{message}\n"))));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
 pub fn no_content() -> Response<Body> {
     empty(StatusCode::NO_CONTENT)
 }

@@ -1,0 +1,161 @@
+//! `sei-console logs NODE [-c CONTAINER] [-f] [--previous] [--since D] [--tail N]`: the logs of a
+//! node's pod `<node>-0` through the API server (`pods/log`), as `kubectl logs` prints them.
+use std::io::Write;
+
+use clap::{Args, ValueEnum};
+use futures::{AsyncBufReadExt, TryStreamExt};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, LogParams};
+
+use super::{CliError, GlobalArgs, fetch};
+
+/// The containers of a node's pod worth reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum LogContainer {
+    /// The chain daemon.
+    #[default]
+    Seid,
+    /// The seictl sidecar (container `sei-sidecar`).
+    #[value(alias = "sei-sidecar")]
+    Sidecar,
+    /// kube-rbac-proxy in front of the sidecar.
+    KubeRbacProxy,
+}
+
+impl LogContainer {
+    /// The container's name in the rendered pod.
+    pub fn container_name(self) -> &'static str {
+        match self {
+            Self::Seid => "seid",
+            Self::Sidecar => "sei-sidecar",
+            Self::KubeRbacProxy => "kube-rbac-proxy",
+        }
+    }
+}
+
+/// Arguments of `logs`.
+#[derive(Debug, Clone, Args)]
+pub struct LogsArgs {
+    /// Name of the SeiNode.
+    pub node: String,
+    /// Container: seid (default), sidecar or kube-rbac-proxy.
+    #[arg(short = 'c', long, value_enum, default_value_t = LogContainer::Seid)]
+    pub container: LogContainer,
+    /// Keep printing new lines as they are written.
+    #[arg(short = 'f', long)]
+    pub follow: bool,
+    /// The previous container's logs (after a restart).
+    #[arg(short = 'p', long)]
+    pub previous: bool,
+    /// Only lines newer than this, e.g. 30s, 5m, 2h.
+    #[arg(long, value_name = "DURATION", value_parser = parse_since)]
+    pub since: Option<i64>,
+    /// Only the last N lines.
+    #[arg(long, value_name = "N")]
+    pub tail: Option<i64>,
+}
+
+/// Seconds of a duration such as `90s`, `5m`, `2h` or `1h30m`.
+fn parse_since(text: &str) -> Result<i64, String> {
+    let duration: jiff::SignedDuration = text
+        .parse()
+        .map_err(|err| format!("{text:?} is not a duration like 30s, 5m or 2h: {err}"))?;
+    match duration.as_secs() {
+        seconds if seconds > 0 => Ok(seconds),
+        _ => Err(format!("{text:?} must be at least one second")),
+    }
+}
+
+/// The request `kubectl logs` would send for these arguments.
+pub fn log_params(args: &LogsArgs) -> LogParams {
+    LogParams {
+        container: Some(args.container.container_name().to_owned()),
+        follow: args.follow,
+        previous: args.previous,
+        since_seconds: args.since,
+        tail_lines: args.tail,
+        ..LogParams::default()
+    }
+}
+
+pub async fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<(), CliError> {
+    let conn = fetch::connection(global).await?;
+    let namespace = fetch::namespace(global, &conn).unwrap_or(conn.default_namespace.clone());
+    let pods: Api<Pod> = Api::namespaced(conn.client.clone(), &namespace);
+    let pod = format!("{}-0", args.node);
+    let container = args.container.container_name();
+    let stream = pods
+        .log_stream(&pod, &log_params(args))
+        .await
+        .map_err(|err| match err {
+            kube::Error::Api(status) if status.code == 404 => CliError::Failed(format!(
+                "node {} has no pod {pod} in namespace {namespace} (not created yet, or deleted): {}",
+                args.node, status.message
+            )),
+            kube::Error::Api(status) => CliError::Failed(format!(
+                "logs of container {container} of pod {pod}: {}",
+                status.message
+            )),
+            other => CliError::Failed(format!("logs of pod {pod}: {other}")),
+        })?;
+    let mut lines = stream.lines();
+    let mut out = std::io::stdout().lock();
+    while let Some(line) = lines
+        .try_next()
+        .await
+        .map_err(|err| CliError::Failed(format!("log stream of pod {pod} broke: {err}")))?
+    {
+        // A closed pipe (`| head`) ends the command quietly, as kubectl does.
+        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: LogsArgs,
+    }
+
+    fn parse(argv: &[&str]) -> LogsArgs {
+        Wrapper::try_parse_from(std::iter::once("logs").chain(argv.iter().copied()))
+            .expect("parse")
+            .args
+    }
+
+    #[test]
+    fn flags_map_to_the_request_kubectl_would_send() {
+        let args = parse(&[
+            "full-0",
+            "-c",
+            "kube-rbac-proxy",
+            "-f",
+            "--previous",
+            "--since",
+            "5m",
+        ]);
+        let params = log_params(&args);
+        assert_eq!(params.container.as_deref(), Some("kube-rbac-proxy"));
+        assert!(params.follow && params.previous);
+        assert_eq!(params.since_seconds, Some(300));
+        let args = parse(&["full-0"]);
+        assert_eq!(log_params(&args).container.as_deref(), Some("seid"));
+        assert!(!log_params(&args).follow);
+        let args = parse(&["full-0", "-c", "sei-sidecar"]);
+        assert_eq!(args.container, LogContainer::Sidecar);
+    }
+
+    #[test]
+    fn since_needs_a_positive_duration() {
+        assert_eq!(parse_since("1h30m"), Ok(5400));
+        assert!(parse_since("soon").is_err());
+        assert!(parse_since("0s").is_err());
+    }
+}
