@@ -149,16 +149,30 @@ mod tests {
             vec![fixed(&["b@h2:1", "a@h1:1"]), fixed(&["a@h1:1"])],
         );
         let resolved = resolve(&FakeCluster::new(), &node, &["stale@old:1"]).await;
-        assert_eq!(resolved.peers, ["a@h1:1", "b@h2:1"], "the prior set is not kept");
+        assert_eq!(
+            resolved.peers,
+            ["a@h1:1", "b@h2:1"],
+            "the prior set is not kept"
+        );
     }
 
     #[tokio::test]
     async fn an_empty_spec_peers_empties_the_set() {
         let node = with_peers(full_node("ns", "a"), Vec::new());
-        assert!(resolve(&FakeCluster::new(), &node, &["x@h:1"]).await.peers.is_empty());
+        assert!(
+            resolve(&FakeCluster::new(), &node, &["x@h:1"])
+                .await
+                .peers
+                .is_empty()
+        );
         let mut none = full_node("ns", "a");
         none.spec.peers = None;
-        assert!(resolve(&FakeCluster::new(), &none, &["x@h:1"]).await.peers.is_empty());
+        assert!(
+            resolve(&FakeCluster::new(), &none, &["x@h:1"])
+                .await
+                .peers
+                .is_empty()
+        );
     }
 
     #[tokio::test]

@@ -27,8 +27,10 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     let area = frame.area();
     frame.render_widget(ratatui::widgets::Block::new().style(theme.base), area);
     let banner_height = u16::from(chrome::banner_line(model).is_some());
+    let header_height =
+        u16::try_from(chrome::header_lines(model, theme, area.width).len()).unwrap_or(1);
     let [header, banner, body, footer] = Layout::vertical([
-        Constraint::Length(1),
+        Constraint::Length(header_height),
         Constraint::Length(banner_height),
         Constraint::Min(0),
         Constraint::Length(1),
