@@ -19,6 +19,25 @@ use crate::kube::platform_config::watch_default_sidecar_image;
 use crate::kube::watch::{WatchReport, run_watch, watch_config};
 use crate::kube::watches::WatchKind;
 
+/// The namespaces' names, sorted; the error says why not (forbidden, unreachable).
+async fn list_namespaces(client: kube::Client) -> Result<Vec<String>, String> {
+    let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client);
+    let listed = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        api.list_metadata(&kube::api::ListParams::default()),
+    )
+    .await
+    .map_err(|_| "listing namespaces timed out after 10 s".to_owned())?
+    .map_err(|e| e.to_string())?;
+    let mut names: Vec<String> = listed
+        .items
+        .into_iter()
+        .filter_map(|n| n.metadata.name)
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
 /// Owner of the running watch tasks.
 pub struct Effects {
     tx: mpsc::Sender<Msg>,
@@ -111,6 +130,17 @@ impl Effects {
                 )));
             }
             Cmd::StopDetail => abort(&mut self.detail_task),
+            Cmd::ListNamespaces => {
+                let tx = self.tx.clone();
+                let Some(client) = self.client() else {
+                    return;
+                };
+                tokio::spawn(async move {
+                    let _ = tx
+                        .send(Msg::Namespaces(list_namespaces(client).await))
+                        .await;
+                });
+            }
             Cmd::PrepareAction {
                 id,
                 request,

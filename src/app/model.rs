@@ -87,6 +87,8 @@ pub enum Msg {
         epoch: u64,
         image: Option<String>,
     },
+    /// The namespaces of the current context (or why they could not be listed).
+    Namespaces(Result<Vec<String>, String>),
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
@@ -161,6 +163,8 @@ pub enum Cmd {
         nodes: Vec<String>,
         reason: String,
     },
+    /// List the namespaces of the current context (for `:ns`).
+    ListNamespaces,
     /// Write one setting into the config file at `path`.
     SaveSetting {
         path: std::path::PathBuf,
@@ -246,6 +250,14 @@ pub struct Model {
     pub action: Option<ActionFlow>,
     /// Quit was pressed while an action ran; the next key quits if it is quit again.
     pub quit_armed: bool,
+    /// The read-only viewer (describe, YAML, events) over the screen.
+    pub viewer: Option<super::viewer::Viewer>,
+    /// `ctrl-z` was pressed: the loop gives the terminal back and stops the process.
+    pub suspend: bool,
+    /// The kubeconfig's contexts, for `:ctx` (completion, refusal of unknown names).
+    pub contexts: Vec<String>,
+    /// The cluster's namespaces for `:ns`, once listed (`Err`: why they could not be).
+    pub namespaces: Option<Result<Vec<String>, String>>,
     pub next_action_id: u64,
     pub scope_epoch: u64,
     pub detail_epoch: u64,
@@ -282,6 +294,10 @@ impl Model {
             marked: BTreeSet::new(),
             action: None,
             quit_armed: false,
+            viewer: None,
+            suspend: false,
+            contexts: Vec::new(),
+            namespaces: None,
             next_action_id: 0,
             scope_epoch: 0,
             detail_epoch: 0,

@@ -279,6 +279,7 @@ fn command_line_switches_namespace_and_context() {
         vec![Cmd::StopDetail, Cmd::WatchScope { scope, epoch: 2 }]
     );
     assert!(model.fleet.is_empty(), "old scope's objects are dropped");
+    model.contexts = vec!["kind-sei".into(), "other".into()];
     press(&mut model, ":ctx other");
     let cmds = key(&mut model, KeyCode::Enter);
     assert!(matches!(&cmds[1], Cmd::WatchScope { scope, epoch: 3 } if scope.context == "other"));

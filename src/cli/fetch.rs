@@ -107,12 +107,7 @@ pub async fn fleet(
     Ok(fleet)
 }
 
-/// A related resource `describe` could not read, and why (forbidden, or another API error).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unavailable {
-    pub resource: &'static str,
-    pub reason: String,
-}
+pub use crate::fleet::describe::Unavailable;
 
 /// One node's objects as `describe` reads them, with the sections it could not read.
 #[derive(Debug)]

@@ -28,6 +28,21 @@ pub enum ConnectError {
     Client(String),
 }
 
+/// The context names of the kubeconfig `connect` would read (empty when there is none), for
+/// completing and checking `:ctx`.
+pub fn context_names(kubeconfig: Option<&Path>) -> Vec<String> {
+    let file = match kubeconfig {
+        Some(path) => Kubeconfig::read_from(path).ok(),
+        None => Kubeconfig::read().ok(),
+    };
+    let mut names: Vec<String> = file
+        .map(|f| f.contexts.into_iter().map(|c| c.name).collect())
+        .unwrap_or_default();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Connects like kubectl: the given kubeconfig file (else `$KUBECONFIG`, else
 /// `~/.kube/config`, else the in-cluster service account) and the given context (else the
 /// current one).

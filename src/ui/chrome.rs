@@ -198,7 +198,14 @@ pub fn banner(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 }
 
 pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let line = if let Some(input) = &model.input {
+    let search = model.viewer.as_ref().filter(|v| v.typing);
+    let line = if let Some(viewer) = search {
+        Line::from(vec![
+            Span::styled("search /", theme.title),
+            Span::raw(viewer.search.clone()),
+            Span::styled("█", theme.accent),
+        ])
+    } else if let Some(input) = &model.input {
         let prompt = match input.kind {
             InputKind::Filter => "/",
             InputKind::Command => ":",
@@ -229,12 +236,13 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
                 theme.accent,
             ));
         }
-        let hints = match model.screen {
-            Screen::Fleet => {
-                "? help  / filter  enter open  space mark  i image  a address  n seed  s sort  q quit"
+        let hints = match (&model.viewer, &model.screen) {
+            (Some(_), _) => "/ search  n/N next/previous  j/k pgdn/pgup scroll  esc close",
+            (None, Screen::Fleet) => {
+                "? help  / filter  enter open  d describe  y yaml  space mark  i image  : command  q quit"
             }
-            Screen::Node(_) => {
-                "? help  tab next pane  j/k scroll  i image  a address  esc back  q quit"
+            (None, Screen::Node(_)) => {
+                "? help  tab next pane  j/k scroll  d describe  y yaml  i image  esc back  q quit"
             }
         };
         spans.push(Span::styled(hints, theme.dim));

@@ -6,6 +6,7 @@ pub mod fleet;
 pub mod help;
 pub mod node;
 pub mod theme;
+pub mod viewer;
 
 #[cfg(test)]
 mod tests;
@@ -38,9 +39,10 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     .areas(area);
     chrome::header(model, theme, frame, header);
     chrome::banner(model, theme, frame, banner);
-    match &model.screen {
-        Screen::Fleet => fleet::render(model, theme, frame, body),
-        Screen::Node(key) => node::render(model, key, theme, frame, body),
+    match (&model.viewer, &model.screen) {
+        (Some(open), _) => viewer::render(model, open, theme, frame, body),
+        (None, Screen::Fleet) => fleet::render(model, theme, frame, body),
+        (None, Screen::Node(key)) => node::render(model, key, theme, frame, body),
     }
     chrome::footer(model, theme, frame, footer);
     if model.help_open {
@@ -53,3 +55,5 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
 
 #[cfg(test)]
 mod dialog_tests;
+#[cfg(test)]
+mod viewer_tests;
