@@ -124,7 +124,7 @@ fn describe_yaml_and_events_open_the_viewer_with_search() {
     press(&mut model, "/events");
     key(&mut model, KeyCode::Enter);
     let scroll = model.viewer.as_ref().map(|v| v.scroll).unwrap_or(0);
-    let page = usize::from(model.size.1 - 4);
+    let page = usize::from(model.size.1 - 6);
     let shown = &lines(&model, &kind)[scroll..];
     assert!(
         shown.iter().take(page).any(|l| l.starts_with("Events:")),

@@ -236,9 +236,21 @@ fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), String> {
     unsafe {
         libc::raise(libc::SIGTSTP);
     }
-    *terminal = ratatui::try_init().map_err(|e| format!("cannot take the terminal back: {e}"))?;
+    // The terminal is taken back by hand: a new ratatui terminal would query the cursor
+    // position, and the input task reading events would swallow the answer.
+    crossterm::terminal::enable_raw_mode()
+        .map_err(|e| format!("cannot take the terminal back: {e}"))?;
+    crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::EnterAlternateScreen,
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+    )
+    .map_err(|e| format!("cannot take the terminal back: {e}"))?;
+    // A blank frame makes ratatui's last frame match the cleared screen, so the next draw
+    // writes every cell (`Terminal::clear` would query the cursor too).
     terminal
-        .clear()
+        .draw(|frame| frame.render_widget(ratatui::widgets::Clear, frame.area()))
+        .map(|_| ())
         .map_err(|e| format!("cannot redraw after resuming: {e}"))
 }
 

@@ -169,8 +169,10 @@ pub fn find(lines: &[String], needle: &str, from: usize, forward: bool) -> Optio
         .find(|i| lines[*i].to_lowercase().contains(&needle))
 }
 
+/// Lines the viewer shows at least: the frame less a header of up to three lines (it wraps on
+/// narrow terminals), the viewer's two rules and the footer.
 fn page(model: &Model) -> usize {
-    usize::from(model.size.1.saturating_sub(4)).max(1)
+    usize::from(model.size.1.saturating_sub(6)).max(1)
 }
 
 /// A viewer key; returns whether the viewer took it.
