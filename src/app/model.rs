@@ -256,6 +256,8 @@ pub struct Model {
     pub suspend: bool,
     /// The kubeconfig's contexts, for `:ctx` (completion, refusal of unknown names).
     pub contexts: Vec<String>,
+    /// Where the platform config comes from, for the fix beside a render failure.
+    pub platform_source: Option<crate::actions::render_fix::PlatformSource>,
     /// The cluster's namespaces for `:ns`, once listed (`Err`: why they could not be).
     pub namespaces: Option<Result<Vec<String>, String>>,
     pub next_action_id: u64,
@@ -298,6 +300,7 @@ impl Model {
             suspend: false,
             contexts: Vec::new(),
             namespaces: None,
+            platform_source: None,
             next_action_id: 0,
             scope_epoch: 0,
             detail_epoch: 0,

@@ -137,6 +137,12 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     );
     model.configure(&options.config, options.flags);
     model.contexts = crate::kube::client::context_names(options.kubeconfig.as_deref());
+    model.platform_source = Some(match &options.actions.platform_file {
+        Some(path) => crate::actions::render_fix::PlatformSource::File(path.display().to_string()),
+        None => crate::actions::render_fix::PlatformSource::ConfigMap {
+            namespace: options.actions.controller_namespace.clone(),
+        },
+    });
     // Read-only: besides the refusal in `update`, no request that changes anything can leave.
     let guard = model.settings.guard;
     if guard.is_read_only()

@@ -16,6 +16,9 @@ pub fn demo_model() -> Model {
     };
     let mut model = Model::new(scope, sample::now(), None);
     model.size = (120, 30);
+    model.platform_source = Some(crate::actions::render_fix::PlatformSource::ConfigMap {
+        namespace: "sei-k8s-controller-system".into(),
+    });
     let cmds = model.init();
     assert_eq!(cmds.len(), 1);
     let epoch = model.scope_epoch;

@@ -57,18 +57,6 @@ impl EventBrief {
     }
 }
 
-/// Events sorted for reading: Warnings first, then newest first.
-pub fn sorted_briefs<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<EventBrief> {
-    let mut briefs: Vec<EventBrief> = events.into_iter().map(EventBrief::of).collect();
-    briefs.sort_by(|a, b| {
-        b.warning
-            .cmp(&a.warning)
-            .then(b.last_seen.cmp(&a.last_seen))
-            .then(a.reason.cmp(&b.reason))
-    });
-    briefs
-}
-
 /// The component that reported `event`: `reportingController` (events.k8s.io), else
 /// `source.component` (core/v1), else `-`.
 pub fn event_source(event: &Event) -> &str {
