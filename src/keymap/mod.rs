@@ -202,7 +202,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Fleet, keys: &["g", "home"], action: Action::Top, help: "first node" },
     Binding { context: Context::Fleet, keys: &["G", "end"], action: Action::Bottom, help: "last node" },
     Binding { context: Context::Fleet, keys: &["enter"], action: Action::Open, help: "open node detail" },
-    Binding { context: Context::Fleet, keys: &["/"], action: Action::StartFilter, help: "filter: text, mode:seed, phase:Failed, chain:ID, drift" },
+    Binding { context: Context::Fleet, keys: &["/"], action: Action::StartFilter, help: "filter: text, mode:seed, phase:Failed, chain:ID, drift, running:IMAGE, stale-image" },
     Binding { context: Context::Fleet, keys: &["esc"], action: Action::ClearFilter, help: "clear filter" },
     Binding { context: Context::Fleet, keys: &[">", "s"], action: Action::SortNextColumn, help: "sort by next column" },
     Binding { context: Context::Fleet, keys: &["<"], action: Action::SortPreviousColumn, help: "sort by previous column" },
