@@ -410,7 +410,9 @@ pub(crate) async fn save_setting(path: PathBuf, setting: SavedSetting, tx: mpsc:
     let to_save = setting.clone();
     let result = tokio::task::spawn_blocking(move || match &to_save {
         SavedSetting::Theme(theme) => crate::config::edit::save_theme(&path, *theme),
-        SavedSetting::Filter(text) => crate::config::edit::save_filter(&path, text),
+        SavedSetting::Filter { context, filter } => {
+            crate::config::edit::save_filter(&path, context, filter)
+        }
     })
     .await
     .map_err(|e| format!("saving the config file: {e}"))

@@ -123,8 +123,8 @@ fn on_watch_report(model: &mut Model, kind: WatchKind, report: WatchReport) {
 fn on_setting_saved(model: &mut Model, setting: &SavedSetting, result: Result<(), String>) {
     let what = match setting {
         SavedSetting::Theme(theme) => format!("theme {}", theme.name()),
-        SavedSetting::Filter(text) if text.is_empty() => "empty filter".to_owned(),
-        SavedSetting::Filter(text) => format!("filter {text:?}"),
+        SavedSetting::Filter { filter, .. } if filter.is_empty() => "empty filter".to_owned(),
+        SavedSetting::Filter { filter, .. } => format!("filter {filter:?}"),
     };
     // A save that fails says why; a successful one only speaks for the theme switch, which
     // the user asked for (filters are saved silently on every enter).
@@ -156,6 +156,21 @@ fn save(model: &Model, setting: SavedSetting) -> Vec<Cmd> {
         }],
         None => Vec::new(),
     }
+}
+
+/// Saves the applied filter for the current context, when `fleet.remember_filter` is on (a
+/// filter never follows the operator to another cluster unasked).
+fn save_filter(model: &mut Model) -> Vec<Cmd> {
+    model.filter_saved = false;
+    if !model.settings.remember_filter {
+        return Vec::new();
+    }
+    model.filter_saved = !model.filter.is_empty();
+    let setting = SavedSetting::Filter {
+        context: model.scope.context.clone(),
+        filter: model.filter.text.clone(),
+    };
+    save(model, setting)
 }
 
 /// Whether the action dialog is on screen (and so owns the keys).
@@ -238,7 +253,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::ClearFilter if model.filter.is_empty() => model.marked.clear(),
         Action::ClearFilter => {
             model.filter = Filter::default();
-            return save(model, SavedSetting::Filter(String::new()));
+            return save_filter(model);
         }
         Action::ToggleMark => action_update::toggle_mark(model),
         Action::RolloutImage => return action_update::start(model, ActionKind::Rollout),
@@ -386,7 +401,7 @@ fn on_input_key(model: &mut Model, key: Key) -> Vec<Cmd> {
                     apply_filter_text(model, &input.text, true);
                     let applied = model.filter.text.clone();
                     if applied != input.previous_filter.text {
-                        save(model, SavedSetting::Filter(applied))
+                        save_filter(model)
                     } else {
                         Vec::new()
                     }

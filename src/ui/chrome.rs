@@ -63,6 +63,20 @@ fn segments(model: &Model, theme: &Theme) -> Vec<Segment> {
         format!("│ {} ({} shown)", counts.total, counts.shown)
     };
     out.push(Segment::new(nodes, short, theme.header).keep(4));
+    if !model.filter.is_empty() {
+        let (full, short) = if model.filter_saved {
+            (
+                format!("saved filter: {}", model.filter),
+                format!("saved /{}", model.filter),
+            )
+        } else {
+            (
+                format!("filter: {}", model.filter),
+                format!("/{}", model.filter),
+            )
+        };
+        out.push(Segment::new(full, short, theme.accent).keep(4));
+    }
     for (key, n) in counts.by_phase.iter().rev() {
         let phase = key.1.0;
         let style = match phase {

@@ -441,3 +441,18 @@ fn typing_a_filter_moves_no_column_and_the_totals_stay_of_the_whole_scope() {
         "the Failed node outside the filter is still counted:\n{screen}"
     );
 }
+
+#[test]
+fn the_header_tells_a_saved_filter_from_a_typed_one() {
+    let mut model = demo_model();
+    press(&mut model, "/mode:seed");
+    key(&mut model, KeyCode::Enter);
+    let screen = render(&mut model, 120, 10, &dark());
+    assert!(
+        screen.contains("filter: mode:seed") && !screen.contains("saved filter"),
+        "{screen}"
+    );
+    model.filter_saved = true;
+    let screen = render(&mut model, 200, 10, &dark());
+    assert!(screen.contains("saved filter: mode:seed"), "{screen}");
+}
