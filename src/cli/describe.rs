@@ -109,7 +109,8 @@ pub async fn run(global: &GlobalArgs, args: &DescribeArgs) -> Result<(), CliErro
     let key = ObjectKey::new(namespace, args.node.clone());
     let fetched = fetch::node(&conn, &key, sidecar.clone()).await?;
     let detail = NodeDetail::build(&fetched.fleet, &key, sidecar.as_deref())
-        .ok_or_else(|| CliError::BadInput(format!("SeiNode {key} not found")))?;
+        // kubectl exits 1 for a missing object (NotFound), 2 only for bad usage.
+        .ok_or_else(|| CliError::Failed(format!("SeiNode {key} not found")))?;
     let out = match args.output {
         DescribeOutput::Text => to_text(&detail, &fetched.unavailable, Timestamp::now()),
         DescribeOutput::Json => {

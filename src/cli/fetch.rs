@@ -142,7 +142,8 @@ pub async fn node(
         .get_opt(&key.name)
         .await
         .map_err(|e| friendly("seinodes", e))?
-        .ok_or_else(|| CliError::BadInput(format!("SeiNode {key} not found")))?;
+        // kubectl exits 1 for a missing object (NotFound), 2 only for bad usage.
+        .ok_or_else(|| CliError::Failed(format!("SeiNode {key} not found")))?;
     let event_api = api::<Event>(conn, ns);
     let (sts_api, pod_api) = (api::<StatefulSet>(conn, ns), api::<Pod>(conn, ns));
     // The node screen's watches, listed once (the SeiNode's events narrowed to this node).
