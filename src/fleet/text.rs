@@ -95,15 +95,11 @@ pub fn image_cell(row: &FleetRow) -> String {
 
 /// Plan cell: `▶ 3/7 config-validate r1/3 2m`, `✗ 4/7 replace-pod r3/3`, `✓ 7/7`, `-`.
 pub fn plan_cell(plan: Option<&PlanSummary>, now: Timestamp) -> String {
-    let Some(plan) = plan else {
-        return "-".to_owned();
-    };
-    let mut text = format!("{} {}/{}", plan_symbol(plan.phase), plan.done, plan.total);
-    if plan.phase != PlanPhase::Complete
+    let mut text = plan_short(plan);
+    if let Some(plan) = plan
+        && plan.phase != PlanPhase::Complete
         && let Some(task) = &plan.current
     {
-        text.push(' ');
-        text.push_str(&task.kind);
         if task.max_retries > 0 || task.retries > 0 {
             text.push_str(&format!(" r{}/{}", task.retries, task.max_retries));
         }
