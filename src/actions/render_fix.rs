@@ -45,6 +45,21 @@ pub fn render_failure_fix(error: &RenderError, source: &PlatformSource) -> Optio
     missing_platform_key(error).map(|key| format!("set {key} in {source}"))
 }
 
+/// The fix for a `StatefulSetRenderFailed` Event read from the cluster (written by the
+/// controller or the console): its message ends with the renderer's error text, compared with
+/// each missing-key error's own text.
+pub fn event_render_fix(message: &str, source: &PlatformSource) -> Option<String> {
+    let message = message.trim_end();
+    [
+        RenderError::KubeRbacProxyImageMissing,
+        RenderError::SeedNodepoolMissing,
+        RenderError::CosmosExporterImageMissing,
+    ]
+    .iter()
+    .find(|error| message.ends_with(&error.to_string()))
+    .and_then(|error| render_failure_fix(error, source))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +115,21 @@ mod tests {
             "scheduling.nodepoolSeed is not configured in the app-config file".into(),
         );
         assert_eq!(render_failure_fix(&quoting, &config_map()), None);
+    }
+
+    #[test]
+    fn an_event_message_gets_the_fix_of_the_error_it_ends_with() {
+        let message = format!(
+            "Cannot render the StatefulSet: syncing statefulset: generating statefulset: {}",
+            RenderError::SeedNodepoolMissing
+        );
+        assert_eq!(
+            event_render_fix(&message, &config_map()),
+            render_failure_fix(&RenderError::SeedNodepoolMissing, &config_map())
+        );
+        assert_eq!(
+            event_render_fix("Cannot render: something else", &config_map()),
+            None
+        );
     }
 }

@@ -442,7 +442,7 @@ fn progress_streams_in_and_esc_hides_while_running() {
         model
             .flash
             .as_ref()
-            .is_some_and(|f| f.error && f.text.contains("press q again"))
+            .is_some_and(|f| f.error && f.text.contains("again to quit"))
     );
     press(&mut model, "j");
     press(&mut model, "q");
@@ -478,4 +478,29 @@ fn a_second_q_quits_while_an_action_runs() {
     assert!(!model.quit);
     press(&mut model, "q");
     assert!(model.quit);
+}
+
+#[test]
+fn ctrl_c_is_quit_and_warns_first_while_an_action_runs() {
+    for hide_dialog in [false, true] {
+        let (mut model, _) = running_rollout();
+        if hide_dialog {
+            key(&mut model, KeyCode::Esc);
+        }
+        update(&mut model, Msg::Key(Key::ctrl('c')));
+        assert!(
+            !model.quit,
+            "the first ctrl-c only warns (dialog hidden: {hide_dialog})"
+        );
+        assert!(
+            model
+                .flash
+                .as_ref()
+                .is_some_and(|f| f.text.contains("resumes it")),
+            "{:?}",
+            model.flash
+        );
+        update(&mut model, Msg::Key(Key::ctrl('c')));
+        assert!(model.quit, "the second ctrl-c quits");
+    }
 }

@@ -154,8 +154,10 @@ pub fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     let Some(flow) = model.action.as_mut() else {
         return Vec::new();
     };
+    // ctrl-c is quit, never a plain kill: a running action warns first.
+    let quit_confirmed = std::mem::take(&mut model.quit_armed);
     if key == Key::ctrl('c') {
-        model.quit = true;
+        super::update::request_quit(model, quit_confirmed);
         return Vec::new();
     }
     if flow.takes_text() && type_text(flow, key) {

@@ -24,6 +24,25 @@ use crate::kube::watches::WatchKind;
 /// The longest a preview (its reads and permission checks) may take.
 const PREPARE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
 
+/// The namespaces' names, sorted; the error says why not (forbidden, unreachable).
+async fn list_namespaces(client: kube::Client) -> Result<Vec<String>, String> {
+    let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client);
+    let listed = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        api.list_metadata(&kube::api::ListParams::default()),
+    )
+    .await
+    .map_err(|_| "listing namespaces timed out after 10 s".to_owned())?
+    .map_err(|e| e.to_string())?;
+    let mut names: Vec<String> = listed
+        .items
+        .into_iter()
+        .filter_map(|n| n.metadata.name)
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
 /// Owner of the running watch tasks.
 pub struct Effects {
     tx: mpsc::Sender<Msg>,
@@ -116,6 +135,17 @@ impl Effects {
                 )));
             }
             Cmd::StopDetail => abort(&mut self.detail_task),
+            Cmd::ListNamespaces => {
+                let tx = self.tx.clone();
+                let Some(client) = self.client() else {
+                    return;
+                };
+                tokio::spawn(async move {
+                    let _ = tx
+                        .send(Msg::Namespaces(list_namespaces(client).await))
+                        .await;
+                });
+            }
             Cmd::PrepareAction {
                 id,
                 request,
@@ -397,7 +427,9 @@ pub(crate) async fn save_setting(path: PathBuf, setting: SavedSetting, tx: mpsc:
     let to_save = setting.clone();
     let result = tokio::task::spawn_blocking(move || match &to_save {
         SavedSetting::Theme(theme) => crate::config::edit::save_theme(&path, *theme),
-        SavedSetting::Filter(text) => crate::config::edit::save_filter(&path, text),
+        SavedSetting::Filter { context, filter } => {
+            crate::config::edit::save_filter(&path, context, filter)
+        }
     })
     .await
     .map_err(|e| format!("saving the config file: {e}"))

@@ -2,13 +2,17 @@
 //! loop. `update` never sees ratatui or crossterm types.
 pub mod action;
 pub mod action_update;
+pub mod command;
 pub mod effects;
 pub mod jobs;
 pub mod model;
 pub mod run;
 pub mod settings;
 pub mod update;
+pub mod viewer;
 
+#[cfg(test)]
+mod command_tests;
 #[cfg(test)]
 mod settings_tests;
 #[cfg(test)]

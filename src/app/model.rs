@@ -102,6 +102,8 @@ pub enum Msg {
         epoch: u64,
         report: ServerReport,
     },
+    /// The namespaces of the current context (or why they could not be listed).
+    Namespaces(Result<Vec<String>, String>),
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
@@ -134,8 +136,11 @@ impl From<WatchEvent> for Msg {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SavedSetting {
     Theme(ThemeName),
-    /// The last applied fleet filter.
-    Filter(String),
+    /// The last applied fleet filter of a context (`fleet.remember_filter` on).
+    Filter {
+        context: String,
+        filter: String,
+    },
 }
 
 /// An effect the runtime performs for the update function.
@@ -177,6 +182,8 @@ pub enum Cmd {
         nodes: Vec<String>,
         reason: String,
     },
+    /// List the namespaces of the current context (for `:ns`).
+    ListNamespaces,
     /// Write one setting into the config file at `path`.
     SaveSetting {
         path: std::path::PathBuf,
@@ -263,6 +270,18 @@ pub struct Model {
     pub action: Option<ActionFlow>,
     /// Quit was pressed while an action ran; the next key quits if it is quit again.
     pub quit_armed: bool,
+    /// The read-only viewer (describe, YAML, events) over the screen.
+    pub viewer: Option<super::viewer::Viewer>,
+    /// `ctrl-z` was pressed: the loop gives the terminal back and stops the process.
+    pub suspend: bool,
+    /// The kubeconfig's contexts, for `:ctx` (completion, refusal of unknown names).
+    pub contexts: Vec<String>,
+    /// The filter came from `[fleet.filters]` for this context (the header says so).
+    pub filter_saved: bool,
+    /// Where the platform config comes from, for the fix beside a render failure.
+    pub platform_source: Option<crate::actions::render_fix::PlatformSource>,
+    /// The cluster's namespaces for `:ns`, once listed (`Err`: why they could not be).
+    pub namespaces: Option<Result<Vec<String>, String>>,
     pub next_action_id: u64,
     pub scope_epoch: u64,
     pub detail_epoch: u64,
@@ -300,6 +319,12 @@ impl Model {
             marked: BTreeSet::new(),
             action: None,
             quit_armed: false,
+            viewer: None,
+            suspend: false,
+            contexts: Vec::new(),
+            namespaces: None,
+            platform_source: None,
+            filter_saved: false,
             next_action_id: 0,
             scope_epoch: 0,
             detail_epoch: 0,
@@ -386,11 +411,22 @@ impl Model {
     pub fn configure(&mut self, loaded: &LoadedConfig, flags: FlagOverrides) {
         self.settings = Settings::from_config(loaded, flags);
         self.keymap = keymap_with(&loaded.config.keys);
-        match Filter::parse(&loaded.config.fleet_filter) {
-            Ok(filter) => self.filter = filter,
+        let saved = loaded
+            .config
+            .saved_filters
+            .get(&self.scope.context)
+            .filter(|_| loaded.config.remember_filter);
+        let (text, setting) = match saved {
+            Some(text) => (text, format!("fleet.filters.{}", self.scope.context)),
+            None => (&loaded.config.fleet_filter, "fleet.filter".to_owned()),
+        };
+        match Filter::parse(text) {
+            Ok(filter) => {
+                self.filter_saved = saved.is_some() && !filter.is_empty();
+                self.filter = filter;
+            }
             Err(err) => self.settings.problems.push(format!(
-                "config file: fleet.filter {:?}: {err}; opening without a filter",
-                loaded.config.fleet_filter
+                "config file: {setting} {text:?}: {err}; opening without a filter"
             )),
         }
         self.invalidate_views();

@@ -136,6 +136,13 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
         options.default_sidecar_image.clone(),
     );
     model.configure(&options.config, options.flags);
+    model.contexts = crate::kube::client::context_names(options.kubeconfig.as_deref());
+    model.platform_source = Some(match &options.actions.platform_file {
+        Some(path) => crate::actions::render_fix::PlatformSource::File(path.display().to_string()),
+        None => crate::actions::render_fix::PlatformSource::ConfigMap {
+            namespace: options.actions.controller_namespace.clone(),
+        },
+    });
     // Read-only: besides the refusal in `update`, no request that changes anything can leave.
     let guard = model.settings.guard;
     if guard.is_read_only()
@@ -164,6 +171,7 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     for cmd in model.init() {
         effects.run(cmd);
     }
+    effects.run(super::model::Cmd::ListNamespaces);
     model.refresh_views();
 
     let mut last_draw: Option<Instant> = None;
@@ -182,6 +190,14 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
         }
         if model.quit {
             break Ok(());
+        }
+        if std::mem::take(&mut model.suspend) {
+            if let Err(e) = suspend(&mut terminal) {
+                break Err(e);
+            }
+            model.dirty = true;
+            urgent = true;
+            continue;
         }
         let first = if model.dirty {
             let wait = last_draw.map_or(Duration::ZERO, |at| FRAME.saturating_sub(at.elapsed()));
@@ -215,6 +231,34 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     drop(effects);
     drop(terminal);
     result
+}
+
+/// `ctrl-z`: gives the terminal back, stops the process as a shell's job control expects, and
+/// takes the terminal again when resumed (`fg`).
+fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), String> {
+    ratatui::restore();
+    // SAFETY: raise only sends SIGTSTP to this process; the default action stops it until
+    // SIGCONT, and nothing here holds a lock across the call.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::raise(libc::SIGTSTP);
+    }
+    // The terminal is taken back by hand: a new ratatui terminal would query the cursor
+    // position, and the input task reading events would swallow the answer.
+    crossterm::terminal::enable_raw_mode()
+        .map_err(|e| format!("cannot take the terminal back: {e}"))?;
+    crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::EnterAlternateScreen,
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+    )
+    .map_err(|e| format!("cannot take the terminal back: {e}"))?;
+    // A blank frame makes ratatui's last frame match the cleared screen, so the next draw
+    // writes every cell (`Terminal::clear` would query the cursor too).
+    terminal
+        .draw(|frame| frame.render_widget(ratatui::widgets::Clear, frame.area()))
+        .map(|_| ())
+        .map_err(|e| format!("cannot redraw after resuming: {e}"))
 }
 
 async fn read_terminal(tx: mpsc::Sender<Msg>) {

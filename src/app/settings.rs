@@ -17,6 +17,8 @@ pub struct Settings {
     pub waves: WaveDefaults,
     /// Where a theme switch or an applied filter is saved; `None`: nowhere to save.
     pub config_path: Option<PathBuf>,
+    /// The last applied filter is saved per context (`fleet.remember_filter`).
+    pub remember_filter: bool,
     /// Problems found in the config file (each names its line), shown until the first key.
     pub problems: Vec<String>,
 }
@@ -39,6 +41,7 @@ impl Settings {
             executor: config.executor,
             waves: config.waves,
             config_path: loaded.path.clone(),
+            remember_filter: config.remember_filter,
             problems: loaded.problems.clone(),
         }
     }

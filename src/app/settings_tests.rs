@@ -118,15 +118,47 @@ fn the_theme_key_cycles_and_asks_to_save() {
 }
 
 #[test]
-fn an_applied_filter_is_saved_and_clearing_saves_the_empty_one() {
+fn a_filter_is_saved_only_when_remember_filter_is_on() {
     let mut model = configured("", FlagOverrides::default());
+    press(&mut model, "/mode:seed");
+    assert!(
+        key(&mut model, KeyCode::Enter).is_empty(),
+        "opt-in: nothing saved"
+    );
+    assert!(!model.filter_saved);
+}
+
+#[test]
+fn a_saved_filter_opens_only_its_own_context_and_the_header_says_saved() {
+    let text = "[fleet]\nfilter = \"\"\nremember_filter = true\n[fleet.filters]\nkind-sei = \"mode:seed\"\nprod = \"phase:Failed\"\n";
+    let model = configured(text, FlagOverrides::default());
+    assert_eq!(model.filter.text, "mode:seed");
+    assert!(model.filter_saved);
+    assert_eq!(model.listing.counts.shown, 1);
+    let off = text.replace("remember_filter = true", "remember_filter = false");
+    let model = configured(&off, FlagOverrides::default());
+    assert!(
+        model.filter.is_empty(),
+        "saved filters are ignored unless opted in"
+    );
+}
+
+#[test]
+fn an_applied_filter_is_saved_per_context_and_clearing_saves_the_empty_one() {
+    let mut model = configured(
+        "[fleet]\nremember_filter = true\n",
+        FlagOverrides::default(),
+    );
     press(&mut model, "/mode:seed");
     let cmds = key(&mut model, KeyCode::Enter);
     assert_eq!(
         cmds,
         vec![Cmd::SaveSetting {
             path: "/cfg/config.toml".into(),
-            setting: SavedSetting::Filter("mode:seed".into()),
+            setting: SavedSetting::Filter {
+                context: "kind-sei".into(),
+                filter: "mode:seed".into(),
+            },
         }]
     );
     // Enter on the same filter again writes nothing.
@@ -137,7 +169,10 @@ fn an_applied_filter_is_saved_and_clearing_saves_the_empty_one() {
         cmds,
         vec![Cmd::SaveSetting {
             path: "/cfg/config.toml".into(),
-            setting: SavedSetting::Filter(String::new()),
+            setting: SavedSetting::Filter {
+                context: "kind-sei".into(),
+                filter: String::new(),
+            },
         }]
     );
 }
@@ -165,7 +200,11 @@ async fn the_save_effect_writes_with_toml_edit_and_reports_back() {
         tx.clone(),
     )
     .await;
-    crate::app::effects::save_setting(path.clone(), SavedSetting::Filter("drift".into()), tx).await;
+    let filter = SavedSetting::Filter {
+        context: "kind-sei".into(),
+        filter: "drift".into(),
+    };
+    crate::app::effects::save_setting(path.clone(), filter, tx).await;
     for _ in 0..2 {
         match rx.recv().await {
             Some(Msg::SettingSaved { result, .. }) => assert_eq!(result, Ok(())),
@@ -174,6 +213,6 @@ async fn the_save_effect_writes_with_toml_edit_and_reports_back() {
     }
     assert_eq!(
         std::fs::read_to_string(&path).expect("read"),
-        "# mine\ntheme = \"plain\" # keep\n\n[fleet]\nfilter = \"drift\"\n"
+        "# mine\ntheme = \"plain\" # keep\n\n[fleet]\nfilter = \"\"\n\n[fleet.filters]\nkind-sei = \"drift\"\n"
     );
 }

@@ -16,6 +16,9 @@ pub fn demo_model() -> Model {
     };
     let mut model = Model::new(scope, sample::now(), None);
     model.size = (120, 30);
+    model.platform_source = Some(crate::actions::render_fix::PlatformSource::ConfigMap {
+        namespace: "sei-k8s-controller-system".into(),
+    });
     let cmds = model.init();
     assert_eq!(cmds.len(), 1);
     let epoch = model.scope_epoch;
@@ -279,6 +282,7 @@ fn command_line_switches_namespace_and_context() {
         vec![Cmd::StopDetail, Cmd::WatchScope { scope, epoch: 2 }]
     );
     assert!(model.fleet.is_empty(), "old scope's objects are dropped");
+    model.contexts = vec!["kind-sei".into(), "other".into()];
     press(&mut model, ":ctx other");
     let cmds = key(&mut model, KeyCode::Enter);
     assert!(matches!(&cmds[1], Cmd::WatchScope { scope, epoch: 3 } if scope.context == "other"));

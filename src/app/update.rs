@@ -3,6 +3,7 @@ use super::action_update;
 use super::model::{
     Cmd, Flash, Input, InputKind, Model, Msg, NodePane, SavedSetting, Scope, Screen, WatchState,
 };
+use super::viewer::{Viewer, ViewerKind};
 use crate::actions::event::ActionKind;
 use crate::fleet::filter::Filter;
 use crate::keymap::{Action, Context, Key, KeyCode};
@@ -90,6 +91,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
                 Vec::new()
             }
         }
+        Msg::Namespaces(result) => {
+            model.namespaces = Some(result);
+            Vec::new()
+        }
         Msg::SettingSaved { setting, result } => {
             on_setting_saved(model, &setting, result);
             Vec::new()
@@ -171,8 +176,8 @@ fn resync(model: &mut Model) -> Vec<Cmd> {
 fn on_setting_saved(model: &mut Model, setting: &SavedSetting, result: Result<(), String>) {
     let what = match setting {
         SavedSetting::Theme(theme) => format!("theme {}", theme.name()),
-        SavedSetting::Filter(text) if text.is_empty() => "empty filter".to_owned(),
-        SavedSetting::Filter(text) => format!("filter {text:?}"),
+        SavedSetting::Filter { filter, .. } if filter.is_empty() => "empty filter".to_owned(),
+        SavedSetting::Filter { filter, .. } => format!("filter {filter:?}"),
     };
     // A save that fails says why; a successful one only speaks for the theme switch, which
     // the user asked for (filters are saved silently on every enter).
@@ -206,6 +211,21 @@ fn save(model: &Model, setting: SavedSetting) -> Vec<Cmd> {
     }
 }
 
+/// Saves the applied filter for the current context, when `fleet.remember_filter` is on (a
+/// filter never follows the operator to another cluster unasked).
+fn save_filter(model: &mut Model) -> Vec<Cmd> {
+    model.filter_saved = false;
+    if !model.settings.remember_filter {
+        return Vec::new();
+    }
+    model.filter_saved = !model.filter.is_empty();
+    let setting = SavedSetting::Filter {
+        context: model.scope.context.clone(),
+        filter: model.filter.text.clone(),
+    };
+    save(model, setting)
+}
+
 /// Whether the action dialog is on screen (and so owns the keys).
 pub fn dialog_open(model: &Model) -> bool {
     model.action.as_ref().is_some_and(|flow| !flow.hidden)
@@ -216,6 +236,8 @@ fn context(model: &Model) -> Context {
         Context::Dialog
     } else if model.help_open {
         Context::Help
+    } else if model.viewer.is_some() {
+        Context::Viewer
     } else {
         match model.screen {
             Screen::Fleet => Context::Fleet,
@@ -232,6 +254,11 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         model.dirty = true;
         return on_input_key(model, key);
     }
+    if model.viewer.as_ref().is_some_and(|v| v.typing) && !model.help_open {
+        model.dirty = true;
+        super::viewer::on_search_key(model, key);
+        return Vec::new();
+    }
     // A quit asked for while an action runs waits for a second, immediate quit.
     let quit_confirmed = std::mem::take(&mut model.quit_armed);
     let Some(action) = model.keymap.action(context(model), key) else {
@@ -240,17 +267,15 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     model.dirty = true;
     model.flash = None;
     model.settings.problems.clear();
+    if context(model) == Context::Viewer && super::viewer::on_action(model, action) {
+        return Vec::new();
+    }
     match action {
-        Action::Quit
-            if !quit_confirmed && model.action.as_ref().is_some_and(|a| a.is_running()) =>
-        {
-            model.quit_armed = true;
-            model.flash = Some(Flash {
-                text: "an action is running: quitting stops it mid-plan (its next run resumes the plan); press q again to quit".into(),
-                error: true,
-            });
-        }
-        Action::Quit => model.quit = true,
+        Action::Quit => request_quit(model, quit_confirmed),
+        Action::Suspend => model.suspend = true,
+        Action::Describe | Action::Yaml => return open_viewer(model, action),
+        Action::SearchNext | Action::SearchPrevious => {}
+        Action::ClearMarks => model.marked.clear(),
         Action::ToggleHelp => {
             model.help_open = !model.help_open;
             model.help_scroll = 0;
@@ -277,12 +302,11 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
                 previous_filter: model.filter.clone(),
             })
         }
+        // esc clears the filter first, then the marks.
+        Action::ClearFilter if model.filter.is_empty() => model.marked.clear(),
         Action::ClearFilter => {
-            let had_filter = !model.filter.is_empty();
             model.filter = Filter::default();
-            if had_filter {
-                return save(model, SavedSetting::Filter(String::new()));
-            }
+            return save_filter(model);
         }
         Action::ToggleMark => action_update::toggle_mark(model),
         Action::RolloutImage => return action_update::start(model, ActionKind::Rollout),
@@ -327,6 +351,48 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     Vec::new()
 }
 
+/// `q` or `ctrl-c`, on any screen or dialog: quits, except that while an action runs the first
+/// press only warns (quitting stops the embedded executor mid-plan) and a second one quits.
+/// `confirmed` is whether the key before was such a first press.
+pub(super) fn request_quit(model: &mut Model, confirmed: bool) {
+    if !confirmed && model.action.as_ref().is_some_and(|a| a.is_running()) {
+        model.quit_armed = true;
+        model.dirty = true;
+        model.flash = Some(Flash {
+            text: "an action is running: quitting stops it mid-plan, leaving its plan Active (running the same action again resumes it); press q or ctrl-c again to quit".into(),
+            error: true,
+        });
+    } else {
+        model.quit = true;
+    }
+}
+
+/// `d` / `y`: the viewer over the selected node (`d` opens the node screen under it, so its
+/// StatefulSet, Pods and events are watched and the describe text stays current).
+fn open_viewer(model: &mut Model, action: Action) -> Vec<Cmd> {
+    let (key, cmds) = match &model.screen {
+        Screen::Node(key) => (key.clone(), Vec::new()),
+        Screen::Fleet => {
+            let Some(key) = model.selected_key().cloned() else {
+                return Vec::new();
+            };
+            let cmds = if action == Action::Describe {
+                open_selected(model)
+            } else {
+                Vec::new()
+            };
+            (key, cmds)
+        }
+    };
+    let kind = if action == Action::Describe {
+        ViewerKind::Describe(key)
+    } else {
+        ViewerKind::Yaml(key)
+    };
+    model.viewer = Some(Viewer::new(kind));
+    cmds
+}
+
 fn page(model: &Model) -> isize {
     isize::try_from(model.page_rows()).unwrap_or(1)
 }
@@ -368,7 +434,10 @@ fn on_input_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         return Vec::new();
     };
     match (key.code, key.ctrl) {
-        (KeyCode::Char('c'), true) => model.quit = true,
+        (KeyCode::Char('c'), true) => {
+            let confirmed = std::mem::take(&mut model.quit_armed);
+            request_quit(model, confirmed);
+        }
         (KeyCode::Esc, _) => {
             if input.kind == InputKind::Filter {
                 model.filter = input.previous_filter.clone();
@@ -385,12 +454,12 @@ fn on_input_key(model: &mut Model, key: Key) -> Vec<Cmd> {
                     apply_filter_text(model, &input.text, true);
                     let applied = model.filter.text.clone();
                     if applied != input.previous_filter.text {
-                        save(model, SavedSetting::Filter(applied))
+                        save_filter(model)
                     } else {
                         Vec::new()
                     }
                 }
-                InputKind::Command => run_command(model, &input.text),
+                InputKind::Command => super::command::run(model, &input.text),
             };
         }
         (KeyCode::Backspace, _) => {
@@ -404,6 +473,13 @@ fn on_input_key(model: &mut Model, key: Key) -> Vec<Cmd> {
             input.text.clear();
             if input.kind == InputKind::Filter {
                 apply_filter_text(model, "", false);
+            }
+        }
+        (KeyCode::Tab, _) if input.kind == InputKind::Command => {
+            let text = input.text.clone();
+            let completed = super::command::complete(model, &text);
+            if let Some(input) = model.input.as_mut() {
+                input.text = completed;
             }
         }
         (KeyCode::Char(c), false) => {
@@ -436,36 +512,6 @@ fn apply_filter_text(model: &mut Model, text: &str, final_enter: bool) {
             }
         }
     }
-}
-
-fn run_command(model: &mut Model, text: &str) -> Vec<Cmd> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let scope = match words.as_slice() {
-        ["q" | "quit" | "q!"] => {
-            model.quit = true;
-            return Vec::new();
-        }
-        ["ns" | "namespace"] | ["ns" | "namespace", "all" | "-A" | "*"] => Scope {
-            context: model.scope.context.clone(),
-            namespace: None,
-        },
-        ["ns" | "namespace", name] => Scope {
-            context: model.scope.context.clone(),
-            namespace: Some((*name).to_owned()),
-        },
-        ["ctx" | "context", name] => Scope {
-            context: (*name).to_owned(),
-            namespace: model.scope.namespace.clone(),
-        },
-        _ => {
-            model.flash = Some(Flash {
-                text: format!("unknown command {text:?}: try ns NAME, ns all, ctx NAME, q"),
-                error: true,
-            });
-            return Vec::new();
-        }
-    };
-    switch_scope(model, scope)
 }
 
 /// Drops everything watched and restarts the watches in the new scope.

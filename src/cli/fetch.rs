@@ -138,12 +138,7 @@ pub async fn fleet(
     Ok(fleet)
 }
 
-/// A related resource `describe` could not read, and why (forbidden, or another API error).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unavailable {
-    pub resource: &'static str,
-    pub reason: String,
-}
+pub use crate::fleet::describe::Unavailable;
 
 /// One node's objects as `describe` reads them, with the sections it could not read.
 #[derive(Debug)]
@@ -178,7 +173,8 @@ pub async fn node(
         .get_opt(&key.name)
         .await
         .map_err(|e| CliError::Failed(format!("cannot read SeiNode {key}: {}", describe(&e))))?
-        .ok_or_else(|| CliError::BadInput(format!("SeiNode {key} not found")))?
+        // kubectl exits 1 for a missing object (NotFound), 2 only for bad usage.
+        .ok_or_else(|| CliError::Failed(format!("SeiNode {key} not found")))?
         .into_result()
         .map_err(|(_, reason)| {
             CliError::Failed(format!("SeiNode {key} cannot be shown: {reason}"))

@@ -26,6 +26,8 @@ pub struct SeedCreateArgs {
     /// Name of the seed SeiNode (in `-n NS`, or the context's namespace).
     #[arg(value_name = "NAME")]
     pub name: String,
+    /// The chain the seed joins (`spec.chainId`, e.g. `pacific-1`); it names the genesis and
+    /// peers the node is configured for.
     #[arg(long, value_name = "ID")]
     pub chain_id: String,
     /// The seid image (`name[:tag][@sha256:...]`).

@@ -86,6 +86,37 @@ impl Decoder<'_> {
                     Some(filter) => config.fleet_filter = filter.to_owned(),
                     None => self.wrong_type(line, "fleet.filter", item, "a string", "\"\""),
                 },
+                "remember_filter" => match item.as_bool() {
+                    Some(on) => config.remember_filter = on,
+                    None => self.wrong_type(
+                        line,
+                        "fleet.remember_filter",
+                        item,
+                        "true or false",
+                        "false",
+                    ),
+                },
+                "filters" => {
+                    if let Some(filters) = self.table(line, "fleet.filters", item) {
+                        for (context, filter) in filters.iter() {
+                            let line = self.line(filters, context, filter);
+                            match filter.as_str() {
+                                Some(text) => {
+                                    config
+                                        .saved_filters
+                                        .insert(context.to_owned(), text.to_owned());
+                                }
+                                None => self.wrong_type(
+                                    line,
+                                    &format!("fleet.filters.{context}"),
+                                    filter,
+                                    "a string",
+                                    "\"\"",
+                                ),
+                            }
+                        }
+                    }
+                }
                 other => self.unknown(line, &format!("fleet.{other}")),
             }
         }

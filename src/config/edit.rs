@@ -41,9 +41,10 @@ pub fn save_theme(path: &Path, theme: ThemeName) -> Result<(), ConfigWriteError>
     save_value(path, &[], "theme", Value::from(theme.name()))
 }
 
-/// Saves the fleet filter the console opens with (`[fleet] filter = "..."`).
-pub fn save_filter(path: &Path, filter: &str) -> Result<(), ConfigWriteError> {
-    save_value(path, &["fleet"], "filter", Value::from(filter))
+/// Saves the filter `context` opens with (`[fleet.filters] "context" = "..."`), when
+/// `fleet.remember_filter` is on.
+pub fn save_filter(path: &Path, context: &str, filter: &str) -> Result<(), ConfigWriteError> {
+    save_value(path, &["fleet", "filters"], context, Value::from(filter))
 }
 
 /// Sets `tables.../key = value` in the file at `path`, keeping the old value's surrounding

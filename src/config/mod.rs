@@ -95,8 +95,14 @@ pub struct Config {
     pub theme: ThemeName,
     pub executor: ExecutorMode,
     pub read_only: bool,
-    /// The fleet filter the console opens with (empty: none).
+    /// The fleet filter the console opens with on any context (empty: none); written by hand,
+    /// never by the console.
     pub fleet_filter: String,
+    /// Opt-in: the console saves the last applied filter per context (`[fleet.filters]`) and
+    /// opens each context with its own.
+    pub remember_filter: bool,
+    /// The saved filter of each context, when `remember_filter` is on.
+    pub saved_filters: std::collections::BTreeMap<String, String>,
     pub waves: WaveDefaults,
     /// Key binding replacements, in file order.
     pub keys: Vec<KeyOverride>,

@@ -180,15 +180,26 @@ fn saving_the_filter_adds_its_table_at_the_end_and_keeps_the_rest() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("config.toml");
     std::fs::write(&path, USER_FILE).expect("write");
-    edit::save_filter(&path, "phase:Failed").expect("save filter");
+    edit::save_filter(&path, "kind-sei", "phase:Failed").expect("save filter");
     let written = std::fs::read_to_string(&path).expect("read");
     assert!(written.starts_with(USER_FILE), "{written}");
     assert!(
-        written.contains("[fleet]\nfilter = \"phase:Failed\"\n"),
+        written.contains("[fleet.filters]\nkind-sei = \"phase:Failed\"\n"),
         "{written}"
     );
     let loaded = from_text(&written, &path);
-    assert_eq!(loaded.config.fleet_filter, "phase:Failed");
+    assert_eq!(
+        loaded
+            .config
+            .saved_filters
+            .get("kind-sei")
+            .map(String::as_str),
+        Some("phase:Failed")
+    );
+    assert_eq!(
+        loaded.config.fleet_filter, "",
+        "the hand-written filter is left alone"
+    );
     assert!(loaded.config.read_only);
     assert_eq!(loaded.config.waves.batch, 2);
 }
@@ -197,12 +208,19 @@ fn saving_the_filter_adds_its_table_at_the_end_and_keeps_the_rest() {
 fn first_save_starts_from_the_commented_defaults() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("sub").join("config.toml");
-    edit::save_filter(&path, "mode:seed").expect("save");
+    edit::save_filter(&path, "kind-sei", "mode:seed").expect("save");
     let written = std::fs::read_to_string(&path).expect("read");
-    assert_eq!(
-        written,
-        DEFAULT_CONFIG_TOML.replace("filter = \"\"", "filter = \"mode:seed\"")
+    assert!(
+        written.contains("[fleet.filters]\nkind-sei = \"mode:seed\"\n"),
+        "{written}"
     );
+    assert!(
+        written.contains("# Opt-in: save the last filter"),
+        "the comments stay"
+    );
+    let loaded = from_text(&written, &path);
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    assert_eq!(loaded.config.saved_filters.len(), 1);
 }
 
 #[test]

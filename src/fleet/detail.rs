@@ -4,7 +4,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 
 use super::Fleet;
-use super::events::{EventBrief, sorted_briefs};
+use super::events::{EventBrief, in_time_order};
 use super::rows::{Drift, drift};
 use super::store::ObjectKey;
 use crate::api::{NodeMode, Phase, PlanPhase, SeiNode, TaskPlan, TaskStatus};
@@ -158,13 +158,29 @@ pub struct PodSummary {
 impl PodSummary {
     pub fn of(pod: &Pod) -> PodSummary {
         let status = pod.status.as_ref();
-        let statuses = status
-            .and_then(|s| s.container_statuses.clone())
-            .unwrap_or_default();
-        let spec_containers = pod
+        // Native sidecars (init containers with restartPolicy Always) run beside the main
+        // containers and count in READY as kubectl counts them.
+        let statuses: Vec<_> = status
+            .and_then(|s| s.init_container_statuses.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .chain(
+                status
+                    .and_then(|s| s.container_statuses.clone())
+                    .unwrap_or_default(),
+            )
+            .collect();
+        let spec_containers: Vec<_> = pod
             .spec
             .as_ref()
-            .map(|s| s.containers.clone())
+            .map(|s| {
+                let sidecars = s
+                    .init_containers
+                    .iter()
+                    .flatten()
+                    .filter(|c| c.restart_policy.as_deref() == Some("Always"));
+                sidecars.chain(&s.containers).cloned().collect()
+            })
             .unwrap_or_default();
         let containers = spec_containers
             .iter()
@@ -365,7 +381,7 @@ impl NodeDetail {
                 since: Some(c.last_transition_time.0),
             })
             .collect();
-        let events = sorted_briefs(
+        let events = in_time_order(
             fleet
                 .events_of_node(key)
                 .chain(fleet.detail_events.values())

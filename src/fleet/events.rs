@@ -30,6 +30,8 @@ pub struct EventBrief {
     pub last_seen: Option<Timestamp>,
     /// `Kind/name` of the involved object (the node, its StatefulSet or a Pod).
     pub object: String,
+    /// Who reported it: the reporting controller or `source.component` (`-` when neither).
+    pub source: String,
 }
 
 impl EventBrief {
@@ -46,6 +48,7 @@ impl EventBrief {
                 involved.kind.as_deref().unwrap_or("?"),
                 involved.name.as_deref().unwrap_or("?")
             ),
+            source: event_source(event).to_owned(),
         }
     }
 
@@ -54,15 +57,22 @@ impl EventBrief {
     }
 }
 
-/// Events sorted for reading: Warnings first, then newest first.
-pub fn sorted_briefs<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<EventBrief> {
+/// The component that reported `event`: `reportingController` (events.k8s.io), else
+/// `source.component` (core/v1), else `-`.
+pub fn event_source(event: &Event) -> &str {
+    event
+        .reporting_component
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .or_else(|| event.source.as_ref().and_then(|s| s.component.as_deref()))
+        .filter(|s| !s.is_empty())
+        .unwrap_or("-")
+}
+
+/// Every event of `events`, oldest first (as `kubectl get events` reads), ties by reason.
+pub fn in_time_order<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<EventBrief> {
     let mut briefs: Vec<EventBrief> = events.into_iter().map(EventBrief::of).collect();
-    briefs.sort_by(|a, b| {
-        b.warning
-            .cmp(&a.warning)
-            .then(b.last_seen.cmp(&a.last_seen))
-            .then(a.reason.cmp(&b.reason))
-    });
+    briefs.sort_by(|a, b| a.last_seen.cmp(&b.last_seen).then(a.reason.cmp(&b.reason)));
     briefs
 }
 

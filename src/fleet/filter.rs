@@ -1,7 +1,9 @@
 //! The `/` filter: whitespace-separated terms, all of which must match.
 //!
 //! Terms: `mode:seed`, `phase:Failed` (also `phase:none` for a node without phase),
-//! `chain:arctic-1`, `ns:NAME`, `drift`, `warning`, `failed`, a leading `!` negates a term, and
+//! `chain:arctic-1`, `ns:NAME`, `drift`, `running:IMAGE` (the observed image holds IMAGE),
+//! `stale-image` (observed on another image than the spec's), `warning`, `failed`, a leading
+//! `!` negates a term, and
 //! anything else is a case-insensitive substring of namespace, name, chain, image, phase, mode,
 //! the current task or the last warning reason.
 use std::fmt;
@@ -17,6 +19,11 @@ pub enum Term {
     Chain(String),
     Namespace(String),
     Drift,
+    /// `running:TEXT`: the observed image (`status.currentImage`) holds TEXT.
+    Running(String),
+    /// `stale-image`: an image was observed and it is not the spec's (an empty `currentImage`,
+    /// never observed, is drift to the controller but not a node on an old image).
+    StaleImage,
     Warning,
     Failed,
     Text(String),
@@ -110,12 +117,14 @@ fn parse_term(word: &str) -> Result<Term, FilterError> {
                     .ok_or(FilterError::Phase(value));
             }
             "chain" => return Ok(Term::Chain(need(value)?)),
+            "running" => return Ok(Term::Running(need(value)?)),
             "ns" | "namespace" => return Ok(Term::Namespace(need(value)?)),
             _ => {}
         }
     }
     Ok(match lower.as_str() {
         "drift" => Term::Drift,
+        "stale-image" | "stale" => Term::StaleImage,
         "warning" | "warn" => Term::Warning,
         "failed" => Term::Failed,
         _ => Term::Text(lower),
@@ -129,6 +138,14 @@ fn term_matches(term: &Term, row: &FleetRow) -> bool {
         Term::Chain(chain) => row.chain_id.eq_ignore_ascii_case(chain),
         Term::Namespace(ns) => row.key.namespace.eq_ignore_ascii_case(ns),
         Term::Drift => row.drift.any(),
+        Term::Running(needle) => row
+            .current_image
+            .as_ref()
+            .is_some_and(|image| image.to_lowercase().contains(needle.as_str())),
+        Term::StaleImage => row
+            .current_image
+            .as_ref()
+            .is_some_and(|image| *image != row.image),
         Term::Warning => row.last_warning.is_some(),
         Term::Failed => {
             row.phase == Some(Phase::Failed)

@@ -2,6 +2,8 @@
 //!
 //! `Fleet` owns one `Store` per watched kind and keeps one `FleetRow` per SeiNode up to date as
 //! deltas arrive, so drawing and `get` never rebuild rows from scratch.
+pub mod columns;
+pub mod describe;
 pub mod detail;
 pub mod events;
 pub mod filter;
@@ -72,6 +74,7 @@ pub struct Fleet {
     pub node_ids: BTreeMap<ObjectKey, detail::NodeIdLookup>,
     event_index: EventIndex,
     rows: BTreeMap<ObjectKey, FleetRow>,
+    widths: columns::CellWidths,
     default_sidecar_image: Option<String>,
     revision: u64,
     rows_revision: u64,
@@ -194,9 +197,13 @@ impl Fleet {
                     .filter_map(|event_key| self.node_events.get(event_key));
                 let default_sidecar_image = self.default_sidecar_image.as_deref();
                 match self.rows.get_mut(key) {
-                    Some(row) => row.refresh(node, events, default_sidecar_image),
+                    Some(row) => {
+                        row.refresh(node, events, default_sidecar_image);
+                        self.widths.grow(row);
+                    }
                     None => {
                         let row = FleetRow::build(node, events, default_sidecar_image);
+                        self.widths.grow(&row);
                         self.rows.insert(key.clone(), row);
                     }
                 }
@@ -243,6 +250,7 @@ impl Fleet {
         self.node_events.clear();
         self.event_index.clear();
         self.rows.clear();
+        self.widths = columns::CellWidths::default();
         self.bump_rows();
         self.clear_detail();
     }
@@ -254,6 +262,12 @@ impl Fleet {
 
     pub fn row(&self, key: &ObjectKey) -> Option<&FleetRow> {
         self.rows.get(key)
+    }
+
+    /// Widths of the table's columns over every row this scope has shown (they never shrink
+    /// while the scope stays, so the columns keep still).
+    pub fn widths(&self) -> &columns::CellWidths {
+        &self.widths
     }
 
     pub fn len(&self) -> usize {

@@ -52,7 +52,7 @@ impl Column {
         }
     }
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         Column::ALL.iter().position(|c| *c == self).unwrap_or(0)
     }
 
@@ -137,7 +137,7 @@ fn sort_rows(rows: &mut [&FleetRow], sort: Sort) {
     }
 }
 
-/// Header counts of the visible rows.
+/// Header counts of the whole scope, and how many rows the filter shows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Counts {
     pub total: usize,
@@ -183,20 +183,25 @@ pub struct Listing {
 }
 
 /// Filters and sorts the fleet's rows. Ties break by namespace then name, so the order is stable.
+/// The counts are of the whole scope, so a filter never hides a Failed node from the header;
+/// `shown` is how many rows pass the filter.
 pub fn listing(fleet: &Fleet, filter: &Filter, sort: Sort) -> Listing {
-    let mut rows: Vec<&FleetRow> = fleet.rows().filter(|row| filter.matches(row)).collect();
-    sort_rows(&mut rows, sort);
     let mut counts = Counts {
         total: fleet.len(),
-        shown: rows.len(),
         ..Counts::default()
     };
-    for row in &rows {
+    let mut rows: Vec<&FleetRow> = Vec::new();
+    for row in fleet.rows() {
         *counts.by_phase.entry(PhaseKey::of(row.phase)).or_default() += 1;
         *counts.by_mode.entry(row.mode).or_default() += 1;
         counts.drifted += usize::from(row.drift.any());
         counts.warnings += usize::from(row.last_warning.is_some());
+        if filter.matches(row) {
+            rows.push(row);
+        }
     }
+    counts.shown = rows.len();
+    sort_rows(&mut rows, sort);
     Listing {
         keys: rows.into_iter().map(|row| row.key.clone()).collect(),
         counts,

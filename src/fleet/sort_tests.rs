@@ -81,6 +81,14 @@ fn filter_matches_rows() {
     );
     assert_eq!(names(&fleet, "chain:arctic-1", sort), Vec::<String>::new());
     assert_eq!(names(&fleet, "failed", sort), ["validator-0"]);
+    // rpc-1's spec moved to v6.4.0 while it still runs v6.3.0; nodes never observed (no
+    // currentImage) are drift but not on an old image.
+    assert_eq!(names(&fleet, "stale-image", sort), ["rpc-1"]);
+    assert_eq!(
+        names(&fleet, "running:v6.3.0", sort),
+        ["archive-0", "rpc-0", "rpc-1"]
+    );
+    assert_eq!(names(&fleet, "running:v6.4.0", sort), Vec::<String>::new());
 }
 
 #[test]

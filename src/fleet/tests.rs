@@ -539,3 +539,34 @@ fn a_new_default_sidecar_image_rebuilds_sidecar_drift_of_every_row() {
         "unknown: no drift claimed"
     );
 }
+
+#[test]
+fn native_sidecar_init_containers_count_as_containers_and_plain_init_containers_do_not() {
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"namespace": "sei", "name": "rpc-0-0"},
+        "spec": {
+            "initContainers": [
+                {"name": "init-config", "image": "busybox"},
+                {"name": "rbac-proxy", "image": "proxy:1", "restartPolicy": "Always"},
+            ],
+            "containers": [{"name": "seid", "image": "sei:v1"}, {"name": "sei-sidecar", "image": "sc:1"}],
+        },
+        "status": {
+            "phase": "Running",
+            "initContainerStatuses": [
+                {"name": "init-config", "image": "busybox", "imageID": "", "ready": false, "restartCount": 0},
+                {"name": "rbac-proxy", "image": "proxy:1", "imageID": "", "ready": true, "restartCount": 1},
+            ],
+            "containerStatuses": [
+                {"name": "seid", "image": "sei:v1", "imageID": "", "ready": true, "restartCount": 0},
+                {"name": "sei-sidecar", "image": "sc:1", "imageID": "", "ready": true, "restartCount": 0},
+            ],
+        },
+    }))
+    .expect("pod");
+    let summary = super::detail::PodSummary::of(&pod);
+    assert_eq!(summary.ready_count(), (3, 3));
+    let names: Vec<&str> = summary.containers.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["rbac-proxy", "seid", "sei-sidecar"]);
+    assert_eq!(summary.containers[0].restarts, 1);
+}

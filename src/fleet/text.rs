@@ -95,15 +95,11 @@ pub fn image_cell(row: &FleetRow) -> String {
 
 /// Plan cell: `▶ 3/7 config-validate r1/3 2m`, `✗ 4/7 replace-pod r3/3`, `✓ 7/7`, `-`.
 pub fn plan_cell(plan: Option<&PlanSummary>, now: Timestamp) -> String {
-    let Some(plan) = plan else {
-        return "-".to_owned();
-    };
-    let mut text = format!("{} {}/{}", plan_symbol(plan.phase), plan.done, plan.total);
-    if plan.phase != PlanPhase::Complete
+    let mut text = plan_short(plan);
+    if let Some(plan) = plan
+        && plan.phase != PlanPhase::Complete
         && let Some(task) = &plan.current
     {
-        text.push(' ');
-        text.push_str(&task.kind);
         if task.max_retries > 0 || task.retries > 0 {
             text.push_str(&format!(" r{}/{}", task.retries, task.max_retries));
         }
@@ -139,4 +135,59 @@ pub fn warning_cell(row: &FleetRow, now: Timestamp) -> String {
 
 pub fn mode_text(row: &FleetRow) -> &'static str {
     row.mode.map_or("?", |m| m.as_str())
+}
+
+/// Compact phase: `◐ Init`.
+pub fn phase_short(phase: Option<Phase>) -> String {
+    let name = match phase {
+        Some(Phase::Running) => "Run",
+        Some(Phase::Initializing) => "Init",
+        Some(Phase::Pending) => "Pend",
+        Some(Phase::Failed) => "Fail",
+        Some(Phase::Terminating) => "Term",
+        None => "-",
+    };
+    format!("{} {name}", phase_symbol(phase))
+}
+
+/// Compact drift mark: `≠img`, `≠sc`, `≠img+sc`, `-` without drift.
+pub fn drift_short(drift: Drift) -> &'static str {
+    match (drift.image, drift.sidecar) {
+        (true, true) => "≠img+sc",
+        (true, false) => "≠img",
+        (false, true) => "≠sc",
+        (false, false) => "-",
+    }
+}
+
+/// Compact plan: `▶ 3/7 config-validate`, without retries and age.
+pub fn plan_short(plan: Option<&PlanSummary>) -> String {
+    let Some(plan) = plan else {
+        return "-".to_owned();
+    };
+    let mut text = format!("{} {}/{}", plan_symbol(plan.phase), plan.done, plan.total);
+    if plan.phase != PlanPhase::Complete
+        && let Some(task) = &plan.current
+    {
+        text.push(' ');
+        text.push_str(&task.kind);
+    }
+    text
+}
+
+/// Compact conditions: `✗ 2` bad ones, else `✓ 3` good ones.
+pub fn conditions_short(row: &FleetRow) -> String {
+    match (row.bad_condition_count(), row.conditions.len()) {
+        (0, 0) => "-".to_owned(),
+        (0, n) => format!("✓ {n}"),
+        (bad, _) => format!("✗ {bad}"),
+    }
+}
+
+/// Compact warning: `⚠ StatefulSetRenderFailed`, without count and age.
+pub fn warning_short(row: &FleetRow) -> String {
+    match &row.last_warning {
+        None => "-".to_owned(),
+        Some(w) => format!("⚠ {}", w.reason),
+    }
 }

@@ -123,6 +123,8 @@ pub enum Context {
     Help,
     /// The action dialogs (prompt, preview, confirmation, progress).
     Dialog,
+    /// The read-only text viewer (describe, YAML, events).
+    Viewer,
 }
 
 impl Context {
@@ -133,6 +135,7 @@ impl Context {
             Context::Node => "Node",
             Context::Help => "Help",
             Context::Dialog => "Action dialogs",
+            Context::Viewer => "Viewer (d, y, :events)",
         }
     }
 }
@@ -167,6 +170,12 @@ pub enum Action {
     Cancel,
     NextField,
     PreviousField,
+    Suspend,
+    Describe,
+    Yaml,
+    SearchNext,
+    SearchPrevious,
+    ClearMarks,
 }
 
 /// One row of the binding table.
@@ -183,7 +192,8 @@ pub struct Binding {
 pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Global, keys: &["q", "ctrl-c"], action: Action::Quit, help: "quit" },
     Binding { context: Context::Global, keys: &["?"], action: Action::ToggleHelp, help: "toggle this help" },
-    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command: ns NAME | ns all | ctx NAME | q" },
+    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command (tab completes): ns [NAME|all], ctx [NAME], events, q" },
+    Binding { context: Context::Global, keys: &["ctrl-z"], action: Action::Suspend, help: "suspend to the shell (fg resumes)" },
     Binding { context: Context::Global, keys: &["T"], action: Action::SwitchTheme, help: "switch theme: dark, light, plain (saved to the config file)" },
     Binding { context: Context::Fleet, keys: &["j", "down"], action: Action::Down, help: "next node" },
     Binding { context: Context::Fleet, keys: &["k", "up"], action: Action::Up, help: "previous node" },
@@ -192,16 +202,19 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Fleet, keys: &["g", "home"], action: Action::Top, help: "first node" },
     Binding { context: Context::Fleet, keys: &["G", "end"], action: Action::Bottom, help: "last node" },
     Binding { context: Context::Fleet, keys: &["enter"], action: Action::Open, help: "open node detail" },
-    Binding { context: Context::Fleet, keys: &["/"], action: Action::StartFilter, help: "filter: text, mode:seed, phase:Failed, chain:ID, drift" },
+    Binding { context: Context::Fleet, keys: &["/"], action: Action::StartFilter, help: "filter: text, mode:seed, phase:Failed, chain:ID, drift, running:IMAGE, stale-image" },
     Binding { context: Context::Fleet, keys: &["esc"], action: Action::ClearFilter, help: "clear filter" },
     Binding { context: Context::Fleet, keys: &[">", "s"], action: Action::SortNextColumn, help: "sort by next column" },
     Binding { context: Context::Fleet, keys: &["<"], action: Action::SortPreviousColumn, help: "sort by previous column" },
     Binding { context: Context::Fleet, keys: &["S"], action: Action::SortReverse, help: "reverse sort order" },
-    Binding { context: Context::Fleet, keys: &["space"], action: Action::ToggleMark, help: "mark/unmark node (image rollout of the marked nodes)" },
+    Binding { context: Context::Fleet, keys: &["space"], action: Action::ToggleMark, help: "mark/unmark node and move to the next (image rollout of the marked nodes)" },
+    Binding { context: Context::Fleet, keys: &["ctrl-space"], action: Action::ClearMarks, help: "clear every mark (esc too, once the filter is clear)" },
     Binding { context: Context::Fleet, keys: &["i"], action: Action::RolloutImage, help: "image rollout: marked nodes, else the selected one" },
     Binding { context: Context::Fleet, keys: &["a"], action: Action::ChangeAddress, help: "external address of the selected node" },
     Binding { context: Context::Fleet, keys: &["n"], action: Action::CreateSeed, help: "bring up a new seed node" },
     Binding { context: Context::Fleet, keys: &["p"], action: Action::ShowAction, help: "show the running or last action" },
+    Binding { context: Context::Fleet, keys: &["d"], action: Action::Describe, help: "describe the selected node" },
+    Binding { context: Context::Fleet, keys: &["y"], action: Action::Yaml, help: "YAML of the selected node" },
     Binding { context: Context::Node, keys: &["esc", "backspace"], action: Action::Back, help: "back to fleet" },
     Binding { context: Context::Node, keys: &["tab"], action: Action::NextPane, help: "next pane" },
     Binding { context: Context::Node, keys: &["j", "down"], action: Action::Down, help: "scroll pane down" },
@@ -209,12 +222,24 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Node, keys: &["i"], action: Action::RolloutImage, help: "image rollout of this node" },
     Binding { context: Context::Node, keys: &["a"], action: Action::ChangeAddress, help: "external address of this node" },
     Binding { context: Context::Node, keys: &["p"], action: Action::ShowAction, help: "show the running or last action" },
+    Binding { context: Context::Node, keys: &["d"], action: Action::Describe, help: "describe this node" },
+    Binding { context: Context::Node, keys: &["y"], action: Action::Yaml, help: "YAML of this node" },
     Binding { context: Context::Dialog, keys: &["enter", "y"], action: Action::Confirm, help: "next field, preview, confirm (y only where nothing is typed)" },
     Binding { context: Context::Dialog, keys: &["esc"], action: Action::Cancel, help: "cancel before execution; hide progress while it runs" },
     Binding { context: Context::Dialog, keys: &["tab"], action: Action::NextField, help: "next field" },
     Binding { context: Context::Dialog, keys: &["shift-tab"], action: Action::PreviousField, help: "previous field" },
     Binding { context: Context::Dialog, keys: &["j", "down"], action: Action::Down, help: "scroll down (next field in a form)" },
     Binding { context: Context::Dialog, keys: &["k", "up"], action: Action::Up, help: "scroll up (previous field in a form)" },
+    Binding { context: Context::Viewer, keys: &["esc", "q"], action: Action::Back, help: "close the viewer" },
+    Binding { context: Context::Viewer, keys: &["j", "down"], action: Action::Down, help: "scroll down" },
+    Binding { context: Context::Viewer, keys: &["k", "up"], action: Action::Up, help: "scroll up" },
+    Binding { context: Context::Viewer, keys: &["pgdn", "ctrl-f", "space"], action: Action::PageDown, help: "next page" },
+    Binding { context: Context::Viewer, keys: &["pgup", "ctrl-b"], action: Action::PageUp, help: "previous page" },
+    Binding { context: Context::Viewer, keys: &["g", "home"], action: Action::Top, help: "top" },
+    Binding { context: Context::Viewer, keys: &["G", "end"], action: Action::Bottom, help: "bottom" },
+    Binding { context: Context::Viewer, keys: &["/"], action: Action::StartFilter, help: "search (any case)" },
+    Binding { context: Context::Viewer, keys: &["n"], action: Action::SearchNext, help: "next match" },
+    Binding { context: Context::Viewer, keys: &["N"], action: Action::SearchPrevious, help: "previous match" },
     Binding { context: Context::Help, keys: &["esc", "?"], action: Action::ToggleHelp, help: "close help" },
     Binding { context: Context::Help, keys: &["j", "down"], action: Action::Down, help: "scroll help down" },
     Binding { context: Context::Help, keys: &["k", "up"], action: Action::Up, help: "scroll help up" },
@@ -353,7 +378,14 @@ mod tests {
         let titles: Vec<_> = sections.iter().map(|s| s.title).collect();
         assert_eq!(
             titles,
-            ["Everywhere", "Fleet", "Node", "Action dialogs", "Help"]
+            [
+                "Everywhere",
+                "Fleet",
+                "Node",
+                "Action dialogs",
+                "Viewer (d, y, :events)",
+                "Help"
+            ]
         );
         let lines: usize = sections.iter().map(|s| s.lines.len()).sum();
         assert_eq!(lines, DEFAULT_BINDINGS.len());

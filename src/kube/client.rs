@@ -28,6 +28,52 @@ pub enum ConnectError {
     Client(String),
 }
 
+fn list_or_none(names: &[String]) -> String {
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The one kubeconfig file `connect` reads without `--kubeconfig`: `$KUBECONFIG` when it names
+/// a single file, else `~/.kube/config`; `None` for a list of files (kube merges those).
+fn kubeconfig_in_use() -> Option<std::path::PathBuf> {
+    match std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
+        Some(value) => {
+            let mut paths = std::env::split_paths(&value);
+            let first = paths.next();
+            first.filter(|_| paths.next().is_none())
+        }
+        None => std::env::var_os("HOME").map(|home| Path::new(&home).join(".kube").join("config")),
+    }
+}
+
+fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ConnectError> {
+    Kubeconfig::read_from(path).map_err(|e| {
+        let reason = match std::fs::metadata(path) {
+            Err(err) => format!("cannot open it: {err}"),
+            Ok(_) => format!("not a kubeconfig: {e}"),
+        };
+        ConnectError::Kubeconfig(format!("{}: {reason}", path.display()))
+    })
+}
+
+/// The context names of the kubeconfig `connect` would read (empty when there is none), for
+/// completing and checking `:ctx`.
+pub fn context_names(kubeconfig: Option<&Path>) -> Vec<String> {
+    let file = match kubeconfig {
+        Some(path) => Kubeconfig::read_from(path).ok(),
+        None => Kubeconfig::read().ok(),
+    };
+    let mut names: Vec<String> = file
+        .map(|f| f.contexts.into_iter().map(|c| c.name).collect())
+        .unwrap_or_default();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Connects like kubectl: the given kubeconfig file (else `$KUBECONFIG`, else
 /// `~/.kube/config`, else the in-cluster service account) and the given context (else the
 /// current one).
@@ -36,10 +82,13 @@ pub async fn connect(
     context: Option<&str>,
 ) -> Result<Connection, ConnectError> {
     let file = match kubeconfig {
-        Some(path) => {
-            Some(Kubeconfig::read_from(path).map_err(|e| ConnectError::Kubeconfig(e.to_string()))?)
-        }
-        None => Kubeconfig::read().ok(),
+        Some(path) => Some(read_kubeconfig(path)?),
+        None => match kubeconfig_in_use() {
+            // A kubeconfig that is there but unreadable is an error naming it, never a silent
+            // fall back to the in-cluster service account.
+            Some(path) if path.exists() => Some(read_kubeconfig(&path)?),
+            _ => Kubeconfig::read().ok(),
+        },
     };
     let (config, context_name) = match file {
         Some(file) => {
@@ -47,6 +96,18 @@ pub async fn connect(
                 .map(str::to_owned)
                 .or_else(|| file.current_context.clone())
                 .unwrap_or_default();
+            let known: Vec<String> = file.contexts.iter().map(|c| c.name.clone()).collect();
+            if !known.contains(&name) {
+                let reason = if name.is_empty() {
+                    "no current-context set".to_owned()
+                } else {
+                    "no such context in the kubeconfig".to_owned()
+                };
+                return Err(ConnectError::Context {
+                    context: name,
+                    reason: format!("{reason}; contexts: {}", list_or_none(&known)),
+                });
+            }
             let options = KubeConfigOptions {
                 context: context.map(str::to_owned),
                 ..KubeConfigOptions::default()
@@ -120,5 +181,38 @@ mod tests {
             agents,
             [format!("sei-console/{}", env!("CARGO_PKG_VERSION"))]
         );
+    }
+
+    #[tokio::test]
+    async fn kubeconfig_errors_name_the_file_the_reason_and_the_contexts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let missing = dir.path().join("missing");
+        let err = connect(Some(&missing), None).await.err().expect("missing");
+        assert!(
+            err.to_string()
+                .contains(&format!("{}: cannot open it", missing.display())),
+            "{err}"
+        );
+        let garbage = dir.path().join("garbage");
+        std::fs::write(&garbage, "{{ not yaml").expect("write");
+        let err = connect(Some(&garbage), None).await.err().expect("garbage");
+        assert!(
+            err.to_string().contains("garbage: not a kubeconfig"),
+            "{err}"
+        );
+        assert!(!err.to_string().contains("incluster"), "{err}");
+        let good = dir.path().join("config");
+        std::fs::write(
+            &good,
+            "apiVersion: v1\nkind: Config\ncurrent-context: a\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:1'}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: a\n  context: {cluster: c, user: u}\n- name: b\n  context: {cluster: c, user: u}\n",
+        )
+        .expect("write");
+        let err = connect(Some(&good), Some("nope"))
+            .await
+            .err()
+            .expect("unknown context");
+        assert!(err.to_string().contains("contexts: a, b"), "{err}");
+        assert_eq!(context_names(Some(&good)), ["a", "b"]);
+        assert!(connect(Some(&good), Some("b")).await.is_ok());
     }
 }

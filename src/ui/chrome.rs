@@ -1,63 +1,170 @@
 //! Header (scope and counts), STALE/forbidden banner, footer (input line, message or hints).
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
 
 use super::theme::Theme;
+use crate::api::Phase;
 use crate::app::model::{InputKind, Model, Screen, WatchState};
-use crate::fleet::text::{age, phase_symbol};
+use crate::fleet::text::{age, phase_short, phase_symbol};
 
-pub fn header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let counts = &model.listing.counts;
-    let mut spans = vec![
-        Span::styled(" sei-console ", theme.title),
-        Span::styled(format!("ctx:{} ", model.scope.context), theme.accent),
-        Span::styled(
-            format!("ns:{} ", model.scope.namespace_label()),
-            theme.accent,
-        ),
-    ];
-    if model.settings.guard.is_read_only() {
-        spans.push(Span::styled("READ-ONLY ", theme.warn));
-    }
-    let shown = if counts.shown == counts.total {
-        format!("│ {} nodes ", counts.total)
-    } else {
-        format!("│ {}/{} nodes ", counts.shown, counts.total)
-    };
-    spans.push(Span::styled(shown, theme.header));
-    for (key, n) in counts.by_phase.iter().rev() {
-        let style = match key.1.0 {
-            Some(crate::api::Phase::Failed) => theme.bad,
-            Some(crate::api::Phase::Running) => theme.good,
-            _ => theme.warn,
-        };
-        let name = key.1.0.map_or("-", |p| p.as_str());
-        spans.push(Span::styled(
-            format!("{} {name} {n} ", phase_symbol(key.1.0)),
+/// One piece of the header that is never split: its text in full and abbreviated.
+struct Segment {
+    full: String,
+    short: String,
+    style: Style,
+    /// Lower is abbreviated first.
+    keep: u8,
+}
+
+impl Segment {
+    fn new(full: String, short: String, style: Style) -> Segment {
+        Segment {
+            full,
+            short,
             style,
-        ));
-    }
-    if !counts.by_mode.is_empty() {
-        spans.push(Span::styled("│ ", theme.dim));
-        for (mode, n) in &counts.by_mode {
-            spans.push(Span::raw(format!(
-                "{} {n} ",
-                mode.map_or("?", |m| m.as_str())
-            )));
+            keep: 0,
         }
     }
+
+    fn keep(mut self, keep: u8) -> Segment {
+        self.keep = keep;
+        self
+    }
+}
+
+/// The header's pieces in order of importance: scope, node totals (of the whole scope, the
+/// filtered count beside them), phases, drift and warnings, then modes.
+fn segments(model: &Model, theme: &Theme) -> Vec<Segment> {
+    let counts = &model.listing.counts;
+    let scope = format!(
+        "ctx:{} ns:{}",
+        model.scope.context,
+        model.scope.namespace_label()
+    );
+    let mut out = vec![
+        Segment::new(" sei-console".into(), " sei".into(), theme.title).keep(2),
+        Segment::new(scope.clone(), scope, theme.accent),
+    ];
+    if model.settings.guard.is_read_only() {
+        out.push(Segment::new("READ-ONLY".into(), "RO".into(), theme.warn));
+    }
+    let nodes = if counts.shown == counts.total {
+        format!("│ {} nodes", counts.total)
+    } else {
+        format!("│ {} nodes ({} shown)", counts.total, counts.shown)
+    };
+    let short = if counts.shown == counts.total {
+        format!("│ {}", counts.total)
+    } else {
+        format!("│ {} ({} shown)", counts.total, counts.shown)
+    };
+    out.push(Segment::new(nodes, short, theme.header).keep(4));
+    if !model.filter.is_empty() {
+        let (full, short) = if model.filter_saved {
+            (
+                format!("saved filter: {}", model.filter),
+                format!("saved /{}", model.filter),
+            )
+        } else {
+            (
+                format!("filter: {}", model.filter),
+                format!("/{}", model.filter),
+            )
+        };
+        out.push(Segment::new(full, short, theme.accent).keep(4));
+    }
+    for (key, n) in counts.by_phase.iter().rev() {
+        let phase = key.1.0;
+        let style = match phase {
+            Some(Phase::Failed) => theme.bad,
+            Some(Phase::Running) => theme.good,
+            _ => theme.warn,
+        };
+        let name = phase.map_or("-", |p| p.as_str());
+        out.push(
+            Segment::new(
+                format!("{} {name} {n}", phase_symbol(phase)),
+                format!("{} {n}", phase_short(phase)),
+                style,
+            )
+            .keep(1),
+        );
+    }
     if counts.drifted > 0 {
-        spans.push(Span::styled(
-            format!("│ ≠drift {} ", counts.drifted),
-            theme.warn,
-        ));
+        out.push(
+            Segment::new(
+                format!("│ ≠drift {}", counts.drifted),
+                format!("│ ≠{}", counts.drifted),
+                theme.warn,
+            )
+            .keep(3),
+        );
     }
     if counts.warnings > 0 {
-        spans.push(Span::styled(format!("⚠ {} ", counts.warnings), theme.warn));
+        let text = format!("⚠ {}", counts.warnings);
+        out.push(Segment::new(text.clone(), text, theme.warn));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    for (i, (mode, n)) in counts.by_mode.iter().enumerate() {
+        let bar = if i == 0 { "│ " } else { "" };
+        let name = mode.map_or("?", |m| m.as_str());
+        let short = match name {
+            "archive" => "arch",
+            "replayer" => "repl",
+            "validator" => "val",
+            other => other,
+        };
+        out.push(Segment::new(
+            format!("{bar}{name} {n}"),
+            format!("{bar}{short} {n}"),
+            theme.dim,
+        ));
+    }
+    out
+}
+
+/// The header in `width` columns: pieces are abbreviated from the least important up until the
+/// header fits on one line, then wrapped between pieces, so no count is ever cut off.
+pub fn header_lines(model: &Model, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let width = usize::from(width);
+    let mut segments = segments(model, theme);
+    let mut used: usize = segments.iter().map(|s| s.full.width() + 1).sum();
+    let mut short = vec![false; segments.len()];
+    let mut order: Vec<usize> = (0..segments.len()).collect();
+    // Least important first; among equals, the later piece first.
+    order.sort_by_key(|i| (segments[*i].keep, std::cmp::Reverse(*i)));
+    for i in order {
+        if used <= width {
+            break;
+        }
+        used -= segments[i].full.width();
+        used += segments[i].short.width();
+        short[i] = true;
+    }
+    let mut lines: Vec<Vec<Span<'static>>> = vec![Vec::new()];
+    let mut used = 0;
+    for (segment, short) in segments.drain(..).zip(short) {
+        let text = if short { segment.short } else { segment.full };
+        let w = text.width() + 1;
+        if used > 0 && used + w > width {
+            lines.push(vec![Span::raw(" ")]);
+            used = 1;
+        }
+        used += w;
+        if let Some(line) = lines.last_mut() {
+            line.push(Span::styled(text, segment.style));
+            line.push(Span::raw(" "));
+        }
+    }
+    lines.into_iter().map(Line::from).collect()
+}
+
+pub fn header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let lines = header_lines(model, theme, area.width);
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
 /// The banner text: the oldest STALE watch, else a forbidden one, else the config file's first
@@ -138,7 +245,14 @@ pub fn banner(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 }
 
 pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let line = if let Some(input) = &model.input {
+    let search = model.viewer.as_ref().filter(|v| v.typing);
+    let line = if let Some(viewer) = search {
+        Line::from(vec![
+            Span::styled("search /", theme.title),
+            Span::raw(viewer.search.clone()),
+            Span::styled("█", theme.accent),
+        ])
+    } else if let Some(input) = &model.input {
         let prompt = match input.kind {
             InputKind::Filter => "/",
             InputKind::Command => ":",
@@ -169,12 +283,13 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
                 theme.accent,
             ));
         }
-        let hints = match model.screen {
-            Screen::Fleet => {
-                "? help  / filter  enter open  space mark  i image  a address  n seed  s sort  q quit"
+        let hints = match (&model.viewer, &model.screen) {
+            (Some(_), _) => "/ search  n/N next/previous  j/k pgdn/pgup scroll  esc close",
+            (None, Screen::Fleet) => {
+                "? help  / filter  enter open  d describe  y yaml  space mark  i image  : command  q quit"
             }
-            Screen::Node(_) => {
-                "? help  tab next pane  j/k scroll  i image  a address  esc back  q quit"
+            (None, Screen::Node(_)) => {
+                "? help  tab next pane  j/k scroll  d describe  y yaml  i image  esc back  q quit"
             }
         };
         spans.push(Span::styled(hints, theme.dim));

@@ -4,30 +4,36 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
-use unicode_width::UnicodeWidthStr;
 
 use super::theme::Theme;
 use crate::api::{Phase, PlanPhase};
 use crate::app::model::{Model, WatchState};
+use crate::fleet::columns::{self, Form};
 use crate::fleet::events::RENDER_FAILED_REASON;
 use crate::fleet::rows::FleetRow;
 use crate::fleet::sort::Column;
-use crate::fleet::text;
 use crate::kube::watches::WatchKind;
 
-/// Columns kept first when the terminal is narrow.
-const PRIORITY: [Column; 10] = [
-    Column::Name,
-    Column::Phase,
-    Column::Plan,
-    Column::Mode,
-    Column::Warning,
-    Column::Image,
-    Column::Conditions,
-    Column::Age,
-    Column::Chain,
-    Column::Namespace,
+/// What to give up, in order, until the table fits: NAME, PHASE, the drift mark, PLAN and the
+/// warning mark are kept to the end (compacted, never dropped).
+const DEGRADE: [(Column, Step); 10] = [
+    (Column::Age, Step::Drop),
+    (Column::Chain, Step::Drop),
+    (Column::Conditions, Step::Compact),
+    (Column::Plan, Step::Compact),
+    (Column::Warning, Step::Compact),
+    (Column::Mode, Step::Drop),
+    (Column::Image, Step::Compact),
+    (Column::Conditions, Step::Drop),
+    (Column::Phase, Step::Compact),
+    (Column::Namespace, Step::Compact),
 ];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Compact,
+    Drop,
+}
 
 fn max_width(column: Column) -> usize {
     match column {
@@ -38,19 +44,44 @@ fn max_width(column: Column) -> usize {
     }
 }
 
-fn cell_text(column: Column, row: &FleetRow, model: &Model) -> String {
+/// Columns shown in `width`, in display order, with their form and width.
+fn fit_columns(model: &Model, width: usize) -> Vec<(Column, Form, usize)> {
+    let widths = model.fleet.widths();
+    let mark = usize::from(!model.marked.is_empty());
+    let mut shown: Vec<(Column, Form, usize)> = Column::ALL
+        .iter()
+        .filter(|c| **c != Column::Namespace || model.scope.namespace.is_none())
+        .map(|c| (*c, Form::Full, 0))
+        .collect();
+    let measure = |shown: &mut Vec<(Column, Form, usize)>| {
+        for (column, form, w) in shown.iter_mut() {
+            let extra = if *column == Column::Name { mark } else { 0 };
+            *w = (widths.get(*column, *form) + extra).min(max_width(*column));
+        }
+        // The highlight symbol, then one space between columns.
+        1 + shown.iter().map(|(_, _, w)| w + 1).sum::<usize>() - 1
+    };
+    let mut steps = DEGRADE.iter();
+    while measure(&mut shown) > width {
+        let Some((column, step)) = steps.next() else {
+            break;
+        };
+        match step {
+            Step::Drop => shown.retain(|(c, _, _)| c != column),
+            Step::Compact => {
+                for entry in shown.iter_mut().filter(|(c, _, _)| c == column) {
+                    entry.1 = Form::Compact;
+                }
+            }
+        }
+    }
+    shown
+}
+
+fn cell_text(column: Column, form: Form, row: &FleetRow, model: &Model) -> String {
     match column {
-        Column::Namespace => row.key.namespace.to_string(),
         Column::Name if model.marked.contains(&row.key) => format!("✓{}", row.key.name),
-        Column::Name => row.key.name.to_string(),
-        Column::Mode => text::mode_text(row).to_owned(),
-        Column::Chain => row.chain_id.clone(),
-        Column::Phase => text::phase_text(row.phase),
-        Column::Image => text::image_cell(row),
-        Column::Plan => text::plan_cell(row.plan.as_ref(), model.now),
-        Column::Conditions => text::conditions_cell(row),
-        Column::Warning => text::warning_cell(row, model.now),
-        Column::Age => text::age(row.created, model.now),
+        _ => columns::cell(column, form, row, model.now),
     }
 }
 
@@ -84,35 +115,6 @@ pub fn window_start(selected: usize, page: usize) -> usize {
     selected.saturating_sub(page.saturating_sub(1))
 }
 
-/// Which columns fit in `width`, in display order, with their widths.
-fn fit_columns(
-    widths: &[(Column, usize)],
-    width: usize,
-    show_namespace: bool,
-) -> Vec<(Column, usize)> {
-    let mut chosen: Vec<Column> = Vec::new();
-    let mut used = 0;
-    for column in PRIORITY {
-        if column == Column::Namespace && !show_namespace {
-            continue;
-        }
-        let w = widths
-            .iter()
-            .find(|(c, _)| *c == column)
-            .map_or(0, |(_, w)| *w);
-        let extra = if chosen.is_empty() { w } else { w + 1 };
-        if used + extra <= width || chosen.is_empty() {
-            chosen.push(column);
-            used += extra;
-        }
-    }
-    widths
-        .iter()
-        .filter(|(c, _)| chosen.contains(c))
-        .copied()
-        .collect()
-}
-
 pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     if model.listing.keys.is_empty() {
         render_empty(model, theme, frame, area);
@@ -125,49 +127,26 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         .take(page)
         .filter_map(|key| model.fleet.row(key))
         .collect();
-    let cells: Vec<Vec<String>> = window
-        .iter()
-        .map(|row| {
-            Column::ALL
-                .iter()
-                .map(|c| cell_text(*c, row, model))
-                .collect()
-        })
-        .collect();
-    let widths: Vec<(Column, usize)> = Column::ALL
-        .iter()
-        .enumerate()
-        .map(|(i, column)| {
-            let content = cells.iter().map(|r| r[i].width()).max().unwrap_or(0);
-            let header = column.title().len() + 2;
-            (*column, content.max(header).min(max_width(*column)))
-        })
-        .collect();
-    let shown = fit_columns(
-        &widths,
-        usize::from(area.width),
-        model.scope.namespace.is_none(),
-    );
+    let shown = fit_columns(model, usize::from(area.width));
     let sort = model.sort;
-    let header = Row::new(shown.iter().map(|(column, _)| {
+    let header = Row::new(shown.iter().map(|(column, form, _)| {
         let mark = match (sort.column == *column, sort.descending) {
             (true, false) => "↑",
             (true, true) => "↓",
             _ => "",
         };
-        Cell::from(format!("{}{mark}", column.title()))
+        Cell::from(format!("{}{mark}", columns::title(*column, *form)))
     }))
     .style(theme.header);
-    let rows = window.iter().zip(&cells).map(|(row, texts)| {
-        Row::new(shown.iter().map(|(column, _)| {
-            let index = Column::ALL.iter().position(|c| c == column).unwrap_or(0);
-            Cell::from(texts[index].clone()).style(cell_style(*column, row, theme))
+    let rows = window.iter().map(|row| {
+        Row::new(shown.iter().map(|(column, form, _)| {
+            Cell::from(cell_text(*column, *form, row, model)).style(cell_style(*column, row, theme))
         }))
     });
     let constraints: Vec<Constraint> = shown
         .iter()
         .enumerate()
-        .map(|(i, (_, w))| {
+        .map(|(i, (_, _, w))| {
             if i + 1 == shown.len() {
                 Constraint::Fill(1)
             } else {

@@ -6,6 +6,7 @@ pub mod fleet;
 pub mod help;
 pub mod node;
 pub mod theme;
+pub mod viewer;
 
 #[cfg(test)]
 mod resilience_tests;
@@ -29,8 +30,10 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     let area = frame.area();
     frame.render_widget(ratatui::widgets::Block::new().style(theme.base), area);
     let banner_height = u16::from(chrome::banner_line(model).is_some());
+    let header_height =
+        u16::try_from(chrome::header_lines(model, theme, area.width).len()).unwrap_or(1);
     let [header, banner, body, footer] = Layout::vertical([
-        Constraint::Length(1),
+        Constraint::Length(header_height),
         Constraint::Length(banner_height),
         Constraint::Min(0),
         Constraint::Length(1),
@@ -38,9 +41,10 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     .areas(area);
     chrome::header(model, theme, frame, header);
     chrome::banner(model, theme, frame, banner);
-    match &model.screen {
-        Screen::Fleet => fleet::render(model, theme, frame, body),
-        Screen::Node(key) => node::render(model, key, theme, frame, body),
+    match (&model.viewer, &model.screen) {
+        (Some(open), _) => viewer::render(model, open, theme, frame, body),
+        (None, Screen::Fleet) => fleet::render(model, theme, frame, body),
+        (None, Screen::Node(key)) => node::render(model, key, theme, frame, body),
     }
     chrome::footer(model, theme, frame, footer);
     if model.help_open {
@@ -53,3 +57,5 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
 
 #[cfg(test)]
 mod dialog_tests;
+#[cfg(test)]
+mod viewer_tests;

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::theme::Theme;
+use crate::actions::render_fix::event_render_fix;
 use crate::api::{PlanPhase, TaskStatus};
 use crate::app::model::{Model, NodePane, WatchState};
 use crate::fleet::detail::{NodeDetail, SeedPeer};
@@ -268,7 +269,14 @@ fn watch_note(model: &Model, kind: WatchKind, theme: &Theme) -> Option<Line<'sta
             format!("  … listing {}", kind.resource()),
             theme.dim,
         )),
-        _ => None,
+        WatchState::Stale { error, .. } => Some(Line::styled(
+            format!(
+                "  ✗ {}: cannot read, shown as last seen — {error}",
+                kind.resource()
+            ),
+            theme.bad,
+        )),
+        WatchState::Live => None,
     }
 }
 
@@ -302,7 +310,7 @@ fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'s
                 ),
                 style,
             ),
-            Span::styled(event.object.clone(), theme.dim),
+            Span::styled(format!("{} from {}", event.object, event.source), theme.dim),
         ]));
         let message_style = if event.is_render_failure() {
             theme.bad
@@ -313,8 +321,21 @@ fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'s
             format!("    {}", event.message),
             message_style,
         ));
+        if event.is_render_failure()
+            && let Some(fix) = model
+                .platform_source
+                .as_ref()
+                .and_then(|source| event_render_fix(&event.message, source))
+        {
+            lines.push(Line::styled(format!("    fix: {fix}"), theme.accent));
+        }
     }
     lines
+}
+
+/// Whether `kind`'s watch has listed, so an empty result means none rather than unknown.
+fn listed(model: &Model, kind: WatchKind) -> bool {
+    matches!(model.watches.get(&kind), Some(WatchState::Live))
 }
 
 fn workload_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
@@ -346,10 +367,23 @@ fn workload_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line
                 style,
             ));
         }
-        None => lines.push(Line::styled("  no StatefulSet", theme.dim)),
+        None if listed(model, WatchKind::StatefulSet) => {
+            lines.push(Line::styled("  no StatefulSet", theme.dim))
+        }
+        None => lines.push(Line::styled(
+            "  StatefulSet unknown: not listed (see above)",
+            theme.warn,
+        )),
     }
     if detail.pods.is_empty() {
-        lines.push(Line::styled("  no pods", theme.dim));
+        if listed(model, WatchKind::Pods) {
+            lines.push(Line::styled("  no pods", theme.dim));
+        } else {
+            lines.push(Line::styled(
+                "  pods unknown: not listed (see above)",
+                theme.warn,
+            ));
+        }
     }
     for pod in &detail.pods {
         let (ready, total) = pod.ready_count();

@@ -375,3 +375,84 @@ fn a_broken_file_gives_defaults_and_a_banner_naming_the_line_until_a_key() {
     press(&mut model, "j");
     assert_eq!(super::chrome::banner_line(&model), None);
 }
+
+#[test]
+fn fleet_at_80x24_keeps_name_phase_drift_plan_and_warning() {
+    let mut model = demo_model();
+    let screen = render(&mut model, 80, 24, &dark());
+    for needed in [
+        "NAME",
+        "PHASE",
+        "DRIFT",
+        "PLAN",
+        "WARNING",
+        "≠img",
+        "⚠ Node",
+        "✗ Fail 1",
+    ] {
+        assert!(
+            screen.contains(needed),
+            "{needed} missing at 80 columns:\n{screen}"
+        );
+    }
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn fleet_at_120x40() {
+    let mut model = demo_model();
+    insta::assert_snapshot!(render(&mut model, 120, 40, &dark()));
+}
+
+#[test]
+fn fleet_header_wraps_at_40_columns_and_keeps_every_count() {
+    let mut model = demo_model();
+    let screen = render(&mut model, 40, 10, &dark());
+    for needed in ["6", "✗ Fail 1", "◐ Init 1", "● Run 3", "≠4", "⚠ 2"] {
+        assert!(
+            screen.contains(needed),
+            "{needed} missing at 40 columns:\n{screen}"
+        );
+    }
+    insta::assert_snapshot!(screen);
+}
+
+/// The column header line and the position of every title on it.
+fn column_positions(screen: &str) -> Vec<(usize, String)> {
+    let line = screen
+        .lines()
+        .find(|l| l.trim_start().starts_with("NAME"))
+        .expect("a column header line");
+    line.split_whitespace()
+        .map(|title| (line.find(title).unwrap_or(0), title.to_owned()))
+        .collect()
+}
+
+#[test]
+fn typing_a_filter_moves_no_column_and_the_totals_stay_of_the_whole_scope() {
+    let mut model = demo_model();
+    let before = column_positions(&render(&mut model, 120, 20, &dark()));
+    press(&mut model, "/rpc-1");
+    let screen = render(&mut model, 120, 20, &dark());
+    assert_eq!(column_positions(&screen), before, "{screen}");
+    assert!(screen.contains("6 (1 shown)"), "{screen}");
+    assert!(
+        screen.contains("✗ Fail 1"),
+        "the Failed node outside the filter is still counted:\n{screen}"
+    );
+}
+
+#[test]
+fn the_header_tells_a_saved_filter_from_a_typed_one() {
+    let mut model = demo_model();
+    press(&mut model, "/mode:seed");
+    key(&mut model, KeyCode::Enter);
+    let screen = render(&mut model, 120, 10, &dark());
+    assert!(
+        screen.contains("filter: mode:seed") && !screen.contains("saved filter"),
+        "{screen}"
+    );
+    model.filter_saved = true;
+    let screen = render(&mut model, 200, 10, &dark());
+    assert!(screen.contains("saved filter: mode:seed"), "{screen}");
+}

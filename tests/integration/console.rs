@@ -482,6 +482,20 @@ async fn statefulset_events_reach_the_node_screen_and_describe_names_forbidden_s
         "{text}"
     );
     assert!(!text.contains("no StatefulSet"), "{text}");
+    // kubectl's exit codes: a missing object is 1 (NotFound), bad usage 2.
+    let missing = Command::cargo_bin("sei-console")
+        .expect("binary")
+        .args(["describe", "no-such-node", "-n", &ns.name])
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .output()
+        .expect("run describe");
+    assert_eq!(
+        missing.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
 }
 
 #[tokio::test]

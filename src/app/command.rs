@@ -1,0 +1,178 @@
+//! The `:` command palette: commands, their completion (tab) and the checks that refuse a
+//! context or namespace that does not exist, naming the ones that do.
+use super::model::{Cmd, Flash, Model, Scope};
+use super::update::switch_scope;
+use super::viewer::{Viewer, ViewerKind};
+
+/// The commands, in the order completion offers them.
+pub const COMMANDS: [&str; 4] = ["ns", "ctx", "events", "q"];
+
+/// At most this many names are listed in a message.
+const LISTED: usize = 12;
+
+fn list(names: &[String]) -> String {
+    let mut text = names
+        .iter()
+        .take(LISTED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > LISTED {
+        text.push_str(&format!(", … ({} in all)", names.len()));
+    }
+    if text.is_empty() {
+        text.push_str("none");
+    }
+    text
+}
+
+fn flash(model: &mut Model, text: String, error: bool) {
+    model.flash = Some(Flash { text, error });
+}
+
+/// What `word` may complete to after `command` (the command itself when `command` is empty).
+fn candidates(model: &Model, command: Option<&str>) -> Vec<String> {
+    match command {
+        None => COMMANDS.iter().map(|c| (*c).to_owned()).collect(),
+        Some("ctx" | "context") => model.contexts.clone(),
+        Some("ns" | "namespace") => {
+            let mut names = match &model.namespaces {
+                Some(Ok(names)) => names.clone(),
+                _ => Vec::new(),
+            };
+            names.insert(0, "all".to_owned());
+            names
+        }
+        Some(_) => Vec::new(),
+    }
+}
+
+/// Completes the last word of `text` (tab): the one candidate it starts, else the longest
+/// common prefix, and the candidates in the footer when several remain.
+pub fn complete(model: &mut Model, text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let ends_in_space = text.ends_with(' ');
+    let (command, partial) = match (words.as_slice(), ends_in_space) {
+        ([], _) => (None, ""),
+        ([word], false) => (None, *word),
+        ([command], true) => (Some(*command), ""),
+        ([command, word], false) => (Some(*command), *word),
+        _ => return text.to_owned(),
+    };
+    let matching: Vec<String> = candidates(model, command)
+        .into_iter()
+        .filter(|c| c.starts_with(partial))
+        .collect();
+    let prefix = command.map_or(String::new(), |c| format!("{c} "));
+    match matching.as_slice() {
+        [] => {
+            flash(model, format!("no completion for {partial:?}"), true);
+            text.to_owned()
+        }
+        [one] => format!("{prefix}{one} "),
+        several => {
+            let common = several.iter().skip(1).fold(several[0].clone(), |acc, c| {
+                acc.chars()
+                    .zip(c.chars())
+                    .take_while(|(a, b)| a == b)
+                    .map(|(a, _)| a)
+                    .collect()
+            });
+            flash(model, list(several), false);
+            format!("{prefix}{common}")
+        }
+    }
+}
+
+/// Runs a typed command.
+pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    match words.as_slice() {
+        ["q" | "quit" | "q!"] => {
+            model.quit = true;
+            Vec::new()
+        }
+        ["events" | "ev" | "event"] => {
+            model.viewer = Some(Viewer::new(ViewerKind::Events));
+            Vec::new()
+        }
+        ["ns" | "namespace"] => {
+            let text = match &model.namespaces {
+                Some(Ok(names)) => format!("namespaces: {}; :ns NAME or :ns all", list(names)),
+                Some(Err(why)) => format!("cannot list namespaces ({why}); :ns NAME or :ns all"),
+                None => "namespaces not listed yet; :ns NAME or :ns all".to_owned(),
+            };
+            flash(model, text, false);
+            if model.namespaces.is_none() {
+                return vec![Cmd::ListNamespaces];
+            }
+            Vec::new()
+        }
+        ["ns" | "namespace", "all" | "-A" | "*"] => {
+            let scope = Scope {
+                context: model.scope.context.clone(),
+                namespace: None,
+            };
+            switch_scope(model, scope)
+        }
+        ["ns" | "namespace", name] => {
+            let unchecked = match &model.namespaces {
+                Some(Ok(names)) if !names.iter().any(|n| n == name) => {
+                    let text = format!("no namespace {name:?}; namespaces: {}", list(names));
+                    flash(model, text, true);
+                    return Vec::new();
+                }
+                Some(Ok(_)) => None,
+                Some(Err(why)) => Some(why.clone()),
+                None => Some("not listed yet".to_owned()),
+            };
+            let scope = Scope {
+                context: model.scope.context.clone(),
+                namespace: Some((*name).to_owned()),
+            };
+            let cmds = switch_scope(model, scope);
+            if let Some(why) = unchecked {
+                let text = format!(
+                    "switched to namespace {name} unchecked: cannot list namespaces ({why})"
+                );
+                flash(model, text, false);
+            }
+            cmds
+        }
+        ["ctx" | "context"] => {
+            let text = format!(
+                "contexts: {} (current {}); :ctx NAME",
+                list(&model.contexts),
+                model.scope.context
+            );
+            flash(model, text, false);
+            Vec::new()
+        }
+        ["ctx" | "context", name] => {
+            if !model.contexts.iter().any(|c| c == name) {
+                let text = format!(
+                    "no context {name:?} in the kubeconfig; contexts: {}",
+                    list(&model.contexts)
+                );
+                flash(model, text, true);
+                return Vec::new();
+            }
+            let scope = Scope {
+                context: (*name).to_owned(),
+                namespace: model.scope.namespace.clone(),
+            };
+            // Another cluster has other namespaces: listed again at the next `:ns`, once the
+            // scope's watches have connected to it.
+            model.namespaces = None;
+            switch_scope(model, scope)
+        }
+        _ => {
+            let text = format!(
+                "unknown command {text:?}: try {} (tab completes)",
+                COMMANDS.join(", ")
+            );
+            flash(model, text, true);
+            Vec::new()
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! The read-only text viewer over the screens: `d` describe, `y` YAML, `:events`. Its lines are
+//! built from the model each time (the watches keep them current); search moves the scroll to
+//! the next line holding the text.
+use super::model::{Flash, Model, Screen, WatchState};
+use crate::fleet::describe::{Unavailable, to_text};
+use crate::fleet::detail::NodeDetail;
+use crate::fleet::events::in_time_order;
+use crate::fleet::store::ObjectKey;
+use crate::fleet::text::age;
+use crate::keymap::{Action, Key, KeyCode};
+use crate::kube::watches::WatchKind;
+
+/// What the viewer shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ViewerKind {
+    /// The node's `describe` text (its StatefulSet, Pods and events once the detail watches
+    /// have listed them).
+    Describe(ObjectKey),
+    /// The node as the watch holds it, in YAML.
+    Yaml(ObjectKey),
+    /// Every event about the SeiNodes of the scope, oldest first.
+    Events,
+}
+
+/// The viewer's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Viewer {
+    pub kind: ViewerKind,
+    pub scroll: usize,
+    /// The search text (`/`), kept for `n`/`N`.
+    pub search: String,
+    /// The search line is being typed.
+    pub typing: bool,
+}
+
+impl Viewer {
+    pub fn new(kind: ViewerKind) -> Viewer {
+        Viewer {
+            kind,
+            scroll: 0,
+            search: String::new(),
+            typing: false,
+        }
+    }
+
+    pub fn title(&self) -> String {
+        match &self.kind {
+            ViewerKind::Describe(key) => format!("describe {key}"),
+            ViewerKind::Yaml(key) => format!("yaml {key}"),
+            ViewerKind::Events => "events of the SeiNodes in scope".to_owned(),
+        }
+    }
+}
+
+/// The detail watches that could not read their resource, named as `describe` names them.
+fn unavailable(model: &Model) -> Vec<Unavailable> {
+    model
+        .watches
+        .iter()
+        .filter(|(kind, _)| kind.is_detail())
+        .filter_map(|(kind, state)| {
+            let reason = match state {
+                WatchState::Forbidden(error) => format!("forbidden: {error}"),
+                WatchState::Stale { error, .. } => format!("not read: {error}"),
+                // Not listed yet: unknown, not absent.
+                WatchState::Syncing => "not listed yet".to_owned(),
+                WatchState::Live => return None,
+            };
+            Some(Unavailable {
+                resource: kind.resource(),
+                reason,
+            })
+        })
+        .collect()
+}
+
+/// The viewer's lines for the model as it is now.
+pub fn lines(model: &Model, kind: &ViewerKind) -> Vec<String> {
+    match kind {
+        ViewerKind::Describe(key) => {
+            let detail_open = model.screen == Screen::Node(key.clone());
+            let detail = match (&model.detail, detail_open) {
+                (Some(detail), true) => Some(detail.clone()),
+                _ => NodeDetail::build(&model.fleet, key, model.fleet.default_sidecar_image()),
+            };
+            match detail {
+                Some(detail) => to_text(&detail, &unavailable(model), model.now)
+                    .lines()
+                    .map(str::to_owned)
+                    .collect(),
+                None => vec![format!("SeiNode {key} is not in the watched fleet")],
+            }
+        }
+        ViewerKind::Yaml(key) => yaml_lines(model, key),
+        ViewerKind::Events => event_lines(model),
+    }
+}
+
+fn yaml_lines(model: &Model, key: &ObjectKey) -> Vec<String> {
+    let Some(node) = model.fleet.nodes.get(key) else {
+        return vec![format!("SeiNode {key} is not in the watched fleet")];
+    };
+    let mut out = vec![
+        "# As the console's watch holds it: managedFields, the last-applied annotation and"
+            .to_owned(),
+        format!(
+            "# plan task params are left out (kubectl get seinode {} -o yaml has them).",
+            key.name
+        ),
+    ];
+    match serde_yaml_ng::to_string(node) {
+        Ok(text) => out.extend(text.lines().map(str::to_owned)),
+        Err(error) => out.push(format!("cannot print as YAML: {error}")),
+    }
+    out
+}
+
+fn event_lines(model: &Model) -> Vec<String> {
+    let events = in_time_order(model.fleet.node_events.iter().map(|(_, event)| event));
+    let mut out = vec![format!(
+        "{:<6} {:<7} {:<26} {:<28} {:<22} MESSAGE",
+        "AGE", "TYPE", "REASON", "OBJECT", "SOURCE"
+    )];
+    match model.watches.get(&WatchKind::NodeEvents) {
+        Some(WatchState::Forbidden(error)) => {
+            out.push(format!("✖ events unknown: forbidden: {error}"))
+        }
+        Some(WatchState::Stale { error, .. }) => {
+            out.push(format!("✖ events may be out of date: {error}"))
+        }
+        Some(WatchState::Syncing) => out.push("… listing events".to_owned()),
+        _ if events.is_empty() => out.push("no events about SeiNodes in scope".to_owned()),
+        _ => {}
+    }
+    for e in events {
+        let kind = if e.warning { "Warning" } else { "Normal" };
+        let count = if e.count > 1 {
+            format!(" ×{}", e.count)
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "{:<6} {kind:<7} {:<26} {:<28} {:<22} {}{count}",
+            age(e.last_seen, model.now),
+            e.reason,
+            e.object,
+            e.source,
+            e.message
+        ));
+    }
+    out
+}
+
+/// The first line at or after `from` (or before it, backwards) holding `needle`, any case.
+pub fn find(lines: &[String], needle: &str, from: usize, forward: bool) -> Option<usize> {
+    let needle = needle.to_lowercase();
+    if needle.is_empty() || lines.is_empty() {
+        return None;
+    }
+    let n = lines.len();
+    (0..n)
+        .map(|step| {
+            if forward {
+                (from + step) % n
+            } else {
+                (from + n - step % n) % n
+            }
+        })
+        .find(|i| lines[*i].to_lowercase().contains(&needle))
+}
+
+/// Lines the viewer shows at least: the frame less a header of up to three lines (it wraps on
+/// narrow terminals), the viewer's two rules and the footer.
+fn page(model: &Model) -> usize {
+    usize::from(model.size.1.saturating_sub(6)).max(1)
+}
+
+/// A viewer key; returns whether the viewer took it.
+pub fn on_action(model: &mut Model, action: Action) -> bool {
+    let Some(viewer) = model.viewer.as_ref() else {
+        return false;
+    };
+    let count = lines(model, &viewer.kind).len();
+    let page = page(model);
+    let last = count.saturating_sub(page);
+    let Some(viewer) = model.viewer.as_mut() else {
+        return false;
+    };
+    match action {
+        Action::Back => model.viewer = None,
+        Action::Down => viewer.scroll = (viewer.scroll + 1).min(last),
+        Action::Up => viewer.scroll = viewer.scroll.saturating_sub(1),
+        Action::PageDown => viewer.scroll = (viewer.scroll + page).min(last),
+        Action::PageUp => viewer.scroll = viewer.scroll.saturating_sub(page),
+        Action::Top => viewer.scroll = 0,
+        Action::Bottom => viewer.scroll = last,
+        Action::StartFilter => {
+            viewer.typing = true;
+            viewer.search.clear();
+        }
+        Action::SearchNext => jump(model, true, 1),
+        Action::SearchPrevious => jump(model, false, 1),
+        _ => return false,
+    }
+    true
+}
+
+/// Moves the scroll to the next (or previous) line holding the search, `skip` lines on.
+fn jump(model: &mut Model, forward: bool, skip: usize) {
+    let Some(viewer) = model.viewer.as_ref() else {
+        return;
+    };
+    let all = lines(model, &viewer.kind);
+    let from = if forward {
+        viewer.scroll + skip
+    } else {
+        (viewer.scroll + all.len()).saturating_sub(skip)
+    };
+    let found = find(&all, &viewer.search, from % all.len().max(1), forward);
+    let search = viewer.search.clone();
+    // The match goes to the top, unless that would scroll past the end.
+    let last = all.len().saturating_sub(page(model));
+    match found {
+        Some(line) => {
+            if let Some(viewer) = model.viewer.as_mut() {
+                viewer.scroll = line.min(last);
+            }
+            model.flash = None;
+        }
+        None if !search.is_empty() => {
+            model.flash = Some(Flash {
+                text: format!("{search:?} not found"),
+                error: true,
+            });
+        }
+        None => {}
+    }
+}
+
+/// A key while the search line is typed: enter jumps to the first match, esc drops it.
+pub fn on_search_key(model: &mut Model, key: Key) {
+    let Some(viewer) = model.viewer.as_mut() else {
+        return;
+    };
+    match key.code {
+        KeyCode::Enter => {
+            viewer.typing = false;
+            jump(model, true, 0);
+        }
+        KeyCode::Esc => {
+            viewer.typing = false;
+            viewer.search.clear();
+        }
+        KeyCode::Backspace => {
+            viewer.search.pop();
+        }
+        KeyCode::Char(c) if !key.ctrl => viewer.search.push(c),
+        _ => {}
+    }
+}
