@@ -194,13 +194,18 @@ pub fn elide_to(text: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{kept}… ({total} characters)"))
 }
 
-/// Lines longer than twice [`SHOWN_VALUE_CHARS`] cut with their length named; shorter lines
-/// and the line breaks kept. The last net under messages built from values the console did
-/// not elide itself (a serde message quoting a field whole).
+/// Characters of one message line past which the last net below cuts it. Far above any line
+/// the console writes itself (a permission refusal listing twenty denied calls is about 2,000),
+/// far below a hostile value quoted whole.
+pub const MAX_LINE_CHARS: usize = 8_000;
+
+/// Lines longer than [`MAX_LINE_CHARS`] cut to [`SHOWN_VALUE_CHARS`] with their length named;
+/// shorter lines and the line breaks kept. The last net under messages built from values the
+/// console did not elide itself (a serde message quoting a field whole).
 pub fn elide_long_lines(text: &str) -> String {
     text.split('\n')
         .map(|line| {
-            if line.chars().count() > 2 * SHOWN_VALUE_CHARS {
+            if line.chars().count() > MAX_LINE_CHARS {
                 elide(line).into_owned()
             } else {
                 line.to_owned()

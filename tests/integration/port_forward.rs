@@ -64,6 +64,9 @@ async fn run_as(operator: &Operator, args: &[&str], state: &Path) -> Run {
         .iter()
         .copied()
         .chain(["--executor", "embedded", "--yes"])
+        // The embedded executor reads the controller's Lease: here, in the operator's own
+        // namespace (the `-n` argument), where its Role allows reading Leases.
+        .chain(namespace_of(args).map(|ns| ["--controller-namespace", ns]).into_iter().flatten())
         .collect();
     let env = [
         ("KUBECONFIG", operator.kubeconfig.display().to_string()),
@@ -75,6 +78,11 @@ async fn run_as(operator: &Operator, args: &[&str], state: &Path) -> Run {
         ),
     ];
     console_in(production_env(), &args, state, &env).await
+}
+
+/// The value of `-n` in `args`.
+fn namespace_of<'a>(args: &[&'a str]) -> Option<&'a str> {
+    args.windows(2).find(|w| w[0] == "-n").map(|w| w[1])
 }
 
 async fn full_node(ns: &TestNamespace, name: &str) {

@@ -266,8 +266,9 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
 
     // The stand-in sidecars of this control plane (its add-on writes `console.env`).
     let env: std::collections::HashMap<String, String> =
-        std::fs::read_to_string(plane.dir.join("console.env"))
-            .expect("console.env")
+        // The stand-ins reached directly: this test is about the API server, not the sidecar.
+        std::fs::read_to_string(plane.dir.join("console-direct.env"))
+            .expect("console-direct.env")
             .lines()
             .filter_map(|line| line.split_once('='))
             .map(|(key, value)| (key.to_owned(), value.to_owned()))
