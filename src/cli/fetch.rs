@@ -72,6 +72,8 @@ where
 fn friendly(what: &str, error: kube::Error) -> CliError {
     let line = describe(&error);
     match &error {
+        // The API server's sentence already says what cannot be listed.
+        kube::Error::Api(status) if status.code == 403 => CliError::Failed(line),
         kube::Error::Api(status) if status.code == 404 => CliError::Failed(format!(
             "cannot list {what} (is the SeiNode CRD installed?): {line}"
         )),

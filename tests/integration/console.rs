@@ -478,7 +478,8 @@ async fn statefulset_events_reach_the_node_screen_and_describe_names_forbidden_s
     assert_eq!(json["events"][0]["reason"], "FailedCreate", "{json:#}");
     let text = String::from_utf8_lossy(&describe("text").stdout).into_owned();
     assert!(
-        text.contains("  StatefulSet: unknown, forbidden: cannot list statefulsets"),
+        text.contains("  StatefulSet: unknown, forbidden: ")
+            && text.contains("cannot list resource \"statefulsets\""),
         "{text}"
     );
     assert!(!text.contains("no StatefulSet"), "{text}");
