@@ -15,6 +15,7 @@ mod crd_validation;
 mod demo_fleet;
 mod events;
 mod exec;
+mod handoff;
 mod platform_sidecar;
 mod preview_statefulset;
 mod render_dry_run;

@@ -7,6 +7,7 @@
 //! each task type does here. Never linked into the shipped `sei-console` binary.
 pub mod engine;
 pub mod server;
+pub mod submissions;
 pub mod tasks;
 
 use std::net::SocketAddr;
