@@ -195,3 +195,65 @@ pub fn sidecar_home(namespace: &str, node: &str) -> PathBuf {
         .join(namespace)
         .join(node)
 }
+
+/// A `sei-console` run in the background (as `console_with`), its stdout going to a file so a
+/// test can watch it and act mid-run; killed when dropped.
+pub struct Background {
+    pub child: tokio::process::Child,
+    stdout: PathBuf,
+    stderr: PathBuf,
+}
+
+/// Starts `sei-console ARGS -o json` like [`console_with`], without waiting for it.
+pub fn spawn_console(args: &[&str], state: &Path, extra_env: &[(&str, String)]) -> Background {
+    let unique = uuid::Uuid::new_v4().simple().to_string();
+    let stdout = state.join(format!("stdout-{unique}"));
+    let stderr = state.join(format!("stderr-{unique}"));
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
+        .envs(console_env())
+        .envs(extra_env.iter().map(|(k, v)| (*k, v.as_str())))
+        .env("XDG_STATE_HOME", state)
+        .env("XDG_CONFIG_HOME", state)
+        .args(args)
+        .args(["--max-wait-ms", "300", "--timeout", "90", "-o", "json"])
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&stdout).expect("stdout file"))
+        .stderr(std::fs::File::create(&stderr).expect("stderr file"))
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start sei-console");
+    Background {
+        child,
+        stdout,
+        stderr,
+    }
+}
+
+impl Background {
+    /// What it printed so far.
+    pub fn stdout(&self) -> String {
+        std::fs::read_to_string(&self.stdout).unwrap_or_default()
+    }
+
+    /// Waits for the exit (at most `timeout`, then panics) and parses the output as `console`.
+    pub async fn finish(mut self, timeout: std::time::Duration) -> Run {
+        let status = tokio::time::timeout(timeout, self.child.wait())
+            .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "sei-console still running after {timeout:?}: {}",
+                    self.stdout()
+                )
+            })
+            .expect("wait for sei-console");
+        Run {
+            ok: status.success(),
+            lines: self
+                .stdout()
+                .lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect(),
+            stderr: std::fs::read_to_string(&self.stderr).unwrap_or_default(),
+        }
+    }
+}

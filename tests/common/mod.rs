@@ -22,6 +22,7 @@ use kube::{Client, Config};
 
 pub mod audit;
 pub mod console;
+pub mod controller;
 pub mod identity;
 
 /// Where the control plane of this run lives.

@@ -15,6 +15,7 @@ mod crd_validation;
 mod demo_fleet;
 mod events;
 mod exec;
+mod handoff;
 mod logs_cli;
 mod platform_sidecar;
 mod port_forward;

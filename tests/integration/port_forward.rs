@@ -66,7 +66,12 @@ async fn run_as(operator: &Operator, args: &[&str], state: &Path) -> Run {
         .chain(["--executor", "embedded", "--yes"])
         // The embedded executor reads the controller's Lease: here, in the operator's own
         // namespace (the `-n` argument), where its Role allows reading Leases.
-        .chain(namespace_of(args).map(|ns| ["--controller-namespace", ns]).into_iter().flatten())
+        .chain(
+            namespace_of(args)
+                .map(|ns| ["--controller-namespace", ns])
+                .into_iter()
+                .flatten(),
+        )
         .collect();
     let env = [
         ("KUBECONFIG", operator.kubeconfig.display().to_string()),

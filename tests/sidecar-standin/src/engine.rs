@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use crate::tasks;
+use crate::{submissions, tasks};
 
 /// File holding the task rows across restarts.
 pub const STORE_FILE: &str = "sidecar-standin-tasks.json";
@@ -158,19 +158,25 @@ impl Engine {
     }
 
     /// Submit by ID (already validated by the HTTP layer): create, no-op, or re-run a failed
-    /// task with this request's type and params (spec 4.2). Returns the ID as given.
+    /// task with this request's type and params (spec 4.2). Returns the ID as given. Every
+    /// accepted submission is entered in the home's ledger under `submitter` (test bookkeeping).
     pub fn submit(
         self: &Arc<Self>,
         id: String,
         task_type: String,
         params: Option<Value>,
+        submitter: &str,
     ) -> Result<String, StoreError> {
         let params = params.filter(|p| p.as_object().is_some_and(|o| !o.is_empty()));
         let mut state = self.lock();
         let run = match state.rows.get(&id) {
             None => 1,
             Some(row) if row.status == Status::Failed => row.run + 1,
-            Some(_) => return Ok(id),
+            Some(row) => {
+                let existing = row.task_type.clone();
+                self.enter_in_ledger(&id, &existing, submitter, false);
+                return Ok(id);
+            }
         };
         let previous = state.rows.get(&id).cloned();
         let row = TaskRow {
@@ -192,8 +198,15 @@ impl Engine {
             };
             return Err(err);
         }
+        self.enter_in_ledger(&id, &row.task_type, submitter, true);
         self.start(&mut state, row);
         Ok(id)
+    }
+
+    fn enter_in_ledger(&self, id: &str, task_type: &str, submitter: &str, started: bool) {
+        if let Err(err) = submissions::record(self.home(), id, task_type, submitter, started) {
+            eprintln!("sidecar-standin: cannot write the submission ledger: {err}");
+        }
     }
 
     /// Spawn the handler of `row` (which is stored as running).

@@ -8,6 +8,7 @@
 pub mod engine;
 pub mod rbac_proxy;
 pub mod server;
+pub mod submissions;
 pub mod tasks;
 
 use std::net::SocketAddr;

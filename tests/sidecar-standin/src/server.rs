@@ -42,7 +42,15 @@ pub async fn handle(
     } else {
         parts.method.clone()
     };
-    let mut response = route(&engine, &method, &path, parts.uri.query(), &body);
+    let submitter = submitter_of(&parts.headers);
+    let mut response = route(
+        &engine,
+        &method,
+        &path,
+        parts.uri.query(),
+        &body,
+        &submitter,
+    );
     if head {
         *response.body_mut() = Full::new(Bytes::new());
     }
@@ -67,6 +75,17 @@ fn check_remote_user(engine: &Engine, headers: &http::HeaderMap) -> Option<Respo
     ))
 }
 
+/// Who submitted (stand-in bookkeeping only): the `X-Remote-User` header, else `User-Agent`,
+/// else `unknown`.
+fn submitter_of(headers: &http::HeaderMap) -> String {
+    ["x-remote-user", "user-agent"]
+        .iter()
+        .find_map(|name| headers.get(*name).and_then(|v| v.to_str().ok()))
+        .filter(|v| !v.is_empty())
+        .unwrap_or("unknown")
+        .to_owned()
+}
+
 /// Route table of the sidecar; `method` is GET for HEAD requests (a GET route answers HEAD).
 fn route(
     engine: &Arc<Engine>,
@@ -74,6 +93,7 @@ fn route(
     path: &str,
     query: Option<&str>,
     body: &[u8],
+    submitter: &str,
 ) -> Response<Body> {
     let segments: Vec<&str> = path.strip_prefix('/').unwrap_or(path).split('/').collect();
     let allowed: &[&str] = match segments.as_slice() {
@@ -116,7 +136,7 @@ fn route(
             Ok(node_id) => json_response(StatusCode::OK, &json!({"nodeId": node_id})),
             Err(err) => json_error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string()),
         },
-        ("POST", ["v0", "tasks"]) => submit(engine, body),
+        ("POST", ["v0", "tasks"]) => submit(engine, body, submitter),
         ("GET", ["v0", "tasks"]) => json_response(StatusCode::OK, &json!(engine.list())),
         ("GET", ["v0", "tasks", id]) => match engine.get(id) {
             Some(row) => json_response(StatusCode::OK, &json!(row)),
@@ -185,7 +205,7 @@ fn decode_submission(body: &[u8]) -> Option<Submission> {
 }
 
 /// `POST /v0/tasks`: the checks in upstream order, then the engine's state machine.
-fn submit(engine: &Arc<Engine>, body: &[u8]) -> Response<Body> {
+fn submit(engine: &Arc<Engine>, body: &[u8], submitter: &str) -> Response<Body> {
     let Some(submission) = decode_submission(body) else {
         return json_error(StatusCode::BAD_REQUEST, "invalid request body");
     };
@@ -207,7 +227,7 @@ fn submit(engine: &Arc<Engine>, body: &[u8]) -> Response<Body> {
             &format!("task ID must be a valid UUID: {quoted}"),
         );
     };
-    match engine.submit(id, submission.task_type, submission.params) {
+    match engine.submit(id, submission.task_type, submission.params, submitter) {
         Ok(id) => json_response(StatusCode::CREATED, &json!({"id": id})),
         Err(err) => json_error(StatusCode::BAD_REQUEST, &format!("persist task: {err}")),
     }

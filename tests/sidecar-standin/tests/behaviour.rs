@@ -347,3 +347,32 @@ async fn a_listed_task_type_fails_until_the_fail_file_is_cleared_then_the_same_i
     assert_eq!(rerun["status"], "completed");
     h.standin.stop().await;
 }
+
+#[tokio::test]
+async fn a_hold_file_keeps_tasks_running_until_its_line_goes_and_the_ledger_counts_posts() {
+    let mut h = Harness::start(|_| {}).await;
+    let hold_file = h.home.join(sidecar_standin::tasks::HOLD_TASKS_FILE);
+    std::fs::write(&hold_file, "mark-ready\n").expect("hold file");
+    let id = new_id();
+    h.remote_user = vec!["first"];
+    h.post_task(json!({"id": id, "type": "mark-ready"})).await;
+    h.remote_user = vec!["second"];
+    h.post_task(json!({"id": id, "type": "mark-ready"})).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let path = format!("/v0/tasks/{id}");
+    assert_eq!(h.get(&path).await.json()["status"], "running");
+    std::fs::write(&hold_file, "").expect("release");
+    assert_eq!(h.wait_terminal(&id).await["status"], "completed");
+    assert_eq!(h.get("/v0/healthz").await.status, StatusCode::OK);
+
+    let ledger = sidecar_standin::submissions::read(&h.home);
+    let entry = &ledger[&id];
+    assert_eq!((entry.posts, entry.runs), (2, 1));
+    assert_eq!(entry.task_type, "mark-ready");
+    assert_eq!(
+        entry.posts_by,
+        [("first".to_owned(), 1), ("second".to_owned(), 1)].into()
+    );
+    assert_eq!(entry.runs_by, [("first".to_owned(), 1)].into());
+    h.standin.stop().await;
+}

@@ -100,6 +100,36 @@ fn injected_failure(home: &Path, task_type: &str) -> Option<Outcome> {
         .then(|| Outcome::failed(format!("{task_type}: injected failure ({FAIL_TASKS_FILE})")))
 }
 
+/// Test hook file in a node's home: one task type per line; tasks of those types stay running
+/// while listed, then run their handler (removing the line releases them). A DELETE cancels a
+/// held task as it would a running handler.
+pub const HOLD_TASKS_FILE: &str = ".standin-hold-tasks";
+/// How often a held task re-reads [`HOLD_TASKS_FILE`].
+const HOLD_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Waits while `<home>/.standin-hold-tasks` lists `task_type`; false when cancelled meanwhile.
+async fn wait_while_held(
+    home: &Path,
+    task_type: &str,
+    cancelled: &mut watch::Receiver<bool>,
+) -> bool {
+    let held = || {
+        std::fs::read_to_string(home.join(HOLD_TASKS_FILE))
+            .is_ok_and(|listed| listed.lines().any(|line| line.trim() == task_type))
+    };
+    while held() {
+        if *cancelled.borrow() {
+            return false;
+        }
+        // A cancellation ends the wait early; otherwise re-read the file. A dropped sender
+        // (no cancellation can come any more) falls back to plain polling.
+        if let Ok(Err(_)) = tokio::time::timeout(HOLD_POLL, cancelled.changed()).await {
+            tokio::time::sleep(HOLD_POLL).await;
+        }
+    }
+    !*cancelled.borrow()
+}
+
 /// Run the handler of `task_type`. Types in the engine's hold list wait for cancellation first.
 pub async fn run(
     engine: &Arc<Engine>,
@@ -119,6 +149,9 @@ pub async fn run(
         return Outcome::failed(format!("{task_type}: context canceled"));
     }
     let home = engine.home();
+    if !wait_while_held(home, task_type, &mut cancelled).await {
+        return Outcome::failed(format!("{task_type}: context canceled"));
+    }
     if let Some(failure) = injected_failure(home, task_type) {
         return failure;
     }
