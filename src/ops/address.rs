@@ -116,17 +116,12 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
 
 /// Journals why a prepared address change cannot start and returns that reason.
 pub fn refuse(ops: &Ops<'_>, prepared: &AddressPrepared) -> Result<(), OpsError> {
-    let Some(refusal) = prepared.refusal() else {
-        return Ok(());
-    };
-    ops.journal_quietly(
+    ops.refuse(
         ActionKind::Address,
         std::slice::from_ref(&prepared.input.node),
         &prepared.input.detail(),
-        Outcome::Refused,
-        Some(refusal.to_string()),
-    );
-    Err(refusal)
+        prepared.refusal(),
+    )
 }
 
 /// Sets the address, persists the update plan carrying it, and follows it.

@@ -306,6 +306,28 @@ impl<'a> Ops<'a> {
         }
     }
 
+    /// Journals `refusal` (when there is one) for `nodes` and returns it: what `prepare` said
+    /// cannot run is refused before any change, the same way for every action.
+    pub fn refuse(
+        &self,
+        kind: ActionKind,
+        nodes: &[String],
+        detail: &str,
+        refusal: Option<OpsError>,
+    ) -> Result<(), OpsError> {
+        let Some(refusal) = refusal else {
+            return Ok(());
+        };
+        self.journal_quietly(
+            kind,
+            nodes,
+            detail,
+            Outcome::Refused,
+            Some(refusal.to_string()),
+        );
+        Err(refusal)
+    }
+
     /// As [`Self::journal`] where there is nobody to warn yet (refusals before a report).
     pub fn journal_quietly(
         &self,

@@ -294,21 +294,16 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
 
 /// Journals why a prepared rollout cannot start and returns that reason.
 pub fn refuse(ops: &Ops<'_>, prepared: &RolloutPrepared) -> Result<(), OpsError> {
-    let Some(refusal) = prepared.refusal() else {
-        return Ok(());
-    };
     let names = match prepared.names() {
         names if names.is_empty() => prepared.input.selection.words(),
         names => names,
     };
-    ops.journal_quietly(
+    ops.refuse(
         ActionKind::Rollout,
         &names,
         &prepared.input.detail(),
-        Outcome::Refused,
-        Some(refusal.to_string()),
-    );
-    Err(refusal)
+        prepared.refusal(),
+    )
 }
 
 /// Rolls the prepared nodes in waves. Refuses (changing nothing) when `prepare` said it cannot

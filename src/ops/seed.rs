@@ -223,17 +223,12 @@ async fn read_node_key(ops: &Ops<'_>, secret_name: &str) -> Result<NodeKey, OpsE
 
 /// Journals why a prepared bring-up cannot start and returns that reason.
 pub fn refuse(ops: &Ops<'_>, prepared: &SeedPrepared) -> Result<(), OpsError> {
-    let Some(refusal) = prepared.refusal() else {
-        return Ok(());
-    };
-    ops.journal_quietly(
+    ops.refuse(
         ActionKind::SeedCreate,
         std::slice::from_ref(&prepared.request.name),
         &prepared.input.detail(),
-        Outcome::Refused,
-        Some(refusal.to_string()),
-    );
-    Err(refusal)
+        prepared.refusal(),
+    )
 }
 
 /// Creates the seed (and the Secret of a generated key), follows its init plan, then checks
