@@ -69,6 +69,9 @@ pub async fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, Cl
     for note in &prepared.already_rolled {
         context.note(&Note::AlreadyRolled(note.clone()));
     }
+    for note in &prepared.peer_notes {
+        context.note(&Note::Info(note.clone()));
+    }
     for blocked in &prepared.blocked {
         context.note(&Note::Skipped {
             node: blocked.node.clone(),
