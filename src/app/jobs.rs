@@ -57,6 +57,48 @@ pub enum Prepared {
     Seed(Box<SeedPrepared>),
 }
 
+impl Prepared {
+    fn text(&self) -> String {
+        match self {
+            Prepared::Rollout(p) => p.text(),
+            Prepared::Address(p) => p.text(),
+            Prepared::Seed(p) => p.text(),
+        }
+    }
+
+    fn refusal(&self) -> Option<OpsError> {
+        match self {
+            Prepared::Rollout(p) => p.refusal(),
+            Prepared::Address(p) => p.refusal(),
+            Prepared::Seed(p) => p.refusal(),
+        }
+    }
+
+    fn permissions(&self) -> &PermissionVerdict {
+        match self {
+            Prepared::Rollout(p) => &p.permissions,
+            Prepared::Address(p) => &p.permissions,
+            Prepared::Seed(p) => &p.permissions,
+        }
+    }
+
+    fn confirm_names(&self) -> Vec<String> {
+        match self {
+            Prepared::Rollout(p) => p.confirm_names.clone(),
+            Prepared::Address(p) => p.confirm_names.clone(),
+            Prepared::Seed(p) => p.confirm_names(),
+        }
+    }
+
+    fn question(&self) -> &str {
+        match self {
+            Prepared::Rollout(p) => &p.question,
+            Prepared::Address(p) => &p.question,
+            Prepared::Seed(p) => &p.question,
+        }
+    }
+}
+
 /// Prepared actions by dialog id, kept until execution or cancel; never in the model.
 pub type PendingActions = Arc<Mutex<HashMap<u64, Prepared>>>;
 
@@ -181,7 +223,7 @@ pub async fn prepare(
         text.push_str(&format!("note: {note}\n"));
     }
     let failed = |e: OpsError| e.to_string();
-    let (prepared, refusal, permissions, confirm_names, question) = match request {
+    let prepared = match request {
         ActionRequest::Rollout { nodes, image, .. } => {
             let input = RolloutInput {
                 selection: Selection::Named(nodes.clone()),
@@ -190,21 +232,9 @@ pub async fn prepare(
                 wait: true,
                 dry_run: false,
             };
-            let prepared = rollout::prepare(&ops, input).await.map_err(failed)?;
-            text.push_str(&prepared.text());
-            let parts = (
-                prepared.refusal(),
-                summary(&prepared.permissions),
-                prepared.confirm_names.clone(),
-                prepared.question.clone(),
-            );
-            (
-                Prepared::Rollout(Box::new(prepared)),
-                parts.0,
-                parts.1,
-                parts.2,
-                parts.3,
-            )
+            Prepared::Rollout(Box::new(
+                rollout::prepare(&ops, input).await.map_err(failed)?,
+            ))
         }
         ActionRequest::Address { node, address } => {
             let input = AddressInput {
@@ -213,16 +243,9 @@ pub async fn prepare(
                 wait: true,
                 dry_run: false,
             };
-            let prepared = address::prepare(&ops, input).await.map_err(failed)?;
-            text.push_str(&prepared.text());
-            let parts = (
-                prepared.refusal(),
-                summary(&prepared.permissions),
-                prepared.confirm_names.clone(),
-                prepared.question.clone(),
-            );
-            let prepared = Prepared::Address(Box::new(prepared));
-            (prepared, parts.0, parts.1, parts.2, parts.3)
+            Prepared::Address(Box::new(
+                address::prepare(&ops, input).await.map_err(failed)?,
+            ))
         }
         ActionRequest::Seed {
             node,
@@ -239,23 +262,12 @@ pub async fn prepare(
                 wait: true,
                 dry_run: false,
             };
-            let prepared = seed::prepare(&ops, input).await.map_err(failed)?;
-            text.push_str(&prepared.text());
-            let parts = (
-                prepared.refusal(),
-                summary(&prepared.permissions),
-                prepared.confirm_names(),
-                prepared.question.clone(),
-            );
-            (
-                Prepared::Seed(Box::new(prepared)),
-                parts.0,
-                parts.1,
-                parts.2,
-                parts.3,
-            )
+            Prepared::Seed(Box::new(seed::prepare(&ops, input).await.map_err(failed)?))
         }
     };
+    text.push_str(&prepared.text());
+    let (refusal, permissions) = (prepared.refusal(), summary(prepared.permissions()));
+    let (confirm_names, question) = (prepared.confirm_names(), prepared.question().to_owned());
     let blocked = match refusal {
         Some(OpsError::Access(_)) => {
             Some("the permission checks did not pass; nothing would be changed".to_owned())
