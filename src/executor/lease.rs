@@ -99,6 +99,25 @@ fn lease_body(namespace: &str, node: &str, holder: &str, now: Timestamp) -> Leas
     }
 }
 
+/// The refusal of a taker that lost the race for the node's Lease, naming the winner as the
+/// Lease now says (`another executor` only when it cannot be read).
+async fn lost_race(cluster: &dyn ClusterApi, namespace: &str, node: &str) -> LeaseError {
+    let lease = node_lease_name(node);
+    let holder = match cluster.get_lease(namespace, &lease).await {
+        Ok(Some(current)) => current
+            .spec
+            .and_then(|spec| spec.holder_identity)
+            .filter(|h| !h.is_empty()),
+        _ => None,
+    };
+    LeaseError::HeldByOther {
+        namespace: namespace.to_owned(),
+        node: node.to_owned(),
+        lease,
+        holder: holder.unwrap_or_else(|| "another executor".into()),
+    }
+}
+
 impl NodeLease {
     /// Takes the node's Lease: creates it, or takes it over when it is free or expired (under
     /// its resourceVersion, so two takers cannot both win).
@@ -116,21 +135,17 @@ impl NodeLease {
         };
         let existing = cluster.get_lease(namespace, &name).await.map_err(api)?;
         let lease = match existing {
-            None => cluster
+            None => match cluster
                 .create_lease(&lease_body(namespace, node, holder, now))
                 .await
-                .map_err(|err| {
-                    if err.is_already_exists() {
-                        LeaseError::HeldByOther {
-                            namespace: namespace.to_owned(),
-                            node: node.to_owned(),
-                            lease: name.clone(),
-                            holder: "another executor".into(),
-                        }
-                    } else {
-                        api(err)
-                    }
-                })?,
+            {
+                Ok(lease) => lease,
+                // Another taker was first: name it, from the Lease it wrote.
+                Err(err) if err.is_already_exists() => {
+                    return Err(lost_race(cluster, namespace, node).await);
+                }
+                Err(err) => return Err(api(err)),
+            },
             Some(current) => {
                 if let Some(other) = lease_is_live(&current, now).filter(|h| h != holder) {
                     return Err(LeaseError::HeldByOther {
@@ -142,18 +157,13 @@ impl NodeLease {
                 }
                 let mut body = lease_body(namespace, node, holder, now);
                 body.metadata.resource_version = current.metadata.resource_version.clone();
-                cluster.replace_lease(&body).await.map_err(|err| {
-                    if err.is_conflict() {
-                        LeaseError::HeldByOther {
-                            namespace: namespace.to_owned(),
-                            node: node.to_owned(),
-                            lease: name.clone(),
-                            holder: "another executor".into(),
-                        }
-                    } else {
-                        api(err)
+                match cluster.replace_lease(&body).await {
+                    Ok(lease) => lease,
+                    Err(err) if err.is_conflict() => {
+                        return Err(lost_race(cluster, namespace, node).await);
                     }
-                })?
+                    Err(err) => return Err(api(err)),
+                }
             }
         };
         Ok(NodeLease {
