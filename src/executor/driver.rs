@@ -334,9 +334,26 @@ impl<'a> Driver<'a> {
         platform_sidecar_image: &str,
         plan_id: Option<uuid::Uuid>,
     ) -> Result<Persisted, DriverError> {
+        self.persist_for_spec(namespace, name, platform_sidecar_image, plan_id, |_| {})
+            .await
+    }
+
+    /// As [`Self::persist_as`], planning for the stored node with `edit` applied to it in
+    /// memory: the plan a spec change will need, persisted before the change is written, so
+    /// a live controller finds it Active and runs it instead of building its own. Only the
+    /// status is written.
+    pub async fn persist_for_spec(
+        &self,
+        namespace: &str,
+        name: &str,
+        platform_sidecar_image: &str,
+        plan_id: Option<uuid::Uuid>,
+        edit: impl Fn(&mut SeiNode),
+    ) -> Result<Persisted, DriverError> {
         let mut conflicts = 0;
         loop {
             let mut node = self.read(namespace, name).await?;
+            edit(&mut node);
             let before = status_value(node.status.as_ref())?;
             let phase = node.status.as_ref().and_then(|s| s.phase);
             if phase == Some(Phase::Failed) {

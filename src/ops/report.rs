@@ -21,7 +21,7 @@ pub enum Note {
     Skipped { node: String, reason: String },
     /// A new plan was written for the node.
     PlanPersisted { node: String, plan_id: String },
-    /// The node's Active plan (an init plan) goes first; the change follows it.
+    /// The node's Active plan goes first; the change is written after it ended.
     PlanAlreadyActive { node: String, plan_id: String },
     /// Who executes, for `auto` (`executor: controller (holder)`).
     Executor(String),
@@ -70,7 +70,7 @@ impl fmt::Display for Note {
             Note::PlanAlreadyActive { node, plan_id } => {
                 write!(
                     f,
-                    "{node}: plan {plan_id} already active; following it first"
+                    "{node}: plan {plan_id} already active; following it before changing the node"
                 )
             }
             Note::Executor(text) | Note::Info(text) => f.write_str(text),

@@ -425,8 +425,11 @@ fn halted(ops: &Ops<'_>, name: &str, reason: &str, left: usize) -> RunEnd {
     )
 }
 
-/// One node of a wave, its Lease held: pin, Event, journal, then (waiting) follow it to the
-/// image and the gate. `Ok(Some(reason))` when the node failed (journaled).
+/// One node of a wave, its Lease held: a plan already Active goes first (pinning under it
+/// would strand it: its pod is replaced before the new template, and `OnDelete` never rolls
+/// it); then the update plan is persisted, `spec.image` pinned, the Event and journal
+/// written, and (waiting) the node followed to the image and the gate. `Ok(Some(reason))`
+/// when the node failed (journaled).
 async fn roll_one(
     ops: &Ops<'_>,
     target: &NodeToRoll,
@@ -439,100 +442,147 @@ async fn roll_one(
     let image = input.image.to_string();
     let name = target.node.name();
     let one = [name.to_owned()];
-    let persisted = pin_image(ops, name, &input.image, target.plan_id).await?;
-    let uid = target.node.metadata.uid.as_deref().unwrap_or("");
-    let what = format!("image {} -> {image}", target.node.spec.image);
-    ops.event(kind, name, uid, &what, report).await;
-    let plan_id = match &persisted {
-        Persisted::Built(plan) => {
-            report.note(&Note::PlanPersisted {
-                node: name.to_owned(),
-                plan_id: plan.id.clone(),
-            });
-            plan.id.clone()
-        }
-        // An init (or earlier) plan was Active: it goes first, the image after it.
-        Persisted::Resumed(plan) => {
-            report.note(&Note::PlanAlreadyActive {
-                node: name.to_owned(),
-                plan_id: plan.id.clone(),
-            });
-            plan.id.clone()
-        }
-        Persisted::None(reason) => {
-            // Not on the image and nothing will take it there: this wave failed.
-            let reason = format!("no plan: {reason}");
-            ops.journal(
-                kind,
-                &one,
-                &detail,
-                Outcome::Failed,
-                Some(reason.clone()),
-                report,
-            );
-            return Ok(Some(reason));
-        }
-    };
-    ops.journal(kind, &one, &detail, Outcome::Started, None, report);
-    if !input.wait {
-        return Ok(None);
-    }
-    let failure = match follow_to_image(ops, name, &image, plan_id, deadline, report).await {
-        Ok(failure) => failure,
-        Err(err) => Some(err.to_string()),
-    };
-    match &failure {
-        None => ops.journal(kind, &one, &detail, Outcome::Succeeded, None, report),
-        Some(reason) => ops.journal(
+    let failed = |reason: String| {
+        ops.journal(
             kind,
             &one,
             &detail,
             Outcome::Failed,
             Some(reason.clone()),
             report,
-        ),
+        );
+        Ok(Some(reason))
+    };
+    let mut followed_first = 0;
+    let plan_id = loop {
+        match persist_for_image(ops, name, &input.image, target.plan_id).await? {
+            Persisted::Built(plan) => {
+                pin_image(ops, name, &input.image).await?;
+                emit_pinned(ops, target, &image, report).await;
+                report.note(&Note::PlanPersisted {
+                    node: name.to_owned(),
+                    plan_id: plan.id.clone(),
+                });
+                break Some(plan.id);
+            }
+            Persisted::Resumed(plan) => {
+                report.note(&Note::PlanAlreadyActive {
+                    node: name.to_owned(),
+                    plan_id: plan.id.clone(),
+                });
+                if !input.wait {
+                    return failed(format!(
+                        "plan {} is Active: the image is pinned after it ends (run without --no-wait to follow it first, or again once it ended)",
+                        plan.id
+                    ));
+                }
+                followed_first += 1;
+                if followed_first > MAX_PLANS_PER_ROLLOUT_NODE {
+                    return failed(format!(
+                        "plan {} is still Active after {MAX_PLANS_PER_ROLLOUT_NODE} plans followed first",
+                        plan.id
+                    ));
+                }
+                match ops.follow(name, &plan.id, report).await {
+                    Ok(FollowEnd::Completed) => {}
+                    Ok(other) => return failed(other.to_string()),
+                    Err(err) => return failed(err.to_string()),
+                }
+            }
+            // The plan followed first took the node to the image (a rerun after a crash).
+            Persisted::None(_) if on_image(&ops.read_node(name).await?, &image) => {
+                pin_image(ops, name, &input.image).await?;
+                break None;
+            }
+            Persisted::None(reason) => {
+                // Not on the image and nothing will take it there: this wave failed.
+                return failed(format!("no plan: {reason}"));
+            }
+        }
+    };
+    ops.journal(kind, &one, &detail, Outcome::Started, None, report);
+    if !input.wait {
+        return Ok(None);
     }
-    Ok(failure)
+    let followed = match plan_id {
+        Some(plan_id) => follow_to_image(ops, name, &image, plan_id, report).await,
+        None => Ok(None),
+    };
+    let failure = match followed {
+        Ok(None) => await_gate(ops, name, &image, deadline).await,
+        other => other,
+    };
+    let failure = match failure {
+        Ok(failure) => failure,
+        Err(err) => Some(err.to_string()),
+    };
+    match failure {
+        None => {
+            ops.journal(kind, &one, &detail, Outcome::Succeeded, None, report);
+            Ok(None)
+        }
+        Some(reason) => failed(reason),
+    }
 }
 
-/// Patches `spec.image` and persists the update plan the planner then builds (or finds the
-/// Active one).
-async fn pin_image(
+fn on_image(node: &SeiNode, image: &str) -> bool {
+    node.status
+        .as_ref()
+        .is_some_and(|s| s.current_image() == image)
+}
+
+/// The Event saying what the rollout changed on the node.
+async fn emit_pinned(ops: &Ops<'_>, target: &NodeToRoll, image: &str, report: &dyn Report) {
+    let uid = target.node.metadata.uid.as_deref().unwrap_or("");
+    let what = format!("image {} -> {image}", target.node.spec.image);
+    ops.event(ActionKind::Rollout, target.node.name(), uid, &what, report)
+        .await;
+}
+
+/// Persists the update plan the node needs once `spec.image` is `image` (planned on the
+/// stored node with the image set in memory, the previewed ID), or returns the plan found
+/// Active. Written before the pin, so a controller reconciling the pinned node finds this
+/// plan Active and runs it rather than building its own.
+async fn persist_for_image(
     ops: &Ops<'_>,
     node: &str,
     image: &ImageRef,
     plan_id: uuid::Uuid,
 ) -> Result<Persisted, OpsError> {
     let namespace = ops.namespace();
-    let patch = serde_json::json!({"spec": {"image": image.to_string()}});
-    ops.ports
-        .cluster
-        .patch_seinode(namespace, node, &patch)
-        .await
-        .map_err(OpsError::cluster(format!("patching spec.image of {node}")))?;
+    let image = image.to_string();
     ops.driver()
-        .persist_as(
+        .persist_for_spec(
             namespace,
             node,
             &ops.settings.platform.images.sidecar,
             Some(plan_id),
+            |node| node.spec.image.clone_from(&image),
         )
         .await
         .map_err(|e| OpsError::Step(format!("{namespace}/{node}: {e}")))
 }
 
-/// Follows `name`'s plan, then the plans its completion still leaves the node needing to run
-/// `image`, then waits for the wave gate. A plan Active before the pin (an init plan) ends
-/// without the image, and an init plan observes no image at all: the controller's next
-/// reconcile builds the update plan. With no controller live the console is that reconcile and
-/// persists and follows the next plan itself (a bounded number, so a planner that keeps
-/// building plans cannot loop). `Ok(Some(reason))` when the node failed.
+/// Patches `spec.image`.
+async fn pin_image(ops: &Ops<'_>, node: &str, image: &ImageRef) -> Result<(), OpsError> {
+    let patch = serde_json::json!({"spec": {"image": image.to_string()}});
+    ops.ports
+        .cluster
+        .patch_seinode(ops.namespace(), node, &patch)
+        .await
+        .map_err(OpsError::cluster(format!("patching spec.image of {node}")))?;
+    Ok(())
+}
+
+/// Follows `name`'s update plan, then any plan its completion still leaves the node needing
+/// to run `image` (the controller's next reconcile builds it; with no controller live the
+/// console is that reconcile and persists and follows it itself, a bounded number, so a
+/// planner that keeps building plans cannot loop). `Ok(Some(reason))` when the node failed.
 async fn follow_to_image(
     ops: &Ops<'_>,
     name: &str,
     image: &str,
     first_plan: String,
-    deadline: Instant,
     report: &dyn Report,
 ) -> Result<Option<String>, OpsError> {
     let namespace = ops.namespace();
@@ -542,12 +592,7 @@ async fn follow_to_image(
             FollowEnd::Completed => {}
             other => return Ok(Some(other.to_string())),
         }
-        let node = ops.read_node(name).await?;
-        let on_image = node
-            .status
-            .as_ref()
-            .is_some_and(|s| s.current_image() == image);
-        if on_image || !ops.executor_choice().await?.embedded {
+        if on_image(&ops.read_node(name).await?, image) || !ops.executor_choice().await?.embedded {
             break;
         }
         match ops
@@ -567,7 +612,7 @@ async fn follow_to_image(
             Err(e) => return Err(OpsError::Step(format!("{namespace}/{name}: {e}"))),
         }
     }
-    await_gate(ops, name, image, deadline).await
+    Ok(None)
 }
 
 /// Waits until the node runs the image and its pod is Ready (the wave gate after a Complete

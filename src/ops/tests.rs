@@ -671,6 +671,78 @@ async fn the_previewed_plan_is_the_persisted_plan() {
     );
 }
 
+/// The controller's backfill plan (built because `currentImage` was never observed) is Active
+/// when the node's turn comes: it runs to its end first, and only then is the previewed plan
+/// persisted and `spec.image` pinned. Pinning under it would strand its observe-image: its pod
+/// is replaced before the template changes and `OnDelete` never rolls it again.
+#[tokio::test]
+async fn a_plan_active_at_the_nodes_turn_ends_before_the_image_is_pinned() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    world.h.cluster.mutate_node("ns", "a", |node| {
+        node.status_mut().current_image = None;
+    });
+    let persisted = world
+        .ops()
+        .driver()
+        .persist("ns", "a", SIDECAR_IMAGE)
+        .await
+        .expect("persist");
+    let crate::executor::driver::Persisted::Built(active) = persisted else {
+        panic!("no backfill plan: {persisted:?}");
+    };
+    let ops = world.ops();
+    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
+        .await
+        .expect("prepare");
+    let previewed = prepared.nodes[0].plan_id.to_string();
+    let report = Recording::default();
+    let end = rollout::run(&ops, &prepared, &report).await.expect("run");
+    assert!(end.ok, "{end:?}");
+    let lines = report.0.lock().expect("lock").clone();
+    let first = format!(
+        "a: plan {} already active; following it before changing the node",
+        active.id
+    );
+    let at = |line: &str| lines.iter().position(|l| l == line);
+    let followed = at(&first).expect("the Active plan is followed first");
+    let ours = at(&format!("a: plan {previewed} persisted")).expect("previewed plan persisted");
+    assert!(followed < ours, "{lines:?}");
+    assert_eq!(world.image_of("a"), (V2.into(), V2.into()));
+    assert_eq!(world.patches_of("a"), 1, "one spec patch");
+    assert_eq!(world.log.lines(), ["ns/a started", "ns/a succeeded"]);
+}
+
+/// The update plan is written before `spec.image`: a controller reconciling the pinned node
+/// finds it Active and runs it instead of building its own. A pin that then fails leaves a plan
+/// for the unchanged spec, which changes nothing when it runs.
+#[tokio::test]
+async fn the_update_plan_is_persisted_before_the_image_is_pinned() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    let ops = world.ops();
+    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
+        .await
+        .expect("prepare");
+    world.h.cluster.fail_next(
+        "patch seinodes a",
+        crate::ports::ClusterErrorKind::Other,
+        "etcdserver: request timed out",
+    );
+    let end = rollout::run(&ops, &prepared, &Recording::default())
+        .await
+        .expect("run");
+    assert!(!end.ok, "{end:?}");
+    assert!(end.message.contains("patching spec.image of a"), "{end:?}");
+    let stored = world.h.cluster.node("ns", "a").expect("node");
+    assert_eq!(stored.spec.image, V1);
+    let plan = stored
+        .status
+        .and_then(|s| s.plan)
+        .expect("plan persisted first");
+    assert_eq!(plan.id, prepared.nodes[0].plan_id.to_string());
+}
+
 #[tokio::test]
 async fn an_embedded_run_leaves_the_node_as_the_controllers_next_reconcile_would() {
     let world = World::new();

@@ -137,7 +137,7 @@ async fn a_node_mid_init_finishes_its_init_plan_then_gets_the_update_plan() {
         .expect("persist the init plan");
     let notes = roll_through_two_plans(&ns, "mid-0").await;
     let resumed = format!(
-        "mid-0: plan {} already active; following it first",
+        "mid-0: plan {} already active; following it before changing the node",
         init_plan.id
     );
     assert!(notes.contains(&resumed), "{notes:?}");
