@@ -264,6 +264,7 @@ async fn two_consoles_on_one_node_one_executes_and_the_loser_changes_nothing() {
     )
     .await;
     let home = sidecar_home(&ns.name, node);
+    let before = ledger(&home);
     hold(&home, "config-patch");
     let (state_a, state_b) = (
         tempfile::tempdir().expect("a"),
@@ -290,6 +291,8 @@ async fn two_consoles_on_one_node_one_executes_and_the_loser_changes_nothing() {
         assert!(Instant::now() < deadline, "neither console ended");
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
+    // The winner pins the image after persisting its plan and before its first sidecar task.
+    wait_for_submission(&home, "config-patch", &before, Duration::from_secs(60)).await;
     let spec_while_running = spec_image(&ns, node).await.0;
     release(&home);
     let (loser, winner, loser_state, winner_image, loser_image, winner_id) = if a_first {
