@@ -59,11 +59,51 @@ pub struct ImagePinPreview {
     /// `status.currentImage` (what runs).
     pub current_image: String,
     pub warnings: Vec<String>,
+    /// The plan Active on the node now: it runs to its end before the image is pinned, and
+    /// `plan` is the update plan built after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs_first: Option<RunsFirst>,
     #[serde(flatten)]
     pub plan: PlanPreview,
     /// The StatefulSet diff (server-side dry run); set by callers that reach a cluster.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub statefulset: Option<StatefulSetPreview>,
+}
+
+/// An Active plan an action waits out before it changes the node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunsFirst {
+    pub plan_id: String,
+    pub tasks_done: usize,
+    pub tasks: usize,
+}
+
+impl RunsFirst {
+    fn of(node: &SeiNode) -> Option<RunsFirst> {
+        let plan = node.status.as_ref()?.plan.as_ref()?;
+        plan.is_active().then(|| RunsFirst {
+            plan_id: plan.id.clone(),
+            tasks_done: plan
+                .tasks
+                .iter()
+                .filter(|t| t.status == crate::api::TaskStatus::Complete)
+                .count(),
+            tasks: plan.tasks.len(),
+        })
+    }
+}
+
+/// The node as it is once its Active plan completed: no plan, the plan's target phase.
+fn after_active_plan(node: &SeiNode) -> SeiNode {
+    let mut after = node.clone();
+    if let Some(status) = after.status.as_mut()
+        && let Some(plan) = status.plan.take()
+        && let Some(phase) = plan.target_phase
+    {
+        status.phase = Some(phase);
+    }
+    after
 }
 
 /// The node once `spec.image` is `image`: what the preview plans for and renders.
@@ -80,6 +120,13 @@ pub fn image_pin_preview(
     ctx: &PlanContext,
 ) -> Result<ImagePinPreview, PlanError> {
     let changed = pinned_node(node, image);
+    // An Active plan goes first (the rollout follows it, then pins): preview the update plan
+    // the pin then gets, with the ID it will carry.
+    let runs_first = RunsFirst::of(node);
+    let planned = match runs_first {
+        Some(_) => after_active_plan(&changed),
+        None => changed.clone(),
+    };
     Ok(ImagePinPreview {
         namespace: node.namespace().to_owned(),
         node: node.name().to_owned(),
@@ -91,7 +138,8 @@ pub fn image_pin_preview(
             .map_or("", |s| s.current_image())
             .to_owned(),
         warnings: image.warnings().iter().map(ToString::to_string).collect(),
-        plan: PlanPreview::from_node(&changed, ctx)?,
+        runs_first,
+        plan: PlanPreview::from_node(&planned, ctx)?,
         statefulset: None,
     })
 }
@@ -188,6 +236,13 @@ pub fn image_pin_text(preview: &ImagePinPreview) -> String {
     let _ = writeln!(text, "  running now: {running}");
     for warning in &preview.warnings {
         let _ = writeln!(text, "  warning: {warning}");
+    }
+    if let Some(first) = &preview.runs_first {
+        let _ = writeln!(
+            text,
+            "First: plan {} is Active ({} of {} tasks done); it runs to its end, then spec.image is pinned",
+            first.plan_id, first.tasks_done, first.tasks
+        );
     }
     plan_text(&mut text, &preview.plan);
     if let Some(statefulset) = &preview.statefulset {

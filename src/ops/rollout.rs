@@ -12,7 +12,7 @@ use crate::actions::permissions::{rollout_checks, tasks_to_run};
 use crate::actions::preview::{ImagePinPreview, image_pin_preview, image_pin_text, pinned_node};
 use crate::actions::statefulset_diff::statefulset_preview;
 use crate::actions::waves::{Gate, already_rolled, plan_waves, wave_gate};
-use crate::api::{NodeMode, PlanPhase, SeiNode, TaskKind};
+use crate::api::{NodeMode, SeiNode, TaskKind};
 use crate::config::WaveDefaults;
 use crate::executor::driver::Persisted;
 use crate::journal::Outcome;
@@ -239,12 +239,8 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         let ctx = ctx.clone().with_plan_id(plan_id);
         let mut preview = image_pin_preview(&node, &prepared.input.image, &ctx)
             .map_err(|e| OpsError::Step(format!("{}: {e}", node.name())))?;
-        let active = node
-            .status
-            .as_ref()
-            .and_then(|s| s.plan.as_ref())
-            .is_some_and(|p| p.phase == PlanPhase::Active);
-        if let (Some(reason), false) = (&preview.plan.no_plan, active) {
+        // With a plan Active, the preview is of the update plan after it.
+        if let Some(reason) = &preview.plan.no_plan {
             prepared.blocked.push(Blocked {
                 node: node.name().to_owned(),
                 reason: format!("no plan can take it to {image}: {reason}"),

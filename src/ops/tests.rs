@@ -696,6 +696,16 @@ async fn a_plan_active_at_the_nodes_turn_ends_before_the_image_is_pinned() {
         .await
         .expect("prepare");
     let previewed = prepared.nodes[0].plan_id.to_string();
+    let preview = &prepared.nodes[0].preview;
+    assert_eq!(
+        preview.runs_first.as_ref().map(|r| r.plan_id.as_str()),
+        Some(active.id.as_str())
+    );
+    assert_eq!(
+        preview.plan.plan.as_ref().map(|p| p.id.as_str()),
+        Some(previewed.as_str()),
+        "the update plan after it is previewed with the ID it is persisted with"
+    );
     let report = Recording::default();
     let end = rollout::run(&ops, &prepared, &report).await.expect("run");
     assert!(end.ok, "{end:?}");

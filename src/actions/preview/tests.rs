@@ -34,6 +34,54 @@ fn image_pin_builds_the_update_plan_with_the_new_image() {
     insta::assert_json_snapshot!("image_pin_full_node_json", preview);
 }
 
+/// A node mid-way through a plan (an init plan, or the controller's backfill update plan): the
+/// rollout follows it first, so the preview says so and shows the update plan built once it
+/// ended (its target phase reached), not "Active, resumed".
+#[test]
+fn image_pin_with_a_plan_active_previews_the_update_plan_after_it() {
+    let image = ImageRef::parse(V2).expect("valid");
+    let mut node = full_node("rpc-0");
+    let ctx = ctx();
+    crate::planner::resolve_plan(&mut node, &ctx).expect("init plan");
+    let init = node
+        .status
+        .as_ref()
+        .and_then(|s| s.plan.clone())
+        .expect("init plan");
+    assert_eq!(init.target_phase, Some(Phase::Running));
+    let pin_id = uuid::Uuid::from_u128(42);
+    let preview =
+        image_pin_preview(&node, &image, &ctx.clone().with_plan_id(pin_id)).expect("preview");
+    let first = preview.runs_first.as_ref().expect("runs first");
+    assert_eq!(first.plan_id, init.id);
+    assert_eq!((first.tasks_done, first.tasks), (0, init.tasks.len()));
+    let plan = preview
+        .plan
+        .plan
+        .as_ref()
+        .expect("the update plan after it");
+    assert_eq!(
+        plan.id,
+        pin_id.to_string(),
+        "the ID the persisted plan will carry"
+    );
+    assert!(
+        plan.tasks
+            .iter()
+            .any(|t| t.kind.as_str() == "observe-image")
+    );
+    let text = image_pin_text(&preview);
+    assert!(
+        text.contains(&format!(
+            "First: plan {} is Active (0 of {} tasks done); it runs to its end, then spec.image is pinned",
+            init.id,
+            init.tasks.len()
+        )),
+        "{text}"
+    );
+    assert!(text.contains(&format!("Update plan {}", plan.id)), "{text}");
+}
+
 #[test]
 fn image_pin_to_the_running_image_plans_nothing() {
     let image = ImageRef::parse("ghcr.io/sei-protocol/sei:v6.3.0").expect("valid");
