@@ -723,6 +723,47 @@ async fn a_plan_active_at_the_nodes_turn_ends_before_the_image_is_pinned() {
     assert_eq!(world.log.lines(), ["ns/a started", "ns/a succeeded"]);
 }
 
+/// Without waiting the console cannot follow the Active plan first: that node fails and is
+/// left as it was (no spec patch, no Event), naming the plan.
+#[tokio::test]
+async fn no_wait_on_a_node_with_a_plan_active_changes_nothing_and_says_why() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    world.h.cluster.mutate_node("ns", "a", |node| {
+        node.status_mut().current_image = None;
+    });
+    world
+        .ops()
+        .driver()
+        .persist("ns", "a", SIDECAR_IMAGE)
+        .await
+        .expect("persist");
+    let active = world
+        .h
+        .cluster
+        .node("ns", "a")
+        .and_then(|n| n.status)
+        .and_then(|s| s.plan)
+        .expect("active plan");
+    let ops = world.ops();
+    let mut input = rollout_input(&["a"], 1, 3);
+    input.wait = false;
+    let prepared = rollout::prepare(&ops, input).await.expect("prepare");
+    let end = rollout::run(&ops, &prepared, &Recording::default())
+        .await
+        .expect("run");
+    assert!(!end.ok, "{end:?}");
+    assert!(
+        end.message
+            .contains(&format!("plan {} is Active", active.id)),
+        "{end:?}"
+    );
+    assert_eq!(world.patches_of("a"), 0, "spec untouched");
+    assert!(world.h.cluster.events().is_empty(), "no Event");
+    let stored = world.h.cluster.node("ns", "a").and_then(|n| n.status);
+    assert_eq!(stored.and_then(|s| s.plan).map(|p| p.id), Some(active.id));
+}
+
 /// The update plan is written before `spec.image`: a controller reconciling the pinned node
 /// finds it Active and runs it instead of building its own. A pin that then fails leaves a plan
 /// for the unchanged spec, which changes nothing when it runs.
