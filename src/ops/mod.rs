@@ -28,6 +28,7 @@ pub mod pod_ready;
 mod report;
 pub mod rollout;
 pub mod seed;
+pub mod seed_probe;
 #[cfg(test)]
 mod tests;
 

@@ -1,10 +1,11 @@
-//! What a seed SeiNode publishes, as the probe's [`Expected`]: `spec.externalAddress`,
-//! `spec.chainId` and the NodeID found for it (node-key Secret or sidecar). Pure; the console's
-//! screens and `seed probe NODE` share it.
-use super::probe::Expected;
+//! The seed probe's use-case side: what a seed SeiNode publishes as the probe's
+//! [`ProbeTarget`] (`spec.externalAddress`, `spec.chainId` and the NodeID of its node-key Secret
+//! or sidecar), and the one line an outcome is shown as. Pure; `seed create`, the console's
+//! screens and `seed probe NODE` share it. The dialling is the [`crate::ports::probe::SeedProber`]'s.
 use crate::actions::address::{AddressError, ExternalAddress};
 use crate::api::{NodeMode, SeiNode};
 use crate::fleet::detail::NodeIdLookup;
+use crate::ports::probe::{CheckName, Origin, ProbeOutcome, ProbeTarget};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotProbeable {
@@ -21,11 +22,11 @@ pub enum NotProbeable {
 
 /// The published identity of `node`; `lookup` is its NodeID lookup (`None`: not looked up).
 /// `chain_id` overrides `spec.chainId`.
-pub fn expected_for_seed(
+pub fn probe_target(
     node: &SeiNode,
     lookup: Option<&NodeIdLookup>,
     chain_id: Option<&str>,
-) -> Result<Expected, NotProbeable> {
+) -> Result<ProbeTarget, NotProbeable> {
     let name = format!("SeiNode {}/{}", node.namespace(), node.name());
     if node.spec.mode().ok() != Some(NodeMode::Seed) {
         return Err(NotProbeable::NotASeed(name));
@@ -43,12 +44,50 @@ pub fn expected_for_seed(
         Some(NodeIdLookup::NotFound { reasons }) => (None, reasons.join("; ")),
         None => (None, "not looked up".to_owned()),
     };
-    Ok(Expected {
+    Ok(ProbeTarget {
         node_id,
         node_id_source,
-        address,
+        address: address.to_string(),
         chain_id: chain_id.map_or_else(|| node.spec.chain_id.clone(), str::to_owned),
     })
+}
+
+/// The outcome in one line: `reachable as NODEID@HOST:PORT`, or the first check that failed,
+/// then from where it was dialled and to which IP.
+pub fn outcome_line(outcome: &ProbeOutcome) -> String {
+    let head = match outcome.first_problem() {
+        None => format!("reachable as {}", outcome.target),
+        Some(check) => format!("{}: {}", check.check.label(), first_clause(&check.detail)),
+    };
+    format!("{head}; {}", origin_text(&outcome.origin))
+}
+
+/// `dialled 127.0.0.1:26656 from 127.0.0.1:50312` (the resolved IP, the local end).
+pub fn origin_text(origin: &Origin) -> String {
+    let from = origin.local_address.as_deref().unwrap_or("this machine");
+    let place = if origin.in_cluster {
+        " (inside a pod: the cluster network's view)"
+    } else {
+        ""
+    };
+    match &origin.remote_address {
+        Some(remote) => format!("dialled {remote} from {from}{place}"),
+        None => format!("no address dialled, from {from}{place}"),
+    }
+}
+
+/// A detail up to its first `; ` (the explanation after it is for the full report).
+fn first_clause(detail: &str) -> &str {
+    detail.split("; ").next().unwrap_or(detail)
+}
+
+/// Whether a seed just brought up passed: every check but the PEX addresses, which a seed
+/// only has after its first minutes (the full report still shows that check).
+pub fn passed_at_bring_up(outcome: &ProbeOutcome) -> bool {
+    outcome
+        .checks
+        .iter()
+        .all(|c| c.passed() || c.check == CheckName::PexAddresses)
 }
 
 #[cfg(test)]
@@ -70,14 +109,14 @@ mod tests {
             source: NodeIdSource::Secret("seed-0-node-key".into()),
         };
         let node = seed(Some("seed-0.example.com:26656"));
-        let expected = expected_for_seed(&node, Some(&lookup), None).expect("probeable");
+        let expected = probe_target(&node, Some(&lookup), None).expect("probeable");
         assert_eq!(
-            expected.target(),
+            expected.peer(),
             "6c8f8607dbe87077a62a2990ce07d94aaf749df7@seed-0.example.com:26656"
         );
         assert_eq!(expected.node_id_source, "node-key Secret seed-0-node-key");
         assert_eq!(expected.chain_id, node.spec.chain_id);
-        let other = expected_for_seed(&node, None, Some("atlantic-2")).expect("probeable");
+        let other = probe_target(&node, None, Some("atlantic-2")).expect("probeable");
         assert_eq!(other.chain_id, "atlantic-2");
         assert_eq!(other.node_id, None);
     }
@@ -85,16 +124,16 @@ mod tests {
     #[test]
     fn unpublished_or_not_a_seed() {
         assert!(matches!(
-            expected_for_seed(&seed(None), None, None),
+            probe_target(&seed(None), None, None),
             Err(NotProbeable::NotPublished(_))
         ));
         assert!(matches!(
-            expected_for_seed(&seed(Some("no-port")), None, None),
+            probe_target(&seed(Some("no-port")), None, None),
             Err(NotProbeable::BadAddress { .. })
         ));
         let full = sample::node("sei", "rpc-0", NodeMode::Full, 600);
         assert!(matches!(
-            expected_for_seed(&full, None, None),
+            probe_target(&full, None, None),
             Err(NotProbeable::NotASeed(_))
         ));
     }
