@@ -5,7 +5,7 @@
 use crate::actions::address::{AddressError, ExternalAddress};
 use crate::api::{NodeMode, SeiNode};
 use crate::fleet::detail::NodeIdLookup;
-use crate::ports::probe::{CheckName, Origin, ProbeOutcome, ProbeTarget};
+use crate::ports::probe::{CheckName, Origin, ProbeOutcome, ProbeTarget, Verdict};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotProbeable {
@@ -79,6 +79,24 @@ pub fn origin_text(origin: &Origin) -> String {
 /// A detail up to its first `; ` (the explanation after it is for the full report).
 fn first_clause(detail: &str) -> &str {
     detail.split("; ").next().unwrap_or(detail)
+}
+
+/// The checks as lines (`✓ reachable  TCP connect in 0.4 ms`), after the origin line.
+pub fn check_lines(outcome: &ProbeOutcome) -> Vec<String> {
+    let mut lines = vec![format!(
+        "  {} in {} ms",
+        origin_text(&outcome.origin),
+        outcome.total_ms
+    )];
+    lines.extend(outcome.checks.iter().map(|c| {
+        let glyph = match c.verdict {
+            Verdict::Pass => "✓",
+            Verdict::Fail => "✗",
+            Verdict::Unknown => "?",
+        };
+        format!("  {glyph} {:<15} {}", c.check.label(), c.detail)
+    }));
+    lines
 }
 
 /// Whether a seed just brought up passed: every check but the PEX addresses, which a seed

@@ -118,3 +118,93 @@ pub type ProbeFuture<'a> = Pin<Box<dyn Future<Output = ProbeOutcome> + Send + 'a
 pub trait SeedProber: Send + Sync {
     fn probe<'a>(&'a self, target: &'a ProbeTarget, timeout: Duration) -> ProbeFuture<'a>;
 }
+
+impl std::fmt::Debug for dyn SeedProber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeedProber")
+    }
+}
+
+/// In-memory [`SeedProber`] for tests: every check passes unless a failing check is set; the
+/// targets asked for are recorded. Never dials.
+#[cfg(any(test, feature = "testing"))]
+pub mod fake {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    #[derive(Default)]
+    pub struct FakeProber {
+        /// The check that fails (its detail given), the others before it passing.
+        pub failing: Mutex<Option<(CheckName, String)>>,
+        pub targets: Mutex<Vec<ProbeTarget>>,
+    }
+
+    impl FakeProber {
+        pub fn failing(check: CheckName, detail: &str) -> FakeProber {
+            FakeProber {
+                failing: Mutex::new(Some((check, detail.to_owned()))),
+                ..FakeProber::default()
+            }
+        }
+
+        /// What the fake answers for `target`.
+        pub fn outcome(&self, target: &ProbeTarget) -> ProbeOutcome {
+            let failing = self.failing.lock().map(|f| f.clone()).unwrap_or_default();
+            let all = [
+                CheckName::Reachable,
+                CheckName::Handshake,
+                CheckName::NodeId,
+                CheckName::SelfAddress,
+                CheckName::Network,
+                CheckName::ListenAddress,
+                CheckName::PexAddresses,
+            ];
+            let checks = all
+                .into_iter()
+                .map(|check| match &failing {
+                    Some((name, detail)) if *name == check => Check {
+                        check,
+                        verdict: Verdict::Fail,
+                        detail: detail.clone(),
+                    },
+                    Some((name, _)) if *name < check && *name <= CheckName::Handshake => Check {
+                        check,
+                        verdict: Verdict::Unknown,
+                        detail: "not reached".into(),
+                    },
+                    _ => Check {
+                        check,
+                        verdict: Verdict::Pass,
+                        detail: "ok".into(),
+                    },
+                })
+                .collect::<Vec<_>>();
+            let reached = checks
+                .iter()
+                .any(|c| c.check == CheckName::NodeId && c.verdict != Verdict::Unknown);
+            ProbeOutcome {
+                target: target.peer(),
+                ok: checks.iter().all(Check::passed),
+                authenticated_node_id: reached.then(|| target.node_id.clone()).flatten(),
+                origin: Origin {
+                    local_address: Some("127.0.0.1:50000".into()),
+                    remote_address: Some(target.address.clone()),
+                    in_cluster: false,
+                },
+                checks,
+                total_ms: 1.5,
+            }
+        }
+    }
+
+    impl SeedProber for FakeProber {
+        fn probe<'a>(&'a self, target: &'a ProbeTarget, _timeout: Duration) -> ProbeFuture<'a> {
+            if let Ok(mut targets) = self.targets.lock() {
+                targets.push(target.clone());
+            }
+            let outcome = self.outcome(target);
+            Box::pin(async move { outcome })
+        }
+    }
+}
