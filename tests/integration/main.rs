@@ -4,6 +4,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../p2p_standin/mod.rs"]
+mod p2p_standin;
 
 mod action_safety;
 mod address_cli;
