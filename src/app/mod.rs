@@ -6,6 +6,7 @@ pub mod command;
 pub mod effects;
 pub mod jobs;
 pub mod model;
+pub mod probes;
 pub mod run;
 pub mod settings;
 pub mod update;

@@ -104,6 +104,9 @@ pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> S
         Some(SeedPeer::Unknown(why)) => line(format!("Seed peer:        {why}")),
         None => {}
     }
+    if let Some(probe) = super::probe::detail_line(d, now) {
+        line(format!("Outside probe:    {probe}"));
+    }
     line(String::new());
     line("Conditions:".to_owned());
     if d.conditions.is_empty() {

@@ -138,6 +138,14 @@ fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'st
         Some(SeedPeer::Unknown(why)) => lines.push(kv("seed peer", why.clone(), theme.warn, theme)),
         None => {}
     }
+    if let Some(probe) = crate::fleet::probe::detail_line(detail, model.now) {
+        let style = match detail.probe.as_ref().and_then(|p| p.last.as_ref()) {
+            Some(last) if last.ok => theme.good,
+            Some(_) => theme.bad,
+            None => theme.dim,
+        };
+        lines.push(kv("probe", probe, style, theme));
+    }
     lines
 }
 
