@@ -58,12 +58,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "ops", "planner", "platform", "ports", "sidecar", "tasks",
         ],
     ),
-    // The views read the app's model; the loop is handed `ui::draw` by `cli`.
+    // The views read the app's model; the loop is handed `ui::draw` by `cli`. `ports`: the
+    // probe outcomes the screens' tests feed in.
     (
         "ui",
         &[
             "actions", "api", "app", "config", "fleet", "keymap", "kube", "limits", "ops",
-            "planner", "platform",
+            "planner", "platform", "ports",
         ],
     ),
     (

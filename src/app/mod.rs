@@ -15,6 +15,8 @@ pub mod viewer;
 #[cfg(test)]
 mod command_tests;
 #[cfg(test)]
+mod probes_tests;
+#[cfg(test)]
 mod settings_tests;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -7,7 +7,7 @@ use super::model::{Cmd, Flash, Model, Screen};
 use crate::api::NodeMode;
 use crate::fleet::probe::{ProbeRecord, SeedProbe};
 use crate::fleet::store::ObjectKey;
-use crate::ops::seed_probe::{outcome_line, probe_target};
+use crate::ops::seed_probe::{origin_text, outcome_head, probe_target};
 use crate::ports::probe::ProbeOutcome;
 
 /// How often each published seed is probed on its own.
@@ -121,12 +121,16 @@ pub fn on_probed(
         Ok(outcome) => ProbeRecord {
             at,
             ok: outcome.ok,
-            line: outcome_line(&outcome),
+            problem: (!outcome.ok).then(|| outcome_head(&outcome)),
+            route: origin_text(&outcome.origin),
+            peer: outcome.target,
         },
         Err(why) => ProbeRecord {
             at,
             ok: false,
-            line: format!("not probed: {why}"),
+            peer: String::new(),
+            problem: Some(format!("not probed: {why}")),
+            route: "nothing dialled".to_owned(),
         },
     };
     model.fleet.set_seed_probe(

@@ -215,7 +215,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Fleet, keys: &["a"], action: Action::ChangeAddress, help: "external address of the selected node" },
     Binding { context: Context::Fleet, keys: &["n"], action: Action::CreateSeed, help: "bring up a new seed node" },
     Binding { context: Context::Fleet, keys: &["p"], action: Action::ShowAction, help: "show the running or last action" },
-    Binding { context: Context::Fleet, keys: &["P"], action: Action::ProbeSeed, help: "probe the selected seed from outside now (P2P handshake; every 5 min anyway)" },
+    Binding { context: Context::Fleet, keys: &["P"], action: Action::ProbeSeed, help: "probe the selected seed from outside now (P2P handshake)" },
     Binding { context: Context::Fleet, keys: &["d"], action: Action::Describe, help: "describe the selected node" },
     Binding { context: Context::Fleet, keys: &["y"], action: Action::Yaml, help: "YAML of the selected node" },
     Binding { context: Context::Node, keys: &["esc", "backspace"], action: Action::Back, help: "back to fleet" },

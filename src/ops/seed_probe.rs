@@ -55,11 +55,19 @@ pub fn probe_target(
 /// The outcome in one line: `reachable as NODEID@HOST:PORT`, or the first check that failed,
 /// then from where it was dialled and to which IP.
 pub fn outcome_line(outcome: &ProbeOutcome) -> String {
-    let head = match outcome.first_problem() {
+    format!(
+        "{}; {}",
+        outcome_head(outcome),
+        origin_text(&outcome.origin)
+    )
+}
+
+/// `reachable as NODEID@HOST:PORT`, or the first check that failed and why (its first clause).
+pub fn outcome_head(outcome: &ProbeOutcome) -> String {
+    match outcome.first_problem() {
         None => format!("reachable as {}", outcome.target),
         Some(check) => format!("{}: {}", check.check.label(), first_clause(&check.detail)),
-    };
-    format!("{head}; {}", origin_text(&outcome.origin))
+    }
 }
 
 /// `dialled 127.0.0.1:26656 from 127.0.0.1:50312` (the resolved IP, the local end).
