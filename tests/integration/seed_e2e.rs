@@ -305,9 +305,9 @@ async fn a_running_seed_that_answers_with_another_key_ends_unreachable_with_exit
     assert_eq!(node_check["verdict"], "fail");
     let message = result["message"].as_str().expect("message");
     assert!(
-        message.starts_with(&format!(
-            "seed running, but the outside probe failed: node ID: authenticates as"
-        )) && message.contains(&format!("published {node_id}")),
+        message
+            .starts_with("seed running, but the outside probe failed: node ID: authenticates as")
+            && message.contains(&format!("published {node_id}")),
         "{message}"
     );
     let node = ns.seinodes().get("seed-4").await.expect("seed");
