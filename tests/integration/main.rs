@@ -12,6 +12,7 @@ mod address_cli;
 mod address_e2e;
 mod console;
 mod console_actions;
+mod console_probe;
 mod control_plane;
 mod crd_validation;
 mod demo_fleet;

@@ -246,14 +246,15 @@ async fn text_progress_numbers_the_init_plans_tasks_and_ends_with_the_peer() {
         "{}",
         run.stdout
     );
+    // Notes go to stderr in text mode; progress and the result to stdout.
     assert!(
-        run.stdout
+        run.stderr
             .contains(&format!("probing {node_id}@{address} from outside"))
             && run
-                .stdout
+                .stderr
                 .contains(&format!("✓ node ID         {node_id} = published")),
         "{}",
-        run.stdout
+        run.stderr
     );
 }
 
