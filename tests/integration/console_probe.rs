@@ -69,8 +69,13 @@ async fn the_console_probes_published_seeds_against_their_node_key_secret() {
         })
         .await;
     println!("{screen}");
-    assert_eq!(healthy.seen.lock().expect("lock").len(), 1);
     console.ticking = false;
+    // The stand-in records a connection once the probe has closed it.
+    console
+        .until("the stand-in's record of the probe", |_, _| {
+            healthy.seen.lock().expect("lock").len() == 1
+        })
+        .await;
 
     // P on the node screen probes again; the line names the Secret's NodeID and the route.
     console.send(Msg::Key(Key::plain(KeyCode::Enter)));
