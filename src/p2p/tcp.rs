@@ -24,18 +24,20 @@ fn refuse(host: &str) -> DialError {
     }
 }
 
+/// `127.0.0.0/8`, `::1` or `localhost`: decided on the text, before anything is resolved.
+fn names_loopback(host: &str) -> bool {
+    match host.trim_matches(['[', ']']).parse::<IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => host.eq_ignore_ascii_case("localhost"),
+    }
+}
+
 impl PeerDialer for TcpDialer {
     fn dial<'a>(&'a self, host: &'a str, port: u16) -> DialFuture<'a> {
         Box::pin(async move {
             let guarded = loopback_only();
-            if guarded {
-                let loopback = match host.trim_matches(['[', ']']).parse::<IpAddr>() {
-                    Ok(ip) => ip.is_loopback(),
-                    Err(_) => host.eq_ignore_ascii_case("localhost"),
-                };
-                if !loopback {
-                    return Err(refuse(host));
-                }
+            if guarded && !names_loopback(host) {
+                return Err(refuse(host));
             }
             let resolved: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
                 .await
@@ -71,5 +73,26 @@ impl PeerDialer for TcpDialer {
                 host: host.to_owned(),
             }))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_loopback;
+
+    #[test]
+    fn only_loopback_passes_the_guard_and_names_are_never_resolved_for_it() {
+        for host in ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"] {
+            assert!(names_loopback(host), "{host}");
+        }
+        for host in [
+            "192.0.2.1",
+            "10.0.0.1",
+            "seed-0.example.com",
+            "127.0.0.1.example.com",
+            "::ffff:192.0.2.1",
+        ] {
+            assert!(!names_loopback(host), "{host}");
+        }
     }
 }
