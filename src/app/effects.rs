@@ -1,6 +1,7 @@
 //! Runs the commands `update` returns: starts and stops watches. Never blocks the loop: each
 //! watch set runs in its own task, aborted (with its watchers) when replaced.
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Event, Pod};
@@ -20,6 +21,7 @@ use crate::kube::liveness::probe_server;
 use crate::kube::platform_config::watch_default_sidecar_image;
 use crate::kube::watch::{WatchReport, run_watch, watch_config};
 use crate::kube::watches::WatchKind;
+use crate::ports::probe::{ProbeTarget, SeedProber};
 
 /// The longest a preview (its reads and permission checks) may take.
 const PREPARE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
@@ -59,6 +61,8 @@ pub struct Effects {
     /// The controller's namespace when the platform's default sidecar image comes from its
     /// ConfigMap (no platform file given): the scope watches then follow that ConfigMap too.
     platform_config_map: Option<String>,
+    /// The seeds' outside probe; `None`: probes answer that they are not available.
+    prober: Option<Arc<dyn SeedProber>>,
 }
 
 impl Effects {
@@ -78,6 +82,7 @@ impl Effects {
             prepare_task: None,
             run_task: None,
             platform_config_map: None,
+            prober: None,
         }
     }
 
@@ -87,9 +92,16 @@ impl Effects {
         self
     }
 
-    /// Enables operator actions.
+    /// Enables operator actions (and the seed probe they carry).
     pub fn with_actions(mut self, env: ActionEnv) -> Effects {
+        self.prober = Some(env.prober.clone());
         self.actions = Some(env);
+        self
+    }
+
+    /// Enables the seeds' outside probes alone.
+    pub fn with_prober(mut self, prober: Arc<dyn SeedProber>) -> Effects {
+        self.prober = Some(prober);
         self
     }
 
@@ -221,6 +233,11 @@ impl Effects {
             }
             Cmd::SaveSetting { path, setting } => {
                 tokio::spawn(save_setting(path, setting, self.tx.clone()));
+            }
+            Cmd::ProbeSeed { key, target } => {
+                let prober = self.prober.clone();
+                let connection = self.connection.borrow().clone();
+                tokio::spawn(probe_seed(prober, connection, key, target, self.tx.clone()));
             }
         }
     }
@@ -419,6 +436,61 @@ async fn watch_node_id(conn: Connection, node: ObjectKey, epoch: u64, tx: mpsc::
             }
         }
         tokio::time::sleep(NODE_ID_RETRY).await;
+    }
+}
+
+/// The longest a seed probe (its NodeID lookup, then the handshake) may take.
+const PROBE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+/// The handshake's own bound (upstream's default `p2p.handshake-timeout`).
+const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Probes one seed off the loop: its NodeID from the node-key Secret or the sidecar when the
+/// target has none yet (the fleet knows NodeIDs only of an opened node), then the handshake.
+async fn probe_seed(
+    prober: Option<Arc<dyn SeedProber>>,
+    connection: Option<Connection>,
+    key: ObjectKey,
+    mut target: ProbeTarget,
+    tx: mpsc::Sender<Msg>,
+) {
+    let outcome = match prober {
+        None => Err("the seed probe is not available in this console".to_owned()),
+        Some(prober) => {
+            let probe = async {
+                if target.node_id.is_none()
+                    && let Some(conn) = &connection
+                {
+                    look_up_node_id(conn, &key, &mut target).await;
+                }
+                prober.probe(&target, HANDSHAKE_TIMEOUT).await
+            };
+            tokio::time::timeout(PROBE_DEADLINE, probe)
+                .await
+                .map_err(|_| format!("no result within {} s", PROBE_DEADLINE.as_secs()))
+        }
+    };
+    let at = jiff::Timestamp::now();
+    let _ = tx.send(Msg::SeedProbed { key, at, outcome }).await;
+}
+
+async fn look_up_node_id(conn: &Connection, key: &ObjectKey, target: &mut ProbeTarget) {
+    use crate::fleet::detail::NodeIdLookup;
+    let api: Api<SeiNode> = Api::namespaced(conn.client.clone(), &key.namespace);
+    let Ok(Some(node)) = api.get_opt(&key.name).await else {
+        return;
+    };
+    let sidecar = crate::sidecar::env::client_from_env(conn.kube_config.clone());
+    let sidecar = match &sidecar {
+        Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
+        Err(why) => Err(why.as_str()),
+    };
+    match crate::kube::node_identity::seed_node_id(&conn.client, sidecar, &node).await {
+        Some(NodeIdLookup::Found { node_id, source }) => {
+            target.node_id = Some(node_id);
+            target.node_id_source = source.to_string();
+        }
+        Some(NodeIdLookup::NotFound { reasons }) => target.node_id_source = reasons.join("; "),
+        None => {}
     }
 }
 

@@ -30,6 +30,7 @@ use crate::ops::{
     journal_entry,
 };
 use crate::ports::access::AccessError;
+use crate::ports::probe::SeedProber;
 use crate::ports::{LocalProcesses, SystemClock};
 use crate::sidecar::http::HttpSidecar;
 use crate::tasks::platform_renderer::PlatformRenderer;
@@ -48,6 +49,8 @@ pub struct ActionEnv {
     pub journal: Option<Journal>,
     /// Deadline and pacing of followed plans.
     pub driver: DriverConfig,
+    /// The seed probe (the P2P handshake adapter `cli` hands in).
+    pub prober: Arc<dyn SeedProber>,
 }
 
 /// A prepared action waiting for confirmation.
@@ -112,6 +115,7 @@ struct Job {
     clock: SystemClock,
     log: Box<dyn ActionLog>,
     holders: LocalProcesses,
+    prober: Arc<dyn SeedProber>,
 }
 
 impl Job {
@@ -159,6 +163,7 @@ impl Job {
             holders: LocalProcesses {
                 prefix: crate::executor::driver::local_holder_prefix(),
             },
+            prober: env.prober.clone(),
         })
     }
 
@@ -172,6 +177,7 @@ impl Job {
                 clock: &self.clock,
                 log: self.log.as_ref(),
                 holders: &self.holders,
+                prober: self.prober.as_ref(),
             },
             &self.settings,
         )

@@ -6,6 +6,7 @@ pub mod command;
 pub mod effects;
 pub mod jobs;
 pub mod model;
+pub mod probes;
 pub mod run;
 pub mod settings;
 pub mod update;
@@ -13,6 +14,8 @@ pub mod viewer;
 
 #[cfg(test)]
 mod command_tests;
+#[cfg(test)]
+mod probes_tests;
 #[cfg(test)]
 mod settings_tests;
 #[cfg(test)]

@@ -13,6 +13,7 @@ use crate::keymap::{Key, Keymap};
 use crate::kube::liveness::ServerReport;
 use crate::kube::watch::{WatchEvent, WatchReport};
 use crate::kube::watches::WatchKind;
+use crate::ports::probe::{ProbeOutcome, ProbeTarget};
 
 use super::action::{ActionFlow, ActionPreview, ActionRequest, Finished, ProgressLine};
 use super::settings::{FlagOverrides, Settings};
@@ -109,6 +110,12 @@ pub enum Msg {
         setting: SavedSetting,
         result: Result<(), String>,
     },
+    /// An outside probe of seed `key` ended at `at` (`Err`: it could not run).
+    SeedProbed {
+        key: ObjectKey,
+        at: Timestamp,
+        outcome: Result<ProbeOutcome, String>,
+    },
 }
 
 impl From<WatchEvent> for Msg {
@@ -188,6 +195,12 @@ pub enum Cmd {
     SaveSetting {
         path: std::path::PathBuf,
         setting: SavedSetting,
+    },
+    /// Probe seed `key` at `target` from here (its NodeID looked up first when the target has
+    /// none); the outcome comes back as `Msg::SeedProbed`.
+    ProbeSeed {
+        key: ObjectKey,
+        target: ProbeTarget,
     },
 }
 

@@ -55,6 +55,8 @@ pub struct ActionSetup {
     pub platform_file: Option<PathBuf>,
     pub operator: String,
     pub journal: Option<crate::journal::Journal>,
+    /// The seed probe (`seed create`'s last step, the screens' reachability).
+    pub prober: std::sync::Arc<dyn crate::ports::probe::SeedProber>,
 }
 
 impl ActionSetup {
@@ -69,6 +71,7 @@ impl ActionSetup {
             operator: self.operator,
             journal: self.journal,
             driver: default_driver_config(),
+            prober: self.prober,
         }
     }
 }

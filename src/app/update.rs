@@ -25,7 +25,7 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             model.now = now;
             // Ages and the STALE clock move once a second; that is the only idle redraw.
             model.dirty = true;
-            Vec::new()
+            super::probes::due(model)
         }
         Msg::Delta { epoch, delta } => {
             let detail = matches!(
@@ -97,6 +97,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
         }
         Msg::SettingSaved { setting, result } => {
             on_setting_saved(model, &setting, result);
+            Vec::new()
+        }
+        Msg::SeedProbed { key, at, outcome } => {
+            super::probes::on_probed(model, &key, at, outcome);
             Vec::new()
         }
     };
@@ -313,6 +317,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::ChangeAddress => return action_update::start(model, ActionKind::Address),
         Action::CreateSeed => return action_update::start(model, ActionKind::SeedCreate),
         Action::ShowAction => action_update::show(model),
+        Action::ProbeSeed => return super::probes::probe_now(model),
         // Dialog keys mean nothing outside a dialog.
         Action::Confirm | Action::Cancel | Action::NextField | Action::PreviousField => {}
         Action::SwitchTheme => {

@@ -114,6 +114,7 @@ pub struct ActionContext {
     clock: SystemClock,
     log: Box<dyn ActionLog>,
     holders: LocalProcesses,
+    prober: Box<dyn crate::ports::probe::SeedProber>,
 }
 
 /// What a refusal before the context exists is about.
@@ -228,6 +229,9 @@ impl ActionContext {
             holders: LocalProcesses {
                 prefix: crate::executor::driver::local_holder_prefix(),
             },
+            prober: Box::new(crate::p2p::prober::P2pProber::new(
+                crate::p2p::tcp::TcpDialer,
+            )),
             settings,
         };
         if let Some(note) = &context.settings.platform_note {
@@ -247,6 +251,7 @@ impl ActionContext {
                 clock: &self.clock,
                 log: self.log.as_ref(),
                 holders: &self.holders,
+                prober: self.prober.as_ref(),
             },
             &self.settings,
         )

@@ -92,35 +92,36 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
     }
     seed::refuse(&ops, &prepared)?;
     context.confirm(&args.action, &prepared.question)?;
-    let SeedEnd { end, verified } = seed::run(&ops, &prepared, &context).await?;
-    let node_id = prepared.node_id();
-    Ok(result(
-        &context,
-        end.ok,
-        &end.message,
-        &node_id,
-        prepared.peer().as_deref(),
-        verified,
-    ))
+    let seed_end = seed::run(&ops, &prepared, &context).await?;
+    Ok(result(&context, &seed_end, &prepared))
 }
 
-/// The last line; in JSON it carries `peer` and `nodeId`.
-fn result(
-    context: &ActionContext,
-    ok: bool,
-    message: &str,
-    node_id: &str,
-    peer: Option<&str>,
-    verified: bool,
-) -> ExitCode {
+/// Exit code of a seed that runs with the key's NodeID while the outside probe of its external
+/// address failed (1 is a bring-up that failed, 2 the operator's input).
+pub const EXIT_UNREACHABLE: u8 = 3;
+
+/// The last line; in JSON it carries `peer`, `nodeId`, `verified` and the outside `probe`.
+fn result(context: &ActionContext, seed_end: &SeedEnd, prepared: &seed::SeedPrepared) -> ExitCode {
+    let SeedEnd {
+        end,
+        verified,
+        probe,
+        ..
+    } = seed_end;
+    let message = &end.message;
     match context.output {
-        ActionOutput::Text if ok => println!("{message}"),
+        ActionOutput::Text if end.ok => println!("{message}"),
         ActionOutput::Text => eprintln!("error: {message}"),
         ActionOutput::Json => println!(
             "{}",
-            serde_json::json!({"event": "result", "ok": ok, "message": message,
-                "nodeId": node_id, "peer": peer, "verified": verified})
+            serde_json::json!({"event": "result", "ok": end.ok, "message": message,
+                "nodeId": prepared.node_id(), "peer": prepared.peer(), "verified": verified,
+                "reachable": probe.as_ref().map(|_| end.ok), "probe": probe})
         ),
     }
-    exit_code(ok)
+    if seed_end.unreachable() {
+        ExitCode::from(EXIT_UNREACHABLE)
+    } else {
+        exit_code(end.ok)
+    }
 }

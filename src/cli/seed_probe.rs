@@ -9,9 +9,10 @@ use kube::Api;
 
 use super::{CliError, GlobalArgs};
 use crate::api::SeiNode;
+use crate::ops::seed_probe::{NotProbeable, probe_target};
 use crate::p2p::address::NodeAddress;
 use crate::p2p::tcp::TcpDialer;
-use crate::p2p::{Expected, NotProbeable, ProbeReport, expected_for_seed, probe, report};
+use crate::p2p::{Expected, ProbeReport, probe, report};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProbeOutput {
@@ -67,8 +68,7 @@ async fn probe_command(global: &GlobalArgs, args: &SeedProbeArgs) -> Result<Exit
         from_seinode(global, args).await?
     };
     let mut report = probe(&TcpDialer, &expected, args.timeout).await;
-    // A pod has the service-account variables; anywhere else the probe dialled from outside.
-    report.origin.in_cluster = std::env::var_os("KUBERNETES_SERVICE_HOST").is_some();
+    report.origin.in_cluster = crate::p2p::prober::in_cluster();
     print(&report, args.output)?;
     Ok(if report.ok {
         ExitCode::SUCCESS
@@ -130,12 +130,15 @@ async fn from_seinode(global: &GlobalArgs, args: &SeedProbeArgs) -> Result<Expec
         };
         crate::kube::node_identity::seed_node_id(&conn.client, sidecar, &node).await
     };
-    expected_for_seed(&node, lookup.as_ref(), args.chain_id.as_deref()).map_err(|e| match e {
-        NotProbeable::NotASeed(_) => CliError::BadInput(e.to_string()),
-        NotProbeable::NotPublished(_) | NotProbeable::BadAddress { .. } => {
-            CliError::Failed(e.to_string())
-        }
-    })
+    let target =
+        probe_target(&node, lookup.as_ref(), args.chain_id.as_deref()).map_err(|e| match e {
+            NotProbeable::NotASeed(_) => CliError::BadInput(e.to_string()),
+            NotProbeable::NotPublished(_) | NotProbeable::BadAddress { .. } => {
+                CliError::Failed(e.to_string())
+            }
+        })?;
+    // `probe_target` validated the address.
+    Expected::from_target(&target).map_err(|e| CliError::Failed(e.to_string()))
 }
 
 #[cfg(test)]

@@ -59,6 +59,9 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
                 .map(std::path::PathBuf::from),
             operator: super::action::operator_identity(global).to_string(),
             journal: crate::journal::Journal::default_location().ok(),
+            prober: std::sync::Arc::new(crate::p2p::prober::P2pProber::new(
+                crate::p2p::tcp::TcpDialer,
+            )),
         },
     };
     run(options).await.map_err(CliError::Failed)

@@ -32,6 +32,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("address", Action::ChangeAddress),
     ("seed", Action::CreateSeed),
     ("show-action", Action::ShowAction),
+    ("probe", Action::ProbeSeed),
     ("confirm", Action::Confirm),
     ("cancel", Action::Cancel),
     ("next-field", Action::NextField),

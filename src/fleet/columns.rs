@@ -44,7 +44,10 @@ pub fn title(column: Column, form: Form) -> &'static str {
 pub fn cell(column: Column, form: Form, row: &FleetRow, now: Timestamp) -> String {
     match (column, form) {
         (Column::Namespace, _) => row.key.namespace.to_string(),
-        (Column::Name, _) => row.key.name.to_string(),
+        (Column::Name, _) => match row.probe_mark {
+            Some(mark) => format!("{} {mark}", row.key.name),
+            None => row.key.name.to_string(),
+        },
         (Column::Mode, _) => text::mode_text(row).to_owned(),
         (Column::Chain, _) => row.chain_id.clone(),
         (Column::Phase, Form::Full) => text::phase_text(row.phase),

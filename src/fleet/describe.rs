@@ -104,6 +104,12 @@ pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> S
         Some(SeedPeer::Unknown(why)) => line(format!("Seed peer:        {why}")),
         None => {}
     }
+    if let Some((probe, route)) = super::probe::detail_lines(d, now, false) {
+        line(format!("Outside probe:    {probe}"));
+        if let Some(route) = route {
+            line(format!("                  {route}"));
+        }
+    }
     line(String::new());
     line("Conditions:".to_owned());
     if d.conditions.is_empty() {

@@ -267,6 +267,8 @@ pub struct NodeDetail {
     pub statefulset: Option<StatefulSetSummary>,
     pub pods: Vec<PodSummary>,
     pub seed_peer: Option<SeedPeer>,
+    /// A seed's outside probes (`None` for other modes, or none ran yet).
+    pub probe: Option<super::probe::SeedProbe>,
     pub created: Option<Timestamp>,
 }
 
@@ -407,6 +409,7 @@ impl NodeDetail {
             statefulset,
             pods,
             seed_peer: (mode == Some(NodeMode::Seed)).then(|| seed_peer(fleet, key, node)),
+            probe: fleet.seed_probe(key).cloned(),
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
         })
     }

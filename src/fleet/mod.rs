@@ -7,6 +7,7 @@ pub mod describe;
 pub mod detail;
 pub mod events;
 pub mod filter;
+pub mod probe;
 pub mod rows;
 pub mod sample;
 pub mod sort;
@@ -72,6 +73,8 @@ pub struct Fleet {
     pub statefulset_events: Store<Event>,
     /// NodeIDs of the selected seed, from the detail effects.
     pub node_ids: BTreeMap<ObjectKey, detail::NodeIdLookup>,
+    /// The outside probes of seeds (last result, one running), kept across screens.
+    seed_probes: BTreeMap<ObjectKey, probe::SeedProbe>,
     event_index: EventIndex,
     rows: BTreeMap<ObjectKey, FleetRow>,
     widths: columns::CellWidths,
@@ -196,13 +199,16 @@ impl Fleet {
                     .events_of(key)
                     .filter_map(|event_key| self.node_events.get(event_key));
                 let default_sidecar_image = self.default_sidecar_image.as_deref();
+                let mark = self.seed_probes.get(key).and_then(probe::SeedProbe::mark);
                 match self.rows.get_mut(key) {
                     Some(row) => {
                         row.refresh(node, events, default_sidecar_image);
+                        row.probe_mark = mark;
                         self.widths.grow(row);
                     }
                     None => {
-                        let row = FleetRow::build(node, events, default_sidecar_image);
+                        let mut row = FleetRow::build(node, events, default_sidecar_image);
+                        row.probe_mark = mark;
                         self.widths.grow(&row);
                         self.rows.insert(key.clone(), row);
                     }
@@ -213,6 +219,29 @@ impl Fleet {
             }
         }
         self.bump_rows();
+    }
+
+    /// The probes of seed `key`, if any ran or runs.
+    pub fn seed_probe(&self, key: &ObjectKey) -> Option<&probe::SeedProbe> {
+        self.seed_probes.get(key)
+    }
+
+    /// Every seed's probes.
+    pub fn seed_probes(&self) -> impl Iterator<Item = (&ObjectKey, &probe::SeedProbe)> {
+        self.seed_probes.iter()
+    }
+
+    /// Records the probes of seed `key` and refreshes its row's mark.
+    pub fn set_seed_probe(&mut self, key: &ObjectKey, probe: probe::SeedProbe) {
+        if self.seed_probes.get(key) == Some(&probe) {
+            return;
+        }
+        self.seed_probes.insert(key.clone(), probe);
+        if self.rows.contains_key(key) {
+            self.refresh_row(key);
+        } else {
+            self.bump();
+        }
     }
 
     /// The platform's default sidecar image (`images.sidecar`), if known.
@@ -250,6 +279,7 @@ impl Fleet {
         self.node_events.clear();
         self.event_index.clear();
         self.rows.clear();
+        self.seed_probes.clear();
         self.widths = columns::CellWidths::default();
         self.bump_rows();
         self.clear_detail();

@@ -183,6 +183,8 @@ pub struct FleetRow {
     pub conditions: Vec<ConditionBrief>,
     pub last_warning: Option<WarningBrief>,
     pub created: Option<Timestamp>,
+    /// A seed's last outside probe as a mark (`✓`, `✗`, `…`), shown after its name.
+    pub probe_mark: Option<&'static str>,
     /// How many of `conditions` report trouble, counted once per change for sorting.
     bad_condition_count: usize,
     /// The lowercased fields the filter's free-text terms search, built once per change so
@@ -209,6 +211,7 @@ impl FleetRow {
             conditions: Vec::new(),
             last_warning: None,
             created: None,
+            probe_mark: None,
             bad_condition_count: 0,
             search: String::new(),
         };

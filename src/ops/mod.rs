@@ -28,6 +28,7 @@ pub mod pod_ready;
 mod report;
 pub mod rollout;
 pub mod seed;
+pub mod seed_probe;
 #[cfg(test)]
 mod tests;
 
@@ -64,6 +65,8 @@ pub struct Ports<'a> {
     pub log: &'a dyn ActionLog,
     /// Whether a node Lease's holder is a crashed console of this machine.
     pub holders: &'a dyn HolderProbe,
+    /// The outside view of a seed: its P2P handshake (`seed create` ends with it).
+    pub prober: &'a dyn crate::ports::probe::SeedProber,
 }
 
 /// Who acts, where, and how plans are executed: resolved once by the caller from flags,

@@ -8,7 +8,8 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::follow::FollowEnd;
-use super::{Ops, OpsError, PermissionVerdict, Report, RunEnd};
+use super::seed_probe;
+use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd};
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
@@ -18,6 +19,7 @@ use crate::api::{NodeKeySource, SecretNameRef, SeedSpec, SeiNode, SeiNodeSpec, T
 use crate::executor::driver::Persisted;
 use crate::journal::Outcome;
 use crate::planner::preview;
+use crate::ports::probe::{ProbeOutcome, ProbeTarget};
 use crate::ports::{ClusterObject, ObjectKind, SidecarApi, SidecarError, SidecarTarget};
 
 /// How long a Running seed's sidecar may keep answering "node key not there yet".
@@ -25,6 +27,8 @@ const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30)
 const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
 /// How long a seed's pod may take to become Ready once its init plan completed.
 const POD_READY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+/// The outside probe's bound (upstream's default `p2p.handshake-timeout`).
+const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// A seed bring-up as the operator asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,11 +123,21 @@ impl SeedPrepared {
     }
 }
 
-/// How a bring-up ended; `verified` says the sidecar reported the key's NodeID.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How a bring-up ended; `verified` says the sidecar reported the key's NodeID, `running` that
+/// the seed's pod is Ready, `probe` what the outside probe of its external address found.
+#[derive(Debug, Clone, PartialEq)]
 pub struct SeedEnd {
     pub end: RunEnd,
     pub verified: bool,
+    pub running: bool,
+    pub probe: Option<ProbeOutcome>,
+}
+
+impl SeedEnd {
+    /// The seed runs with the key's NodeID, but the outside probe of its address failed.
+    pub fn unreachable(&self) -> bool {
+        self.running && self.verified && !self.end.ok && self.probe.is_some()
+    }
 }
 
 /// Reads (or generates) the key, refuses a taken name, previews the init plan and checks every
@@ -280,6 +294,8 @@ async fn bring_up(
     let unverified = |end: RunEnd| SeedEnd {
         end,
         verified: false,
+        running: false,
+        probe: None,
     };
     if !prepared.input.wait {
         return Ok(unverified(RunEnd::done(
@@ -340,6 +356,65 @@ async fn bring_up(
             "the sidecar reports NodeID {reported}, the key says {node_id}"
         )));
     }
+    // The NodeID the sidecar reported equals the key's: that is what the probe checks the seed
+    // authenticates as.
+    let Some(address) = &request.external_address else {
+        ops.journal(
+            kind,
+            &nodes,
+            &detail_with_id,
+            Outcome::Succeeded,
+            None,
+            report,
+        );
+        return Ok(SeedEnd {
+            end: RunEnd::done(format!(
+                "seed running; NodeID {node_id} (no external address for a peer string; not \
+                 probed)"
+            )),
+            verified: true,
+            running: true,
+            probe: None,
+        });
+    };
+    let target = ProbeTarget {
+        node_id: Some(node_id.clone()),
+        node_id_source: format!(
+            "node-key Secret {}, = sidecar /v0/node-id",
+            request.secret_name
+        ),
+        address: address.to_string(),
+        chain_id: request.chain_id.clone(),
+    };
+    report.note(&Note::Info(format!(
+        "probing {} from outside, as a peer would dial it",
+        target.peer()
+    )));
+    let outcome = ops.ports.prober.probe(&target, PROBE_TIMEOUT).await;
+    for line in seed_probe::check_lines(&outcome) {
+        report.note(&Note::Info(line));
+    }
+    let peer = target.peer();
+    if !seed_probe::passed_at_bring_up(&outcome) {
+        let reason = format!(
+            "seed running, but the outside probe failed: {}",
+            seed_probe::outcome_line(&outcome)
+        );
+        ops.journal(
+            kind,
+            &nodes,
+            &detail_with_id,
+            Outcome::Failed,
+            Some(reason.clone()),
+            report,
+        );
+        return Ok(SeedEnd {
+            end: RunEnd::failed(name, format!("{reason}; peer {peer}")),
+            verified: true,
+            running: true,
+            probe: Some(outcome),
+        });
+    }
     ops.journal(
         kind,
         &nodes,
@@ -348,13 +423,14 @@ async fn bring_up(
         None,
         report,
     );
-    let message = match prepared.peer() {
-        Some(peer) => format!("seed running; peer {peer}"),
-        None => format!("seed running; NodeID {node_id} (no external address for a peer string)"),
-    };
     Ok(SeedEnd {
-        end: RunEnd::done(message),
+        end: RunEnd::done(format!(
+            "seed running; peer {peer}; reachable from outside ({})",
+            seed_probe::origin_text(&outcome.origin)
+        )),
         verified: true,
+        running: true,
+        probe: Some(outcome),
     })
 }
 

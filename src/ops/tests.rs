@@ -102,6 +102,7 @@ struct World {
     access: FakeAccess,
     log: MemoryLog,
     holders: GoneHolders,
+    prober: crate::ports::probe::fake::FakeProber,
     settings: Settings,
 }
 
@@ -117,6 +118,7 @@ impl World {
             access: FakeAccess::default(),
             log: MemoryLog::default(),
             holders: GoneHolders::default(),
+            prober: Default::default(),
             settings: Settings {
                 namespace: "ns".into(),
                 operator: "alice (context test)".into(),
@@ -148,6 +150,7 @@ impl World {
                 clock: &self.clock,
                 log: &self.log,
                 holders: &self.holders,
+                prober: &self.prober,
             },
             &self.settings,
         )
@@ -528,13 +531,24 @@ async fn a_seed_comes_up_and_its_node_id_is_checked_against_the_sidecar() {
     let end = seed::run(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
-    assert!(end.verified, "{end:?}");
+    assert!(end.verified && end.running && end.end.ok, "{end:?}");
     assert_eq!(
         end.end.message,
         format!(
-            "seed running; peer {}@seed-0.example.net:26656",
+            "seed running; peer {}@seed-0.example.net:26656; reachable from outside (dialled \
+             seed-0.example.net:26656 from 127.0.0.1:50000)",
             key.node_id()
         )
+    );
+    // The probe checks the seed against the key's NodeID, the one the sidecar reported.
+    let probed = world.prober.targets.lock().expect("lock").clone();
+    assert_eq!(probed.len(), 1);
+    assert_eq!(probed[0].node_id.as_deref(), Some(key.node_id().as_str()));
+    assert_eq!(probed[0].address, "seed-0.example.net:26656");
+    assert_eq!(probed[0].chain_id, "pacific-1");
+    assert_eq!(
+        probed[0].node_id_source,
+        "node-key Secret seed-key, = sidecar /v0/node-id"
     );
 
     // A sidecar reporting another NodeID fails the bring-up, naming both.
@@ -551,6 +565,89 @@ async fn a_seed_comes_up_and_its_node_id_is_checked_against_the_sidecar() {
         "{}",
         end.end.message
     );
+}
+
+#[tokio::test]
+async fn a_running_seed_that_fails_the_outside_probe_ends_unreachable() {
+    use crate::ports::probe::CheckName;
+    let mut world = World::new();
+    world.prober = crate::ports::probe::fake::FakeProber::failing(
+        CheckName::NodeId,
+        "authenticates as ffff, published 7777",
+    );
+    let key = NodeKey::from_seed(&[7; 32]);
+    world.h.cluster.put_secret(
+        "ns",
+        "seed-key",
+        &[("node_key.json", key.to_node_key_json().expose())],
+    );
+    *world.h.sidecar.node_id.lock().expect("lock") = key.node_id();
+    world
+        .h
+        .cluster
+        .put(crate::ports::ClusterObject::Pod(ready_pod("seed-0")));
+    let ops = world.ops();
+    let prepared = seed::prepare(&ops, seed_input("seed-0", Some("seed-key")))
+        .await
+        .expect("prepare");
+    let report = Recording::default();
+    let end = seed::run(&ops, &prepared, &report).await.expect("run");
+    assert!(end.unreachable(), "{end:?}");
+    assert!(
+        end.end.message.starts_with(
+            "seed running, but the outside probe failed: node ID: authenticates as ffff, \
+             published 7777; dialled seed-0.example.net:26656 from 127.0.0.1:50000"
+        ),
+        "{}",
+        end.end.message
+    );
+    let lines = report.0.lock().expect("lock").clone();
+    assert!(lines.iter().any(|l| l.contains("✗ node ID")), "{lines:?}");
+    let journal = world.log.0.lock().expect("lock").clone();
+    assert_eq!(journal.last().map(|e| e.outcome), Some(Outcome::Failed));
+
+    // A PEX-only failure is normal for a seed just brought up: not a failed bring-up.
+    world.prober = crate::ports::probe::fake::FakeProber::failing(
+        CheckName::PexAddresses,
+        "hands out no peer besides itself",
+    );
+    let ops = world.ops();
+    world
+        .h
+        .cluster
+        .put(crate::ports::ClusterObject::Pod(ready_pod("seed-1")));
+    let prepared = seed::prepare(&ops, seed_input("seed-1", Some("seed-key")))
+        .await
+        .expect("prepare");
+    let end = seed::run(&ops, &prepared, &Recording::default())
+        .await
+        .expect("run");
+    assert!(end.end.ok && !end.unreachable(), "{end:?}");
+}
+
+#[tokio::test]
+async fn a_seed_without_an_external_address_is_not_probed() {
+    let world = World::new();
+    let key = NodeKey::from_seed(&[7; 32]);
+    world.h.cluster.put_secret(
+        "ns",
+        "seed-key",
+        &[("node_key.json", key.to_node_key_json().expose())],
+    );
+    *world.h.sidecar.node_id.lock().expect("lock") = key.node_id();
+    world
+        .h
+        .cluster
+        .put(crate::ports::ClusterObject::Pod(ready_pod("seed-0")));
+    let ops = world.ops();
+    let mut input = seed_input("seed-0", Some("seed-key"));
+    input.external_address = None;
+    let prepared = seed::prepare(&ops, input).await.expect("prepare");
+    let end = seed::run(&ops, &prepared, &Recording::default())
+        .await
+        .expect("run");
+    assert!(end.end.ok && end.probe.is_none(), "{end:?}");
+    assert!(world.prober.targets.lock().expect("lock").is_empty());
 }
 
 fn seed_input(name: &str, secret: Option<&str>) -> seed::SeedInput {

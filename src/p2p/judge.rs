@@ -1,57 +1,9 @@
 //! The probe's verdicts: what the seed showed against what is published. Pure.
-use serde::Serialize;
+pub use crate::ports::probe::{Check, CheckName, Verdict};
 
 use super::address::{is_loopback, is_unspecified, parse_listen_address, same_address};
 use super::probe::{Expected, Failure, Observed, Phase, Timings};
 use super::wire::BLOCK_PROTOCOL;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CheckName {
-    Reachable,
-    Handshake,
-    NodeId,
-    SelfAddress,
-    Network,
-    ListenAddress,
-    PexAddresses,
-}
-
-impl CheckName {
-    pub fn label(self) -> &'static str {
-        match self {
-            CheckName::Reachable => "reachable",
-            CheckName::Handshake => "handshake",
-            CheckName::NodeId => "node ID",
-            CheckName::SelfAddress => "self address",
-            CheckName::Network => "network",
-            CheckName::ListenAddress => "listen address",
-            CheckName::PexAddresses => "PEX addresses",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Pass,
-    Fail,
-    /// Not reached (an earlier phase failed) or nothing to compare with.
-    Unknown,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Check {
-    pub check: CheckName,
-    pub verdict: Verdict,
-    pub detail: String,
-}
-
-impl Check {
-    pub fn passed(&self) -> bool {
-        self.verdict == Verdict::Pass
-    }
-}
 
 fn check(check: CheckName, verdict: Verdict, detail: impl Into<String>) -> Check {
     Check {

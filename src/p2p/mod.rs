@@ -17,9 +17,9 @@ pub mod frame;
 pub mod handshake;
 pub mod judge;
 pub mod probe;
+pub mod prober;
 pub mod report;
 pub mod secret;
-pub mod seed;
 pub mod tcp;
 pub mod wire;
 
@@ -30,4 +30,3 @@ mod testdata;
 
 pub use judge::{Check, CheckName, Verdict};
 pub use probe::{DEFAULT_TIMEOUT, Expected, ProbeReport, probe};
-pub use seed::{NotProbeable, expected_for_seed};

@@ -18,6 +18,7 @@ use super::secret::Ephemeral;
 use super::wire::{BLOCK_PROTOCOL, MAX_HANDSHAKE, MAX_NODE_INFO};
 use crate::actions::address::{ExternalAddress, Host};
 use crate::actions::node_key::NodeKey;
+pub use crate::ports::probe::Origin;
 use crate::ports::{DialError, DialedPeer, PeerDialer, PeerStream};
 
 /// Upstream's default `p2p.handshake-timeout`.
@@ -76,16 +77,6 @@ impl Phase {
 pub struct Failure {
     pub phase: Phase,
     pub reason: String,
-}
-
-/// From where the probe dialled and to which IP.
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Origin {
-    pub local_address: Option<String>,
-    pub remote_address: Option<String>,
-    /// Set by the caller: the probe ran in a pod (inside the cluster network).
-    pub in_cluster: bool,
 }
 
 /// Milliseconds per phase (absent when the phase did not finish).

@@ -274,6 +274,11 @@ pub enum DialError {
     Resolve { host: String, reason: String },
     #[error("{host} resolves to no address")]
     NoAddress { host: String },
+    /// Only loopback may be dialled here (`SEI_CONSOLE_P2P_LOOPBACK_ONLY`, set under the tests).
+    #[error(
+        "{host}: not dialled: only 127.0.0.0/8 is dialled here (SEI_CONSOLE_P2P_LOOPBACK_ONLY)"
+    )]
+    NotLoopback { host: String },
     #[error("connecting to {remote}: {reason}")]
     Connect {
         remote: std::net::SocketAddr,
@@ -294,6 +299,7 @@ pub trait PeerDialer: Send + Sync {
 // ---------------------------------------------------------------------------------------------
 
 pub mod access;
+pub mod probe;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

@@ -58,4 +58,6 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
 #[cfg(test)]
 mod dialog_tests;
 #[cfg(test)]
+mod probe_tests;
+#[cfg(test)]
 mod viewer_tests;

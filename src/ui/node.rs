@@ -138,6 +138,17 @@ fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'st
         Some(SeedPeer::Unknown(why)) => lines.push(kv("seed peer", why.clone(), theme.warn, theme)),
         None => {}
     }
+    if let Some((probe, route)) = crate::fleet::probe::detail_lines(detail, model.now, true) {
+        let style = match detail.probe.as_ref().and_then(|p| p.last.as_ref()) {
+            Some(last) if last.ok => theme.good,
+            Some(_) => theme.bad,
+            None => theme.dim,
+        };
+        lines.push(kv("probe", probe, style, theme));
+        if let Some(route) = route {
+            lines.push(kv("", route, theme.dim, theme));
+        }
+    }
     lines
 }
 

@@ -180,7 +180,7 @@ fn error_screens_forbidden_and_unreachable() {
     insta::assert_snapshot!(format!("{forbidden}---\n{unreachable}"));
 }
 
-fn open(model: &mut Model, name: &str) {
+pub(super) fn open(model: &mut Model, name: &str) {
     press(model, "/");
     press(model, name);
     key(model, KeyCode::Enter);

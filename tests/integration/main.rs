@@ -4,12 +4,15 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../p2p_standin/mod.rs"]
+mod p2p_standin;
 
 mod action_safety;
 mod address_cli;
 mod address_e2e;
 mod console;
 mod console_actions;
+mod console_probe;
 mod control_plane;
 mod crd_validation;
 mod demo_fleet;

@@ -170,6 +170,13 @@ async fn a_seed_comes_up_with_its_node_id_verified_through_the_port_forward() {
     let operator = Operator::create(&ns, "operator", granted_rules(), dir.path()).await;
     grant_cluster_reads(&ns, &operator).await;
     create_node_service_account(&ns).await;
+    let standin = crate::common::seed_standin::standin_for_new_seed(
+        &ns,
+        "seed-0",
+        crate::p2p_standin::Misbehaviour::Healthy,
+    )
+    .await;
+    let address = standin.external_address();
     let run = run_as(
         &operator,
         &[
@@ -183,7 +190,7 @@ async fn a_seed_comes_up_with_its_node_id_verified_through_the_port_forward() {
             "--image",
             OLD,
             "--external-address",
-            "seed-0.example.com:26656",
+            &address,
         ],
         dir.path(),
     )
@@ -198,6 +205,7 @@ async fn a_seed_comes_up_with_its_node_id_verified_through_the_port_forward() {
     let key = NodeKey::from_node_key_json(&String::from_utf8_lossy(json)).expect("key");
     let result = run.result();
     assert_eq!(result["verified"], true, "{result}");
+    assert_eq!(result["reachable"], true, "{result}");
     assert_eq!(result["nodeId"], key.node_id().as_str());
     let sidecar = sidecar_as(&operator).await;
     let node_id = sidecar

@@ -2,7 +2,9 @@
 //! the control-plane add-on puts the node-key Secret where the pod would see it (the node's
 //! `config/node_key.json`), so the sidecar's `/v0/node-id` is checked against the key; a sidecar
 //! holding another key fails naming both NodeIDs; a platform config without `nodepoolSeed` fails
-//! at once with its fix.
+//! at once with its fix. Every seed is published on a loopback address: a P2P stand-in that takes
+//! the generated key from the Secret (the outside probe `seed create` ends with), or a closed
+//! port where the run fails before the probe.
 
 use std::process::Stdio;
 
@@ -12,12 +14,15 @@ use sei_console::actions::node_key::NodeKey;
 use serde_json::{Value, json};
 
 use crate::common::console::{console_env, create_node_service_account};
+use crate::common::seed_standin::standin_for_new_seed;
 use crate::common::{TestNamespace, control_plane, repo_path};
+use crate::p2p_standin::Misbehaviour;
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 
 struct Run {
     ok: bool,
+    code: Option<i32>,
     lines: Vec<Value>,
     stdout: String,
     stderr: String,
@@ -31,19 +36,28 @@ impl Run {
     }
 }
 
-async fn seed_create(ns: &str, name: &str, extra: &[&str]) -> Run {
-    seed_create_as(ns, name, extra, "json").await
+async fn seed_create(ns: &str, name: &str, address: &str, extra: &[&str]) -> Run {
+    seed_create_as(ns, name, address, extra, "json").await
 }
 
-async fn seed_create_as(ns: &str, name: &str, extra: &[&str], output: &str) -> Run {
+/// `127.0.0.1:PORT` where nothing listens, for runs that end before the probe.
+async fn closed_loopback_address() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let address = listener.local_addr().expect("addr").to_string();
+    drop(listener);
+    address
+}
+
+async fn seed_create_as(ns: &str, name: &str, address: &str, extra: &[&str], output: &str) -> Run {
     let state = tempfile::tempdir().expect("tempdir");
-    let address = format!("{name}.example.com:26656");
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
         .envs(console_env())
         .env("XDG_STATE_HOME", state.path())
         .env("XDG_CONFIG_HOME", state.path())
         .args(["seed", "create", name, "-n", ns, "--chain-id", "pacific-1"])
-        .args(["--image", IMAGE, "--external-address", &address])
+        .args(["--image", IMAGE, "--external-address", address])
         .args(["--executor", "embedded", "--yes", "-o", output])
         .args(["--max-wait-ms", "300"])
         .args([
@@ -63,6 +77,7 @@ async fn seed_create_as(ns: &str, name: &str, extra: &[&str], output: &str) -> R
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     Run {
         ok: output.status.success(),
+        code: output.status.code(),
         lines: stdout
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
@@ -79,21 +94,43 @@ async fn secret_key(ns: &TestNamespace, name: &str) -> NodeKey {
 }
 
 #[tokio::test]
-async fn seed_runs_to_running_and_prints_the_peer_verified_against_the_sidecar() {
+async fn seed_runs_to_running_and_prints_the_peer_verified_against_the_sidecar_and_the_probe() {
     let ns = TestNamespace::new("seed-e2e").await;
     create_node_service_account(&ns).await;
-    let run = seed_create(&ns.name, "seed-0", &[]).await;
+    let standin = standin_for_new_seed(&ns, "seed-0", Misbehaviour::Healthy).await;
+    let address = standin.external_address();
+    let run = seed_create(&ns.name, "seed-0", &address, &[]).await;
     let result = run.result();
     assert!(run.ok, "{result}\n{}", run.stderr);
     let key = secret_key(&ns, "seed-0-node-key").await;
     let node_id = key.node_id();
     assert_eq!(result["ok"], true);
     assert_eq!(result["verified"], true);
+    assert_eq!(result["reachable"], true);
     assert_eq!(result["nodeId"], node_id.as_str());
-    assert_eq!(
-        result["peer"],
-        format!("{node_id}@seed-0.example.com:26656").as_str()
+    assert_eq!(result["peer"], format!("{node_id}@{address}").as_str());
+    // The outside probe checked the seed against the key's NodeID (= the sidecar's).
+    let probe = &result["probe"];
+    assert_eq!(probe["ok"], true, "{probe}");
+    assert_eq!(probe["authenticatedNodeId"], node_id.as_str());
+    assert_eq!(probe["origin"]["remoteAddress"], address.as_str());
+    assert!(
+        probe["origin"]["localAddress"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("127.0.0.1:")),
+        "{probe}"
     );
+    let message = result["message"].as_str().expect("message");
+    assert!(
+        message.starts_with(&format!(
+            "seed running; peer {node_id}@{address}; reachable from outside (dialled {address} \
+             from 127.0.0.1:"
+        )),
+        "{message}"
+    );
+    let seen = standin.seen.lock().expect("lock").clone();
+    assert_eq!(seen.len(), 1, "one probe connection");
+    assert_eq!(seen[0].bytes_after_node_info, 0);
     assert!(
         run.lines
             .iter()
@@ -125,7 +162,7 @@ async fn a_sidecar_holding_another_key_fails_naming_both_node_ids() {
     )
     .expect("write other key");
 
-    let run = seed_create(&ns.name, "seed-1", &[]).await;
+    let run = seed_create(&ns.name, "seed-1", &closed_loopback_address().await, &[]).await;
     assert!(!run.ok, "must fail: {:?}", run.lines);
     let result = run.result();
     let expected = secret_key(&ns, "seed-1-node-key").await.node_id();
@@ -156,7 +193,14 @@ async fn a_platform_config_without_the_seed_pool_fails_at_once_with_its_fix() {
         .await
         .expect("create ConfigMap");
 
-    let run = seed_create(&ns.name, "seed-2", &["--controller-namespace", &ns.name]).await;
+    let address = closed_loopback_address().await;
+    let run = seed_create(
+        &ns.name,
+        "seed-2",
+        &address,
+        &["--controller-namespace", &ns.name],
+    )
+    .await;
     assert!(!run.ok, "must fail: {:?}", run.lines);
     let message = run.result()["message"]
         .as_str()
@@ -181,7 +225,9 @@ async fn a_platform_config_without_the_seed_pool_fails_at_once_with_its_fix() {
 async fn text_progress_numbers_the_init_plans_tasks_and_ends_with_the_peer() {
     let ns = TestNamespace::new("seed-text").await;
     create_node_service_account(&ns).await;
-    let run = seed_create_as(&ns.name, "seed-3", &[], "text").await;
+    let standin = standin_for_new_seed(&ns, "seed-3", Misbehaviour::Healthy).await;
+    let address = standin.external_address();
+    let run = seed_create_as(&ns.name, "seed-3", &address, &[], "text").await;
     assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains("seed-3: [1/9] ensure-data-pvc")
@@ -194,9 +240,21 @@ async fn text_progress_numbers_the_init_plans_tasks_and_ends_with_the_peer() {
         run.stdout
             .lines()
             .last()
-            .is_some_and(|l| l == format!("seed running; peer {node_id}@seed-3.example.com:26656")),
+            .is_some_and(|l| l.starts_with(&format!(
+                "seed running; peer {node_id}@{address}; reachable from outside"
+            ))),
         "{}",
         run.stdout
+    );
+    // Notes go to stderr in text mode; progress and the result to stdout.
+    assert!(
+        run.stderr
+            .contains(&format!("probing {node_id}@{address} from outside"))
+            && run
+                .stderr
+                .contains(&format!("✓ node ID         {node_id} = published")),
+        "{}",
+        run.stderr
     );
 }
 
@@ -205,7 +263,13 @@ async fn a_seed_whose_pod_cannot_be_created_is_not_reported_running_and_says_why
     // No ServiceAccount `seid-node` in this namespace: the StatefulSet can create no pod
     // (FailedCreate), although every task of the init plan completes.
     let ns = TestNamespace::new("seed-nosa").await;
-    let run = seed_create(&ns.name, "seed-0", &["--quick"]).await;
+    let run = seed_create(
+        &ns.name,
+        "seed-0",
+        &closed_loopback_address().await,
+        &["--quick"],
+    )
+    .await;
     assert!(!run.ok, "must not succeed: {}", run.stdout);
     let message = run.result()["message"]
         .as_str()
@@ -214,4 +278,39 @@ async fn a_seed_whose_pod_cannot_be_created_is_not_reported_running_and_says_why
     assert!(message.contains("not Ready"), "{message}");
     assert!(message.contains("ServiceAccount"), "{message}");
     assert!(!run.stdout.contains("seed running"), "{}", run.stdout);
+}
+
+#[tokio::test]
+async fn a_running_seed_that_answers_with_another_key_ends_unreachable_with_exit_3() {
+    let ns = TestNamespace::new("seed-wrongkey").await;
+    create_node_service_account(&ns).await;
+    let standin = standin_for_new_seed(&ns, "seed-4", Misbehaviour::WrongKey).await;
+    let address = standin.external_address();
+    let run = seed_create(&ns.name, "seed-4", &address, &[]).await;
+    assert_eq!(run.code, Some(3), "{}\n{}", run.stdout, run.stderr);
+    let result = run.result();
+    let node_id = secret_key(&ns, "seed-4-node-key").await.node_id();
+    assert_eq!(result["ok"], false);
+    assert_eq!(
+        result["verified"], true,
+        "the sidecar has the key: {result}"
+    );
+    assert_eq!(result["reachable"], false);
+    let node_check = result["probe"]["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["check"] == "node-id")
+        .expect("node-id check")
+        .clone();
+    assert_eq!(node_check["verdict"], "fail");
+    let message = result["message"].as_str().expect("message");
+    assert!(
+        message
+            .starts_with("seed running, but the outside probe failed: node ID: authenticates as")
+            && message.contains(&format!("published {node_id}")),
+        "{message}"
+    );
+    let node = ns.seinodes().get("seed-4").await.expect("seed");
+    assert_eq!(node.data["status"]["phase"], "Running");
 }

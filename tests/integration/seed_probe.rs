@@ -6,10 +6,7 @@ use kube::api::{DynamicObject, PostParams};
 use sei_console::actions::node_key::NodeKey;
 use serde_json::{Value, json};
 
-#[path = "../p2p_standin/mod.rs"]
-mod p2p_standin;
-
-use p2p_standin::{Misbehaviour, P2pStandin, StandinConfig};
+use crate::p2p_standin::{Misbehaviour, P2pStandin, StandinConfig};
 
 use crate::common::console::cli;
 use crate::common::{TestNamespace, seinode_resource};

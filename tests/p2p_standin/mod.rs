@@ -109,12 +109,38 @@ pub fn other_peers() -> Vec<String> {
 
 impl P2pStandin {
     pub async fn start(config: StandinConfig) -> P2pStandin {
+        P2pStandin::start_keyed(config, None).await
+    }
+
+    /// Listens at once but answers only once `key` holds the key seed (for a key `seed create`
+    /// generates after the address is published): until then connections wait in the backlog.
+    /// `WrongKey` then authenticates with another key than that one.
+    pub async fn start_with_key_later(
+        config: StandinConfig,
+    ) -> (P2pStandin, tokio::sync::watch::Sender<Option<[u8; 32]>>) {
+        let (tx, rx) = tokio::sync::watch::channel(None);
+        (P2pStandin::start_keyed(config, Some(rx)).await, tx)
+    }
+
+    async fn start_keyed(
+        mut config: StandinConfig,
+        key: Option<tokio::sync::watch::Receiver<Option<[u8; 32]>>>,
+    ) -> P2pStandin {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
-        let node_id = NodeKey::from_seed(&config.key_seed).node_id();
+        let node_id = match key {
+            Some(_) => String::new(),
+            None => NodeKey::from_seed(&config.key_seed).node_id(),
+        };
         let seen = Arc::new(Mutex::new(Vec::new()));
         let recorded = seen.clone();
         let task = tokio::spawn(async move {
+            if let Some(mut key) = key {
+                let Ok(seed) = key.wait_for(Option::is_some).await.map(|k| *k) else {
+                    return;
+                };
+                config.key_seed = seed.unwrap_or(config.key_seed);
+            }
             // Bounded: a test makes a handful of connections.
             for _ in 0..64 {
                 let Ok((stream, _)) = listener.accept().await else {

@@ -1,0 +1,166 @@
+//! The seed probe's use-case side: what a seed SeiNode publishes as the probe's
+//! [`ProbeTarget`] (`spec.externalAddress`, `spec.chainId` and the NodeID of its node-key Secret
+//! or sidecar), and the one line an outcome is shown as. Pure; `seed create`, the console's
+//! screens and `seed probe NODE` share it. The dialling is the [`crate::ports::probe::SeedProber`]'s.
+use crate::actions::address::{AddressError, ExternalAddress};
+use crate::api::{NodeMode, SeiNode};
+use crate::fleet::detail::NodeIdLookup;
+use crate::ports::probe::{CheckName, Origin, ProbeOutcome, ProbeTarget, Verdict};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotProbeable {
+    #[error("{0} is not a seed; give NODEID@HOST:PORT to probe any address")]
+    NotASeed(String),
+    #[error(
+        "{0} has no spec.externalAddress: the seed is not published, so no peer outside the \
+         cluster can dial it (set one with `sei-console address`)"
+    )]
+    NotPublished(String),
+    #[error("{node}: spec.externalAddress: {error}")]
+    BadAddress { node: String, error: AddressError },
+}
+
+/// The published identity of `node`; `lookup` is its NodeID lookup (`None`: not looked up).
+/// `chain_id` overrides `spec.chainId`.
+pub fn probe_target(
+    node: &SeiNode,
+    lookup: Option<&NodeIdLookup>,
+    chain_id: Option<&str>,
+) -> Result<ProbeTarget, NotProbeable> {
+    let name = format!("SeiNode {}/{}", node.namespace(), node.name());
+    if node.spec.mode().ok() != Some(NodeMode::Seed) {
+        return Err(NotProbeable::NotASeed(name));
+    }
+    let published = node.spec.external_address();
+    if published.is_empty() {
+        return Err(NotProbeable::NotPublished(name));
+    }
+    let address = ExternalAddress::parse(published)
+        .map_err(|error| NotProbeable::BadAddress { node: name, error })?;
+    let (node_id, node_id_source) = match lookup {
+        Some(NodeIdLookup::Found { node_id, source }) => {
+            (Some(node_id.clone()), source.to_string())
+        }
+        Some(NodeIdLookup::NotFound { reasons }) => (None, reasons.join("; ")),
+        None => (None, "not looked up".to_owned()),
+    };
+    Ok(ProbeTarget {
+        node_id,
+        node_id_source,
+        address: address.to_string(),
+        chain_id: chain_id.map_or_else(|| node.spec.chain_id.clone(), str::to_owned),
+    })
+}
+
+/// The outcome in one line: `reachable as NODEID@HOST:PORT`, or the first check that failed,
+/// then from where it was dialled and to which IP.
+pub fn outcome_line(outcome: &ProbeOutcome) -> String {
+    format!(
+        "{}; {}",
+        outcome_head(outcome),
+        origin_text(&outcome.origin)
+    )
+}
+
+/// `reachable as NODEID@HOST:PORT`, or the first check that failed and why (its first clause).
+pub fn outcome_head(outcome: &ProbeOutcome) -> String {
+    match outcome.first_problem() {
+        None => format!("reachable as {}", outcome.target),
+        Some(check) => format!("{}: {}", check.check.label(), first_clause(&check.detail)),
+    }
+}
+
+/// `dialled 127.0.0.1:26656 from 127.0.0.1:50312` (the resolved IP, the local end).
+pub fn origin_text(origin: &Origin) -> String {
+    let from = origin.local_address.as_deref().unwrap_or("this machine");
+    let place = if origin.in_cluster {
+        " (inside a pod: the cluster network's view)"
+    } else {
+        ""
+    };
+    match &origin.remote_address {
+        Some(remote) => format!("dialled {remote} from {from}{place}"),
+        None => format!("no address dialled, from {from}{place}"),
+    }
+}
+
+/// A detail up to its first `; ` (the explanation after it is for the full report).
+fn first_clause(detail: &str) -> &str {
+    detail.split("; ").next().unwrap_or(detail)
+}
+
+/// The checks as lines (`✓ reachable  TCP connect in 0.4 ms`), after the origin line.
+pub fn check_lines(outcome: &ProbeOutcome) -> Vec<String> {
+    let mut lines = vec![format!(
+        "  {} in {} ms",
+        origin_text(&outcome.origin),
+        outcome.total_ms
+    )];
+    lines.extend(outcome.checks.iter().map(|c| {
+        let glyph = match c.verdict {
+            Verdict::Pass => "✓",
+            Verdict::Fail => "✗",
+            Verdict::Unknown => "?",
+        };
+        format!("  {glyph} {:<15} {}", c.check.label(), c.detail)
+    }));
+    lines
+}
+
+/// Whether a seed just brought up passed: every check but the PEX addresses, which a seed
+/// only has after its first minutes (the full report still shows that check).
+pub fn passed_at_bring_up(outcome: &ProbeOutcome) -> bool {
+    outcome
+        .checks
+        .iter()
+        .all(|c| c.passed() || c.check == CheckName::PexAddresses)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fleet::detail::NodeIdSource;
+    use crate::fleet::sample;
+
+    fn seed(address: Option<&str>) -> SeiNode {
+        let mut node = sample::node("sei", "seed-0", NodeMode::Seed, 600);
+        node.spec.external_address = address.map(str::to_owned);
+        node
+    }
+
+    #[test]
+    fn a_published_seed_with_its_secret() {
+        let lookup = NodeIdLookup::Found {
+            node_id: "6c8f8607dbe87077a62a2990ce07d94aaf749df7".into(),
+            source: NodeIdSource::Secret("seed-0-node-key".into()),
+        };
+        let node = seed(Some("seed-0.example.com:26656"));
+        let expected = probe_target(&node, Some(&lookup), None).expect("probeable");
+        assert_eq!(
+            expected.peer(),
+            "6c8f8607dbe87077a62a2990ce07d94aaf749df7@seed-0.example.com:26656"
+        );
+        assert_eq!(expected.node_id_source, "node-key Secret seed-0-node-key");
+        assert_eq!(expected.chain_id, node.spec.chain_id);
+        let other = probe_target(&node, None, Some("atlantic-2")).expect("probeable");
+        assert_eq!(other.chain_id, "atlantic-2");
+        assert_eq!(other.node_id, None);
+    }
+
+    #[test]
+    fn unpublished_or_not_a_seed() {
+        assert!(matches!(
+            probe_target(&seed(None), None, None),
+            Err(NotProbeable::NotPublished(_))
+        ));
+        assert!(matches!(
+            probe_target(&seed(Some("no-port")), None, None),
+            Err(NotProbeable::BadAddress { .. })
+        ));
+        let full = sample::node("sei", "rpc-0", NodeMode::Full, 600);
+        assert!(matches!(
+            probe_target(&full, None, None),
+            Err(NotProbeable::NotASeed(_))
+        ));
+    }
+}
