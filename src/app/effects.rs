@@ -150,7 +150,6 @@ impl Effects {
                 id,
                 request,
                 executor,
-                waves,
             } => {
                 abort(&mut self.prepare_task);
                 let tx = self.tx.clone();
@@ -163,8 +162,7 @@ impl Effects {
                     return;
                 };
                 self.prepare_task = Some(tokio::spawn(async move {
-                    let prepare =
-                        jobs::prepare(&env, &client, id, &request, executor, waves, &pending);
+                    let prepare = jobs::prepare(&env, &client, id, &request, executor, &pending);
                     // Each request has its own deadline; this bounds the whole preview too.
                     let result = tokio::time::timeout(PREPARE_DEADLINE, prepare)
                         .await

@@ -18,7 +18,7 @@ use super::action::{ActionFlow, ActionPreview, ActionRequest, Finished, Progress
 use super::settings::{FlagOverrides, Settings};
 use crate::actions::event::ActionKind;
 use crate::config::keys::keymap_with;
-use crate::config::{ExecutorMode, LoadedConfig, WaveDefaults};
+use crate::config::{ExecutorMode, LoadedConfig};
 
 /// Health of one watch as the screen shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,7 +162,6 @@ pub enum Cmd {
         id: u64,
         request: ActionRequest,
         executor: ExecutorMode,
-        waves: WaveDefaults,
     },
     /// Forget a prepared action (its generated seed key with it).
     CancelAction {

@@ -59,3 +59,5 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
 mod dialog_tests;
 #[cfg(test)]
 mod viewer_tests;
+#[cfg(test)]
+mod wave_dialog_tests;
