@@ -146,6 +146,22 @@ impl Effects {
                         .await;
                 });
             }
+            Cmd::ReadJournal => {
+                let tx = self.tx.clone();
+                let journal = self.actions.as_ref().and_then(|env| env.journal.clone());
+                tokio::spawn(async move {
+                    let read = tokio::task::spawn_blocking(move || match journal {
+                        Some(journal) => journal.read().map_err(|e| e.to_string()),
+                        None => Err(
+                            "no journal location (neither XDG_STATE_HOME nor HOME is set)"
+                                .to_owned(),
+                        ),
+                    })
+                    .await
+                    .unwrap_or_else(|e| Err(format!("reading the journal failed: {e}")));
+                    let _ = tx.send(Msg::Journal(read)).await;
+                });
+            }
             Cmd::PrepareAction {
                 id,
                 request,

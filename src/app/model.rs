@@ -104,6 +104,8 @@ pub enum Msg {
     },
     /// The namespaces of the current context (or why they could not be listed).
     Namespaces(Result<Vec<String>, String>),
+    /// The journal file as read for `:journal` (or why it could not be).
+    Journal(Result<crate::journal::JournalContents, String>),
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
@@ -183,6 +185,8 @@ pub enum Cmd {
     },
     /// List the namespaces of the current context (for `:ns`).
     ListNamespaces,
+    /// Read the journal file (for `:journal`), off the render path.
+    ReadJournal,
     /// Write one setting into the config file at `path`.
     SaveSetting {
         path: std::path::PathBuf,
@@ -281,6 +285,8 @@ pub struct Model {
     pub platform_source: Option<crate::actions::render_fix::PlatformSource>,
     /// The cluster's namespaces for `:ns`, once listed (`Err`: why they could not be).
     pub namespaces: Option<Result<Vec<String>, String>>,
+    /// The journal as last read for `:journal` (`None`: being read).
+    pub journal: Option<Result<crate::journal::JournalContents, String>>,
     pub next_action_id: u64,
     pub scope_epoch: u64,
     pub detail_epoch: u64,
@@ -322,6 +328,7 @@ impl Model {
             suspend: false,
             contexts: Vec::new(),
             namespaces: None,
+            journal: None,
             platform_source: None,
             filter_saved: false,
             next_action_id: 0,
