@@ -206,7 +206,7 @@ impl JournalFilter {
             words.push(format!("operator {operator}"));
         }
         if let Some(since) = self.since {
-            words.push(format!("since {since}"));
+            words.push(format!("since {}", since.strftime("%Y-%m-%dT%H:%M:%SZ")));
         }
         words.push(if self.dry_runs {
             "dry runs shown".to_owned()

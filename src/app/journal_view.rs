@@ -28,7 +28,8 @@ pub fn parse(words: &[&str], now: jiff::Timestamp) -> Result<JournalFilter, Stri
 }
 
 /// The viewer's lines: a header, then the matching entries newest first, in columns as wide
-/// as their widest cell (who, what and when first: an 80-column terminal cuts the detail).
+/// as their widest cell (who, what and when first: an 80-column terminal cuts the detail); the
+/// operator's `(context …)` only when it is not the console's context.
 pub fn lines(model: &Model, filter: &JournalFilter) -> Vec<String> {
     let header = ["AGE", "OPERATOR", "ACTION", "OUTCOME", "NODES", "DETAIL"].map(String::from);
     let contents = match &model.journal {
@@ -49,7 +50,12 @@ pub fn lines(model: &Model, filter: &JournalFilter) -> Vec<String> {
             };
             [
                 age(Some(entry.time), model.now),
-                entry.operator.clone(),
+                // The current context goes without saying; another one is shown.
+                entry
+                    .operator
+                    .strip_suffix(&format!(" (context {})", model.scope.context))
+                    .unwrap_or(&entry.operator)
+                    .to_owned(),
                 entry.action.name().to_owned(),
                 entry.outcome.name().to_owned(),
                 entry.nodes.join(","),
