@@ -1,0 +1,37 @@
+//! A server that cannot be reached is named in the error (a closed port on 127.0.0.1), and
+//! `get`'s and `describe`'s help list their own flags apart from the global ones.
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn kubeconfig_to_closed_port(dir: &std::path::Path) -> std::path::PathBuf {
+    // Port 1 on loopback: nothing listens there, the connection is refused at once.
+    let path = dir.join("kubeconfig");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n\
+         users:\n- name: u\n  user:\n    token: x\ncontexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\n\
+         current-context: ctx\n",
+    )
+    .expect("write kubeconfig");
+    path
+}
+
+#[test]
+fn get_and_describe_name_the_server_they_cannot_reach() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = kubeconfig_to_closed_port(dir.path());
+    for args in [vec!["get"], vec!["describe", "rpc-0"]] {
+        Command::cargo_bin("sei-console")
+            .expect("binary")
+            .args(&args)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .env("XDG_STATE_HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path())
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(
+                "cannot reach the API server https://127.0.0.1:1/",
+            ));
+    }
+}
