@@ -35,3 +35,31 @@ fn get_and_describe_name_the_server_they_cannot_reach() {
             ));
     }
 }
+
+#[test]
+fn subcommand_help_lists_the_commands_own_flags_apart_from_the_global_ones() {
+    for (command, own) in [
+        ("get", "--selector"),
+        ("describe", "--output"),
+        ("rollout", "--canary"),
+    ] {
+        let output = Command::cargo_bin("sei-console")
+            .expect("binary")
+            .args([command, "--help"])
+            .output()
+            .expect("help");
+        let help = String::from_utf8_lossy(&output.stdout);
+        let (mine, global) = help
+            .split_once("Global options:")
+            .unwrap_or_else(|| panic!("{command}: no global heading:\n{help}"));
+        assert!(
+            mine.contains(own),
+            "{command}: {own} among its own:\n{help}"
+        );
+        assert!(!mine.contains("--kubeconfig"), "{command}:\n{help}");
+        assert!(
+            global.contains("--kubeconfig") && global.contains("--read-only"),
+            "{command}:\n{help}"
+        );
+    }
+}
