@@ -151,6 +151,96 @@ impl Journal {
     }
 }
 
+/// Which entries to show: every condition given must hold. Dry runs are hidden unless asked
+/// for (previews fill the journal).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JournalFilter {
+    /// At or after this time.
+    pub since: Option<Timestamp>,
+    /// A node touched, as `name` or `namespace/name`.
+    pub node: Option<String>,
+    pub action: Option<ActionKind>,
+    /// Part of the operator's `name (context ctx)`, any case.
+    pub operator: Option<String>,
+    /// Dry runs too.
+    pub dry_runs: bool,
+}
+
+impl JournalFilter {
+    pub fn matches(&self, entry: &JournalEntry) -> bool {
+        let node_matches = |wanted: &str| {
+            entry.nodes.iter().any(|node| {
+                node == wanted
+                    || node
+                        .rsplit_once('/')
+                        .is_some_and(|(_, name)| name == wanted)
+            })
+        };
+        (self.dry_runs || entry.outcome != Outcome::DryRun)
+            && self.since.is_none_or(|since| entry.time >= since)
+            && self.node.as_deref().is_none_or(node_matches)
+            && self.action.is_none_or(|action| entry.action == action)
+            && self.operator.as_deref().is_none_or(|operator| {
+                entry
+                    .operator
+                    .to_lowercase()
+                    .contains(&operator.to_lowercase())
+            })
+    }
+
+    /// The matching entries in the journal's order (oldest first).
+    pub fn select<'a>(&self, entries: &'a [JournalEntry]) -> Vec<&'a JournalEntry> {
+        entries.iter().filter(|e| self.matches(e)).collect()
+    }
+
+    /// The conditions in words, for a title or an empty result: `node rpc-0, since …`.
+    pub fn words(&self) -> String {
+        let mut words = Vec::new();
+        if let Some(node) = &self.node {
+            words.push(format!("node {node}"));
+        }
+        if let Some(action) = self.action {
+            words.push(format!("action {}", action.name()));
+        }
+        if let Some(operator) = &self.operator {
+            words.push(format!("operator {operator}"));
+        }
+        if let Some(since) = self.since {
+            words.push(format!("since {}", since.strftime("%Y-%m-%dT%H:%M:%SZ")));
+        }
+        words.push(if self.dry_runs {
+            "dry runs shown".to_owned()
+        } else {
+            "dry runs hidden".to_owned()
+        });
+        words.join(", ")
+    }
+}
+
+/// `--since`: a duration back from `now` (`90m`, `1h30m`, `2d`) or an RFC 3339 time.
+pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp, String> {
+    if let Ok(time) = text.parse::<Timestamp>() {
+        return Ok(time);
+    }
+    let span: jiff::SignedDuration = match text.parse::<jiff::Span>() {
+        Ok(span) => span
+            .to_duration(jiff::SpanRelativeTo::days_are_24_hours())
+            .map_err(|e| format!("since {text:?}: {e}"))?,
+        Err(_) => {
+            return Err(format!(
+                "since {text:?} is neither a duration (90m, 1h30m, 2d) nor an RFC 3339 time"
+            ));
+        }
+    };
+    if span.is_negative() {
+        return Err(format!(
+            "since {text:?}: a duration back from now is positive"
+        ));
+    }
+    now.checked_sub(span)
+        .map_err(|e| format!("since {text:?}: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +279,104 @@ mod tests {
             line,
             r#"{"time":"2026-11-30T04:00:00Z","operator":"alice (context prod)","action":"rollout","nodes":["sei/rpc-0","sei/rpc-1"],"detail":"image ghcr.io/sei/seid:v2","outcome":"refused","reason":"read-only mode"}"#
         );
+    }
+
+    #[test]
+    fn the_filter_hides_dry_runs_and_keeps_what_every_condition_allows() {
+        let mut dry = entry(Outcome::DryRun);
+        dry.time = "2026-11-30T05:00:00Z".parse().expect("time");
+        let mut bob = entry(Outcome::Succeeded);
+        bob.operator = "Bob (context prod)".into();
+        bob.action = ActionKind::Address;
+        bob.nodes = vec!["sei/seed-0".into()];
+        bob.time = "2026-11-30T06:00:00Z".parse().expect("time");
+        let entries = vec![entry(Outcome::Started), dry, bob];
+        let pick = |filter: &JournalFilter| -> Vec<String> {
+            filter
+                .select(&entries)
+                .iter()
+                .map(|e| format!("{} {}", e.operator, e.outcome.name()))
+                .collect()
+        };
+        let all = JournalFilter::default();
+        assert_eq!(
+            pick(&all),
+            [
+                "alice (context prod) started",
+                "Bob (context prod) succeeded"
+            ],
+            "dry runs hidden by default"
+        );
+        let with_dry = JournalFilter {
+            dry_runs: true,
+            ..all.clone()
+        };
+        assert_eq!(pick(&with_dry).len(), 3);
+        for (filter, wanted) in [
+            (
+                JournalFilter {
+                    node: Some("rpc-1".into()),
+                    ..all.clone()
+                },
+                "alice (context prod) started",
+            ),
+            (
+                JournalFilter {
+                    node: Some("sei/seed-0".into()),
+                    ..all.clone()
+                },
+                "Bob (context prod) succeeded",
+            ),
+            (
+                JournalFilter {
+                    operator: Some("bob".into()),
+                    ..all.clone()
+                },
+                "Bob (context prod) succeeded",
+            ),
+            (
+                JournalFilter {
+                    action: Some(ActionKind::Rollout),
+                    ..all.clone()
+                },
+                "alice (context prod) started",
+            ),
+            (
+                JournalFilter {
+                    since: Some("2026-11-30T05:30:00Z".parse().expect("time")),
+                    ..all.clone()
+                },
+                "Bob (context prod) succeeded",
+            ),
+        ] {
+            assert_eq!(pick(&filter), [wanted], "{}", filter.words());
+        }
+        assert!(
+            pick(&JournalFilter {
+                node: Some("rpc".into()),
+                ..all
+            })
+            .is_empty(),
+            "whole names only"
+        );
+    }
+
+    #[test]
+    fn since_takes_a_duration_back_from_now_or_a_time() {
+        let now: Timestamp = "2026-11-30T06:00:00Z".parse().expect("time");
+        assert_eq!(
+            parse_since("90m", now),
+            Ok("2026-11-30T04:30:00Z".parse().expect("t"))
+        );
+        assert_eq!(
+            parse_since("2d", now),
+            Ok("2026-11-28T06:00:00Z".parse().expect("t"))
+        );
+        assert_eq!(
+            parse_since("2026-11-30T01:00:00Z", now),
+            Ok("2026-11-30T01:00:00Z".parse().expect("t"))
+        );
+        assert!(parse_since("soon", now).is_err());
     }
 
     #[test]

@@ -61,3 +61,54 @@ fn an_empty_journal_says_so() {
         .success()
         .stdout(predicate::str::starts_with("no actions recorded in "));
 }
+
+#[test]
+fn filters_by_node_action_operator_and_since_and_hides_dry_runs_unless_all() {
+    let state = state_dir_with_journal();
+    let app = state.path().join("sei-console/journal.jsonl");
+    let dry = r#"{"time":"2026-11-30T04:10:00Z","operator":"carol (context prod)","action":"rollout","nodes":["sei/rpc-0"],"detail":"image seid:v3","outcome":"dry-run"}"#;
+    std::fs::write(&app, format!("{LINES}{dry}\n")).expect("write");
+    let run = |args: &[&str]| {
+        let output = Command::cargo_bin("sei-console")
+            .expect("binary")
+            .env("XDG_STATE_HOME", state.path())
+            .arg("journal")
+            .args(args)
+            .output()
+            .expect("run");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (_, all) = run(&[]);
+    assert!(!all.contains("carol"), "dry runs hidden: {all}");
+    let (_, with_dry) = run(&["--all"]);
+    assert!(
+        with_dry.contains("carol") && with_dry.contains("dry-run"),
+        "{with_dry}"
+    );
+    let (_, node) = run(&["--node", "rpc-1"]);
+    assert!(node.contains("bob") && !node.contains("alice"), "{node}");
+    let (_, action) = run(&["--action", "rollout", "--all"]);
+    assert!(
+        action.contains("alice") && action.contains("carol") && !action.contains("bob"),
+        "{action}"
+    );
+    let (_, operator) = run(&["--operator", "ALICE"]);
+    assert!(
+        operator.contains("alice") && !operator.contains("bob"),
+        "{operator}"
+    );
+    let (_, since) = run(&["--since", "2026-11-30T04:01:00Z"]);
+    assert!(since.contains("bob") && !since.contains("alice"), "{since}");
+    let (_, none) = run(&["--node", "nope"]);
+    assert!(
+        none.starts_with("no action in ") && none.contains("node nope"),
+        "{none}"
+    );
+    let (code, _) = run(&["--action", "deploy"]);
+    assert_eq!(code, Some(2), "an unknown action is bad input");
+    let (code, _) = run(&["--since", "soon"]);
+    assert_eq!(code, Some(2), "a bad --since is bad input");
+}

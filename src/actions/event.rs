@@ -37,6 +37,23 @@ impl ActionKind {
             ActionKind::SeedCreate => "seed-create",
         }
     }
+
+    pub const ALL: [ActionKind; 3] = [
+        ActionKind::Rollout,
+        ActionKind::Address,
+        ActionKind::SeedCreate,
+    ];
+
+    /// The kind named `name` (as the journal writes it), or the names there are.
+    pub fn from_name(name: &str) -> Result<ActionKind, String> {
+        ActionKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = ActionKind::ALL.iter().map(|k| k.name()).collect();
+                format!("no action {name:?}; actions: {}", names.join(", "))
+            })
+    }
 }
 
 /// The SeiNode an Event is about.

@@ -4,6 +4,7 @@
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
+use crate::config::WaveDefaults;
 use crate::fleet::store::ObjectKey;
 
 /// A validated action, ready for its preview and, once confirmed, for execution.
@@ -14,6 +15,10 @@ pub enum ActionRequest {
         namespace: String,
         nodes: Vec<String>,
         image: ImageRef,
+        /// Wave sizes (`canary` counts only when no canary is chosen by name).
+        waves: WaveDefaults,
+        /// The canary wave chosen by name; empty: the first `waves.canary` nodes to roll.
+        canaries: Vec<String>,
     },
     Address {
         node: ObjectKey,
@@ -74,6 +79,8 @@ pub struct Field {
     pub value: String,
     /// Shown under the field while it is focused.
     pub hint: &'static str,
+    /// Values left/right cycle through (the value can still be typed).
+    pub choices: Vec<String>,
 }
 
 impl Field {
@@ -82,9 +89,37 @@ impl Field {
             label,
             value: value.into(),
             hint,
+            choices: Vec::new(),
+        }
+    }
+
+    pub fn with_choices(mut self, choices: Vec<String>) -> Field {
+        self.choices = choices;
+        self
+    }
+
+    /// Left/right: the next (or previous) choice after the current value.
+    pub fn cycle(&mut self, delta: isize) {
+        if self.choices.is_empty() {
+            return;
+        }
+        let count = self.choices.len() as isize;
+        let next = match self.choices.iter().position(|c| *c == self.value.trim()) {
+            Some(at) => (at as isize + delta).rem_euclid(count),
+            None if delta < 0 => count - 1,
+            None => 0,
+        };
+        if let Some(choice) = self.choices.get(usize::try_from(next).unwrap_or(0)) {
+            self.value.clone_from(choice);
         }
     }
 }
+
+/// The canary field's value that leaves the choice to the rollout: the first nodes not yet on
+/// the image, as many as the config's `[waves] canary`.
+pub const CANARY_AUTO: &str = "auto";
+/// The canary field's value for no canary wave.
+pub const CANARY_NONE: &str = "none";
 
 /// The prompt of an action: its target and the fields to fill.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,6 +132,10 @@ pub struct Form {
     pub focus: usize,
     /// Why the last enter did not go on (validation), shown in the form.
     pub error: Option<String>,
+    /// The config's wave sizes: a rollout's defaults.
+    pub waves: WaveDefaults,
+    /// Marked nodes the action leaves out (an address is one node's), said in the form.
+    pub ignored_marks: usize,
 }
 
 impl Form {
@@ -138,8 +177,11 @@ impl PermissionSummary {
 /// What an effect computed for the preview dialog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActionPreview {
+    /// What is decided for the action as a whole, shown at the top: a rollout's waves and the
+    /// nodes it leaves alone (already on the image, skipped).
+    pub head: String,
     /// The preview text of the commands (tasks and params, config.toml patch, warnings), per
-    /// node, plus the waves of a rollout.
+    /// node.
     pub text: String,
     pub permissions: PermissionSummary,
     /// Who will execute: `auto` resolved by the controller's Lease, or the configured mode.
@@ -253,19 +295,86 @@ impl ActionFlow {
     }
 }
 
-/// The form of an image rollout of `nodes` (their current image to start from).
-pub fn rollout_form(namespace: &str, nodes: Vec<String>, current_image: &str) -> Form {
+/// The form of an image rollout of `nodes` (their current image to start from); more than one
+/// node also gets the canary and batch fields.
+pub fn rollout_form(
+    namespace: &str,
+    nodes: Vec<String>,
+    current_image: &str,
+    waves: WaveDefaults,
+) -> Form {
+    let mut fields = vec![Field::new(
+        "image",
+        current_image,
+        "name[:tag][@sha256:digest] — a digest pin is recommended",
+    )];
+    if nodes.len() > 1 {
+        let choices = std::iter::once(CANARY_AUTO.to_owned())
+            .chain(nodes.iter().cloned())
+            .chain(std::iter::once(CANARY_NONE.to_owned()))
+            .collect();
+        fields.push(
+            Field::new(
+                "canary",
+                CANARY_AUTO,
+                "←/→ auto (first not on the image), a marked node, none; or type a,b",
+            )
+            .with_choices(choices),
+        );
+        fields.push(Field::new(
+            "batch",
+            waves.batch.max(1).to_string(),
+            "nodes per wave after the canary",
+        ));
+    }
     Form {
         namespace: namespace.to_owned(),
         nodes,
-        fields: vec![Field::new(
-            "image",
-            current_image,
-            "name[:tag][@sha256:digest] — a digest pin is recommended",
-        )],
+        fields,
         focus: 0,
         error: None,
+        waves,
+        ignored_marks: 0,
     }
+}
+
+/// The canary and batch fields into wave sizes and chosen canaries.
+fn rollout_waves(form: &Form) -> Result<(WaveDefaults, Vec<String>), String> {
+    let mut waves = form.waves;
+    if form.fields.len() < 3 {
+        return Ok((waves, Vec::new()));
+    }
+    waves.batch = match form.value(2).parse::<u32>() {
+        Ok(batch) if batch >= 1 => batch,
+        _ => {
+            return Err(format!(
+                "batch: {:?} is not a whole number of nodes (1 or more)",
+                form.value(2)
+            ));
+        }
+    };
+    let canaries: Vec<String> = match form.value(1) {
+        "" | CANARY_AUTO => Vec::new(),
+        CANARY_NONE => {
+            waves.canary = 0;
+            Vec::new()
+        }
+        names => names
+            .split([',', ' '])
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    };
+    if let Some(stranger) = canaries.iter().find(|c| !form.nodes.contains(c)) {
+        return Err(format!(
+            "canary: {stranger} is not one of the marked nodes ({})",
+            form.nodes.join(", ")
+        ));
+    }
+    if !canaries.is_empty() && canaries.len() == form.nodes.len() {
+        return Err("canary: every node would be a canary; leave one for the batches".to_owned());
+    }
+    Ok((waves, canaries))
 }
 
 pub fn address_form(node: &ObjectKey, current: &str) -> Form {
@@ -279,6 +388,8 @@ pub fn address_form(node: &ObjectKey, current: &str) -> Form {
         )],
         focus: 0,
         error: None,
+        waves: WaveDefaults::default(),
+        ignored_marks: 0,
     }
 }
 
@@ -298,6 +409,8 @@ pub fn seed_form(namespace: &str, chain_id: &str, image: &str) -> Form {
         ],
         focus: 0,
         error: None,
+        waves: WaveDefaults::default(),
+        ignored_marks: 0,
     }
 }
 
@@ -306,10 +419,13 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
     match kind {
         ActionKind::Rollout => {
             let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;
+            let (waves, canaries) = rollout_waves(form)?;
             Ok(ActionRequest::Rollout {
                 namespace: form.namespace.clone(),
                 nodes: form.nodes.clone(),
                 image,
+                waves,
+                canaries,
             })
         }
         ActionKind::Address => {

@@ -10,13 +10,14 @@ use crate::fleet::store::ObjectKey;
 use crate::keymap::{Action, Context, Key, KeyCode};
 use crate::limits::elide_long_lines;
 
-/// The nodes an action from the current screen is about: the open node, else the marked
-/// nodes, else the selected one.
-fn targets(model: &Model) -> Vec<ObjectKey> {
+/// The nodes an action from the current screen is about: the open node, else (a rollout) the
+/// marked nodes, else the selected one. An address belongs to one node: always the selected
+/// one, leftover marks are left out (the form says so).
+fn targets(model: &Model, kind: ActionKind) -> Vec<ObjectKey> {
     if let Screen::Node(key) = &model.screen {
         return vec![key.clone()];
     }
-    if !model.marked.is_empty() {
+    if kind == ActionKind::Rollout && !model.marked.is_empty() {
         return model.marked.iter().cloned().collect();
     }
     model.selected_key().cloned().into_iter().collect()
@@ -42,7 +43,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         );
         return Vec::new();
     }
-    let nodes = targets(model);
+    let nodes = targets(model, kind);
     let namespace = match (kind, nodes.first()) {
         (_, Some(first)) => first.namespace.to_string(),
         (ActionKind::SeedCreate, None) => match &model.scope.namespace {
@@ -65,14 +66,6 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         );
         return Vec::new();
     }
-    if kind == ActionKind::Address && nodes.len() > 1 {
-        flash(
-            model,
-            "an external address belongs to one node: unmark the others (space)",
-            true,
-        );
-        return Vec::new();
-    }
     let names: Vec<String> = nodes.iter().map(|n| n.name.to_string()).collect();
     if let Err(refused) =
         model
@@ -90,11 +83,12 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         }];
     }
     let first_row = nodes.first().and_then(|key| model.fleet.row(key));
-    let form = match kind {
+    let mut form = match kind {
         ActionKind::Rollout => rollout_form(
             &namespace,
             names,
             first_row.map_or("", |r| r.image.as_str()),
+            model.settings.waves,
         ),
         ActionKind::Address => {
             let current = nodes
@@ -109,6 +103,13 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
             first_row.map_or("", |r| r.image.as_str()),
         ),
     };
+    if kind != ActionKind::Rollout && matches!(model.screen, Screen::Fleet) {
+        form.ignored_marks = model
+            .marked
+            .iter()
+            .filter(|key| !nodes.contains(key))
+            .count();
+    }
     model.next_action_id += 1;
     model.action = Some(ActionFlow {
         id: model.next_action_id,
@@ -128,7 +129,8 @@ fn describe(names: &[String]) -> String {
     }
 }
 
-/// Space on the fleet screen: mark or unmark the selected node, then move down.
+/// Space on the fleet screen: mark or unmark the selected node, then move down (so a run of
+/// nodes is marked by holding space; the help and footer say it moves).
 pub fn toggle_mark(model: &mut Model) {
     let Some(key) = model.selected_key().cloned() else {
         return;
@@ -211,6 +213,16 @@ fn type_text(flow: &mut ActionFlow, key: Key) -> bool {
         (KeyCode::Backspace, _) => {
             text.pop();
         }
+        (KeyCode::Left | KeyCode::Right, false) => {
+            if let Stage::Prompt(form) = &mut flow.stage
+                && let Some(field) = form.fields.get_mut(form.focus)
+                && !field.choices.is_empty()
+            {
+                field.cycle(if key.code == KeyCode::Left { -1 } else { 1 });
+                return true;
+            }
+            return false;
+        }
         _ => return false,
     }
     true
@@ -277,7 +289,6 @@ fn cancel(model: &mut Model) -> Vec<Cmd> {
 /// Enter (or y): next step.
 fn confirm(model: &mut Model) -> Vec<Cmd> {
     let executor = model.settings.executor;
-    let waves = model.settings.waves;
     let now = model.now;
     let Some(flow) = model.action.as_mut() else {
         return Vec::new();
@@ -303,10 +314,17 @@ fn confirm(model: &mut Model) -> Vec<Cmd> {
                             id,
                             request,
                             executor,
-                            waves,
                         }],
                     ),
                     Err(error) => {
+                        // The error names its field: focus it to fix it.
+                        if let Some(at) = form
+                            .fields
+                            .iter()
+                            .position(|f| error.starts_with(&format!("{}: ", f.label)))
+                        {
+                            form.focus = at;
+                        }
                         form.error = Some(error);
                         (Stage::Prompt(form), Vec::new())
                     }

@@ -5,7 +5,7 @@ use super::update::switch_scope;
 use super::viewer::{Viewer, ViewerKind};
 
 /// The commands, in the order completion offers them.
-pub const COMMANDS: [&str; 4] = ["ns", "ctx", "events", "q"];
+pub const COMMANDS: [&str; 5] = ["ns", "ctx", "events", "journal", "q"];
 
 /// At most this many names are listed in a message.
 const LISTED: usize = 12;
@@ -96,6 +96,18 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
             model.viewer = Some(Viewer::new(ViewerKind::Events));
             Vec::new()
         }
+        ["journal" | "j", args @ ..] => match super::journal_view::parse(args, model.now) {
+            Ok(filter) => {
+                model.viewer = Some(Viewer::new(ViewerKind::Journal(filter)));
+                // Read again at every open: other consoles of this machine append to it.
+                model.journal = None;
+                vec![Cmd::ReadJournal]
+            }
+            Err(error) => {
+                flash(model, error, true);
+                Vec::new()
+            }
+        },
         ["ns" | "namespace"] => {
             let text = match &model.namespaces {
                 Some(Ok(names)) => format!("namespaces: {}; :ns NAME or :ns all", list(names)),

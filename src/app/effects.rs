@@ -158,11 +158,26 @@ impl Effects {
                         .await;
                 });
             }
+            Cmd::ReadJournal => {
+                let tx = self.tx.clone();
+                let journal = self.actions.as_ref().and_then(|env| env.journal.clone());
+                tokio::spawn(async move {
+                    let read = tokio::task::spawn_blocking(move || match journal {
+                        Some(journal) => journal.read().map_err(|e| e.to_string()),
+                        None => Err(
+                            "no journal location (neither XDG_STATE_HOME nor HOME is set)"
+                                .to_owned(),
+                        ),
+                    })
+                    .await
+                    .unwrap_or_else(|e| Err(format!("reading the journal failed: {e}")));
+                    let _ = tx.send(Msg::Journal(read)).await;
+                });
+            }
             Cmd::PrepareAction {
                 id,
                 request,
                 executor,
-                waves,
             } => {
                 abort(&mut self.prepare_task);
                 let tx = self.tx.clone();
@@ -175,8 +190,7 @@ impl Effects {
                     return;
                 };
                 self.prepare_task = Some(tokio::spawn(async move {
-                    let prepare =
-                        jobs::prepare(&env, &client, id, &request, executor, waves, &pending);
+                    let prepare = jobs::prepare(&env, &client, id, &request, executor, &pending);
                     // Each request has its own deadline; this bounds the whole preview too.
                     let result = tokio::time::timeout(PREPARE_DEADLINE, prepare)
                         .await

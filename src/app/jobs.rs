@@ -15,7 +15,7 @@ use super::action::{
 };
 use super::model::Msg;
 use crate::api::{PlanPhase, TaskStatus};
-use crate::config::{ExecutorMode, WaveDefaults};
+use crate::config::ExecutorMode;
 use crate::executor::driver::{DriverConfig, Progress};
 use crate::journal::{Journal, Outcome};
 use crate::kube::access::KubeAccess;
@@ -61,9 +61,17 @@ pub enum Prepared {
 }
 
 impl Prepared {
+    /// What the preview shows first: a rollout's waves and the nodes it leaves alone.
+    fn head(&self) -> String {
+        match self {
+            Prepared::Rollout(p) => p.head_text(),
+            Prepared::Address(_) | Prepared::Seed(_) => String::new(),
+        }
+    }
+
     fn text(&self) -> String {
         match self {
-            Prepared::Rollout(p) => p.text(),
+            Prepared::Rollout(p) => p.body_text(),
             Prepared::Address(p) => p.text(),
             Prepared::Seed(p) => p.text(),
         }
@@ -219,7 +227,6 @@ pub async fn prepare(
     id: u64,
     request: &ActionRequest,
     executor: ExecutorMode,
-    waves: WaveDefaults,
     pending: &PendingActions,
 ) -> Result<ActionPreview, String> {
     let job = Job::open(env, client, request.namespace(), executor).await?;
@@ -230,11 +237,18 @@ pub async fn prepare(
     }
     let failed = |e: OpsError| e.to_string();
     let prepared = match request {
-        ActionRequest::Rollout { nodes, image, .. } => {
+        ActionRequest::Rollout {
+            nodes,
+            image,
+            waves,
+            canaries,
+            ..
+        } => {
             let input = RolloutInput {
                 selection: Selection::Named(nodes.clone()),
                 image: image.clone(),
-                waves,
+                waves: *waves,
+                canary_nodes: canaries.clone(),
                 wait: true,
                 dry_run: false,
             };
@@ -272,6 +286,7 @@ pub async fn prepare(
         }
     };
     text.push_str(&prepared.text());
+    let head = prepared.head();
     let (refusal, permissions) = (prepared.refusal(), summary(prepared.permissions()));
     let (confirm_names, question) = (prepared.confirm_names(), prepared.question().to_owned());
     let blocked = match refusal {
@@ -291,6 +306,7 @@ pub async fn prepare(
         pending.insert(id, prepared);
     }
     Ok(ActionPreview {
+        head,
         text,
         permissions,
         executor,

@@ -5,6 +5,7 @@ pub mod action_update;
 pub mod command;
 pub mod effects;
 pub mod jobs;
+pub mod journal_view;
 pub mod model;
 pub mod probes;
 pub mod run;

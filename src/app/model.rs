@@ -19,7 +19,7 @@ use super::action::{ActionFlow, ActionPreview, ActionRequest, Finished, Progress
 use super::settings::{FlagOverrides, Settings};
 use crate::actions::event::ActionKind;
 use crate::config::keys::keymap_with;
-use crate::config::{ExecutorMode, LoadedConfig, WaveDefaults};
+use crate::config::{ExecutorMode, LoadedConfig};
 
 /// Health of one watch as the screen shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +105,8 @@ pub enum Msg {
     },
     /// The namespaces of the current context (or why they could not be listed).
     Namespaces(Result<Vec<String>, String>),
+    /// The journal file as read for `:journal` (or why it could not be).
+    Journal(Result<crate::journal::JournalContents, String>),
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
@@ -169,7 +171,6 @@ pub enum Cmd {
         id: u64,
         request: ActionRequest,
         executor: ExecutorMode,
-        waves: WaveDefaults,
     },
     /// Forget a prepared action (its generated seed key with it).
     CancelAction {
@@ -191,6 +192,8 @@ pub enum Cmd {
     },
     /// List the namespaces of the current context (for `:ns`).
     ListNamespaces,
+    /// Read the journal file (for `:journal`), off the render path.
+    ReadJournal,
     /// Write one setting into the config file at `path`.
     SaveSetting {
         path: std::path::PathBuf,
@@ -295,6 +298,8 @@ pub struct Model {
     pub platform_source: Option<crate::actions::render_fix::PlatformSource>,
     /// The cluster's namespaces for `:ns`, once listed (`Err`: why they could not be).
     pub namespaces: Option<Result<Vec<String>, String>>,
+    /// The journal as last read for `:journal` (`None`: being read).
+    pub journal: Option<Result<crate::journal::JournalContents, String>>,
     pub next_action_id: u64,
     pub scope_epoch: u64,
     pub detail_epoch: u64,
@@ -336,6 +341,7 @@ impl Model {
             suspend: false,
             contexts: Vec::new(),
             namespaces: None,
+            journal: None,
             platform_source: None,
             filter_saved: false,
             next_action_id: 0,

@@ -95,6 +95,11 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             model.namespaces = Some(result);
             Vec::new()
         }
+        Msg::Journal(result) => {
+            model.journal = Some(result);
+            model.dirty = true;
+            Vec::new()
+        }
         Msg::SettingSaved { setting, result } => {
             on_setting_saved(model, &setting, result);
             Vec::new()
@@ -278,7 +283,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::Quit => request_quit(model, quit_confirmed),
         Action::Suspend => model.suspend = true,
         Action::Describe | Action::Yaml => return open_viewer(model, action),
-        Action::SearchNext | Action::SearchPrevious => {}
+        Action::SearchNext | Action::SearchPrevious | Action::ToggleDryRuns => {}
         Action::ClearMarks => model.marked.clear(),
         Action::ToggleHelp => {
             model.help_open = !model.help_open;

@@ -20,6 +20,8 @@ pub enum ViewerKind {
     Yaml(ObjectKey),
     /// Every event about the SeiNodes of the scope, oldest first.
     Events,
+    /// The journal of console actions, newest first, filtered (`:journal`).
+    Journal(crate::journal::JournalFilter),
 }
 
 /// The viewer's state.
@@ -48,6 +50,7 @@ impl Viewer {
             ViewerKind::Describe(key) => format!("describe {key}"),
             ViewerKind::Yaml(key) => format!("yaml {key}"),
             ViewerKind::Events => "events of the SeiNodes in scope".to_owned(),
+            ViewerKind::Journal(filter) => format!("journal ({})", filter.words()),
         }
     }
 }
@@ -93,6 +96,7 @@ pub fn lines(model: &Model, kind: &ViewerKind) -> Vec<String> {
         }
         ViewerKind::Yaml(key) => yaml_lines(model, key),
         ViewerKind::Events => event_lines(model),
+        ViewerKind::Journal(filter) => super::journal_view::lines(model, filter),
     }
 }
 
@@ -198,6 +202,10 @@ pub fn on_action(model: &mut Model, action: Action) -> bool {
             viewer.typing = true;
             viewer.search.clear();
         }
+        Action::ToggleDryRuns => match &mut viewer.kind {
+            ViewerKind::Journal(filter) => filter.dry_runs = !filter.dry_runs,
+            _ => return false,
+        },
         Action::SearchNext => jump(model, true, 1),
         Action::SearchPrevious => jump(model, false, 1),
         _ => return false,

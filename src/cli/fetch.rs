@@ -9,7 +9,7 @@ use crate::api::SeiNode;
 use crate::fleet::store::{Delta, ObjectKey};
 use crate::fleet::{Fleet, FleetDelta};
 use crate::kube::client::{Connection, connect};
-use crate::kube::errors::describe;
+use crate::kube::errors::describe_at;
 use crate::kube::lenient::{self, Lenient};
 use crate::kube::watches::WatchKind;
 
@@ -69,8 +69,13 @@ where
     }
 }
 
-fn friendly(what: &str, error: kube::Error) -> CliError {
-    let line = describe(&error);
+/// The API server's URL, for messages about reaching it.
+fn server(conn: &Connection) -> Option<String> {
+    conn.kube_config.as_ref().map(|c| c.cluster_url.to_string())
+}
+
+fn friendly(what: &str, error: kube::Error, server: Option<&str>) -> CliError {
+    let line = describe_at(&error, server);
     match &error {
         // The API server's sentence already says what cannot be listed.
         kube::Error::Api(status) if status.code == 403 => CliError::Failed(line),
@@ -87,6 +92,7 @@ async fn list_all<K>(
     api: &Api<Lenient<K>>,
     params: ListParams,
     what: &str,
+    server: Option<&str>,
 ) -> Result<Vec<Lenient<K>>, CliError>
 where
     K: Clone + DeserializeOwned + std::fmt::Debug,
@@ -94,8 +100,10 @@ where
     let mut items = Vec::new();
     let mut params = params.limit(CHUNK);
     loop {
-        let page: ObjectList<Lenient<K>> =
-            api.list(&params).await.map_err(|e| friendly(what, e))?;
+        let page: ObjectList<Lenient<K>> = api
+            .list(&params)
+            .await
+            .map_err(|e| friendly(what, e, server))?;
         items.extend(page.items);
         match page.metadata.continue_.filter(|c| !c.is_empty()) {
             Some(token) => params = params.continue_token(&token),
@@ -121,14 +129,30 @@ pub async fn fleet(
     conn: &Connection,
     namespace: Option<&str>,
     default_sidecar_image: Option<String>,
+    selector: Option<&str>,
 ) -> Result<Fleet, CliError> {
     let (node_api, event_api) = (
         api::<SeiNode>(conn, namespace),
         api::<Event>(conn, namespace),
     );
+    let server = server(conn);
+    let url = server.as_deref();
     let fleet_params = |kind: WatchKind| kind.spec().fleet_selection().list_params();
-    let nodes = list_all(&node_api, fleet_params(WatchKind::Nodes), "seinodes");
-    let events = list_all(&event_api, fleet_params(WatchKind::NodeEvents), "events");
+    // `-l`: the API server selects, added to the watch table's own selector (if any).
+    let mut node_params = fleet_params(WatchKind::Nodes);
+    if let Some(selector) = selector {
+        node_params.label_selector = Some(match node_params.label_selector.take() {
+            Some(own) => format!("{own},{selector}"),
+            None => selector.to_owned(),
+        });
+    }
+    let nodes = list_all(&node_api, node_params, "seinodes", url);
+    let events = list_all(
+        &event_api,
+        fleet_params(WatchKind::NodeEvents),
+        "events",
+        url,
+    );
     let (nodes, events) = tokio::join!(nodes, events);
     let mut fleet = Fleet::new(default_sidecar_image);
     relist(&mut fleet, nodes?, FleetDelta::Node);
@@ -171,10 +195,17 @@ pub async fn node(
     default_sidecar_image: Option<String>,
 ) -> Result<NodeFetch, CliError> {
     let ns = Some(key.namespace.as_ref());
+    let server = server(conn);
+    let url = server.as_deref();
     let node = api::<SeiNode>(conn, ns)
         .get_opt(&key.name)
         .await
-        .map_err(|e| CliError::Failed(format!("cannot read SeiNode {key}: {}", describe(&e))))?
+        .map_err(|e| {
+            CliError::Failed(format!(
+                "cannot read SeiNode {key}: {}",
+                describe_at(&e, url)
+            ))
+        })?
         // kubectl exits 1 for a missing object (NotFound), 2 only for bad usage.
         .ok_or_else(|| CliError::Failed(format!("SeiNode {key} not found")))?
         .into_result()
@@ -185,11 +216,21 @@ pub async fn node(
     let (sts_api, pod_api) = (api::<StatefulSet>(conn, ns), api::<Pod>(conn, ns));
     // The node screen's watches, listed once (the SeiNode's events narrowed to this node).
     let params = |kind: WatchKind| kind.spec().node_selection(&key.name).list_params();
-    let events = list_all(&event_api, params(WatchKind::NodeEvents), "events");
-    let statefulsets = list_all(&sts_api, params(WatchKind::StatefulSet), "statefulsets");
-    let pods = list_all(&pod_api, params(WatchKind::Pods), "pods");
-    let sts_events = list_all(&event_api, params(WatchKind::StatefulSetEvents), "events");
-    let pod_events = list_all(&event_api, params(WatchKind::DetailEvents), "events");
+    let events = list_all(&event_api, params(WatchKind::NodeEvents), "events", url);
+    let statefulsets = list_all(
+        &sts_api,
+        params(WatchKind::StatefulSet),
+        "statefulsets",
+        url,
+    );
+    let pods = list_all(&pod_api, params(WatchKind::Pods), "pods", url);
+    let sts_events = list_all(
+        &event_api,
+        params(WatchKind::StatefulSetEvents),
+        "events",
+        url,
+    );
+    let pod_events = list_all(&event_api, params(WatchKind::DetailEvents), "events", url);
     let (events, statefulsets, pods, sts_events, pod_events) =
         tokio::join!(events, statefulsets, pods, sts_events, pod_events);
     // Related objects are context: what cannot be read is reported, not fatal.

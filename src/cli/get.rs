@@ -23,6 +23,12 @@ pub enum GetOutput {
 /// Arguments of `get`.
 #[derive(Debug, Clone, Args)]
 pub struct GetArgs {
+    /// Only these SeiNodes (a name that does not exist exits 1, like kubectl).
+    #[arg(value_name = "NODE")]
+    pub nodes: Vec<String>,
+    /// Only SeiNodes matching this label selector (e.g. sei.io/chain=pacific-1,tier!=canary).
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = GetOutput::Table)]
     pub output: GetOutput,
@@ -195,15 +201,37 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
     let conn = fetch::connection(global).await?;
     let sidecar = super::platform_image::resolve_default_sidecar_image(&conn.client).await?;
     let namespace = fetch::namespace(global, &conn);
-    let fleet = fetch::fleet(&conn, namespace.as_deref(), sidecar).await?;
+    let fleet = fetch::fleet(
+        &conn,
+        namespace.as_deref(),
+        sidecar,
+        args.selector.as_deref(),
+    )
+    .await?;
     // Objects that cannot be decoded are named on stderr; the others print as usual (exit 0).
     fetch::report_skipped(
         &fleet,
         matches!(args.output, GetOutput::Json | GetOutput::Yaml),
     );
     let keys = listing(&fleet, &filter, Sort::default()).keys;
-    let rows: Vec<&FleetRow> = keys.iter().filter_map(|k| fleet.row(k)).collect();
+    let named =
+        |row: &&FleetRow| args.nodes.is_empty() || args.nodes.iter().any(|n| *n == *row.key.name);
+    let rows: Vec<&FleetRow> = keys
+        .iter()
+        .filter_map(|k| fleet.row(k))
+        .filter(named)
+        .collect();
+    // kubectl: the found ones are printed, each missing one is an error and the exit is 1.
+    let missing: Vec<&str> = args
+        .nodes
+        .iter()
+        .filter(|n| !rows.iter().any(|r| *r.key.name == ***n))
+        .map(String::as_str)
+        .collect();
     let out = match args.output {
+        GetOutput::Table | GetOutput::Wide if rows.is_empty() && !missing.is_empty() => {
+            String::new()
+        }
         GetOutput::Table | GetOutput::Wide => {
             if rows.is_empty() {
                 eprintln!(
@@ -233,5 +261,19 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
     };
     std::io::stdout()
         .write_all(out.as_bytes())
-        .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))
+        .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))?;
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let selector = args
+        .selector
+        .as_deref()
+        .map_or(String::new(), |s| format!(" matching {s}"));
+    Err(CliError::Failed(format!(
+        "SeiNode {} not found in {}{selector}",
+        missing.join(", "),
+        namespace
+            .as_deref()
+            .map_or("any namespace".to_owned(), |n| format!("namespace {n}"))
+    )))
 }

@@ -1,11 +1,13 @@
-//! `sei-console journal`: lists the local record of operator actions.
+//! `sei-console journal [--since D] [--node NODE] [--action A] [--operator TEXT] [--all]`: lists
+//! the local record of operator actions, oldest first; dry runs only with `--all`.
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
 use super::CliError;
-use crate::journal::{Journal, JournalEntry};
+use crate::actions::event::ActionKind;
+use crate::journal::{Journal, JournalEntry, JournalFilter, parse_since};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum JournalFormat {
@@ -24,9 +26,41 @@ pub struct JournalArgs {
     /// Journal file (default: $XDG_STATE_HOME/sei-console/journal.jsonl).
     #[arg(long, value_name = "FILE")]
     pub file: Option<PathBuf>,
+    /// Only actions since a duration ago (90m, 1h30m, 2d) or an RFC 3339 time.
+    #[arg(long, value_name = "SINCE")]
+    pub since: Option<String>,
+    /// Only actions that touched this node (NAME or NAMESPACE/NAME).
+    #[arg(long, value_name = "NODE")]
+    pub node: Option<String>,
+    /// Only this action: rollout, address, seed-create.
+    #[arg(long, value_name = "ACTION", value_parser = ActionKind::from_name)]
+    pub action: Option<ActionKind>,
+    /// Only actions of operators whose name contains this text (any case).
+    #[arg(long, value_name = "TEXT")]
+    pub operator: Option<String>,
+    /// Dry runs too (hidden by default).
+    #[arg(long)]
+    pub all: bool,
+}
+
+impl JournalArgs {
+    fn filter(&self, now: jiff::Timestamp) -> Result<JournalFilter, CliError> {
+        let since = match &self.since {
+            Some(text) => Some(parse_since(text, now).map_err(CliError::BadInput)?),
+            None => None,
+        };
+        Ok(JournalFilter {
+            since,
+            node: self.node.clone(),
+            action: self.action,
+            operator: self.operator.clone(),
+            dry_runs: self.all,
+        })
+    }
 }
 
 pub fn run(args: &JournalArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let filter = args.filter(jiff::Timestamp::now())?;
     let journal = match &args.file {
         Some(path) => Journal::at(path),
         None => Journal::default_location().map_err(|e| CliError::Failed(e.to_string()))?,
@@ -37,14 +71,25 @@ pub fn run(args: &JournalArgs, out: &mut dyn Write) -> Result<(), CliError> {
     for problem in &contents.problems {
         eprintln!("warning: {problem}");
     }
+    let entries: Vec<JournalEntry> = filter
+        .select(&contents.entries)
+        .into_iter()
+        .cloned()
+        .collect();
     let written = match args.output {
-        JournalFormat::Json => serde_json::to_string_pretty(&contents.entries)
+        JournalFormat::Json => serde_json::to_string_pretty(&entries)
             .map_err(std::io::Error::other)
             .and_then(|json| writeln!(out, "{json}")),
         JournalFormat::Text if contents.entries.is_empty() => {
             writeln!(out, "no actions recorded in {}", journal.path().display())
         }
-        JournalFormat::Text => out.write_all(text_table(&contents.entries).as_bytes()),
+        JournalFormat::Text if entries.is_empty() => writeln!(
+            out,
+            "no action in {} matches ({}; --all shows dry runs)",
+            journal.path().display(),
+            filter.words()
+        ),
+        JournalFormat::Text => out.write_all(text_table(&entries).as_bytes()),
     };
     written.map_err(|e| CliError::Failed(format!("cannot write output: {e}")))
 }

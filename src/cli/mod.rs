@@ -42,7 +42,10 @@ pub struct Cli {
 }
 
 /// kubectl-style connection flags, global to every subcommand.
+/// The flags every command takes; help lists them under their own heading, apart from the
+/// command's own.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, global = true, value_name = "FILE")]

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::action::{ActionArgs, ActionContext, Refusal, exit_code};
+use super::action::{ActionArgs, ActionContext, ActionOutput, Refusal, exit_code};
 use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
@@ -61,11 +61,17 @@ pub async fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, Cl
             canary: args.canary.unwrap_or(defaults.canary),
             batch: args.batch.unwrap_or(defaults.batch),
         },
+        canary_nodes: Vec::new(),
         wait: !args.action.no_wait,
         dry_run: args.action.dry_run,
     };
     let ops = context.ops();
     let prepared = rollout::prepare(&ops, input).await?;
+    // The wave plan first, above the nodes left alone and each node's plan (JSON readers get
+    // the waves in the result's progress notes).
+    if context.output == ActionOutput::Text {
+        print!("{}", prepared.waves_text());
+    }
     for note in &prepared.already_rolled {
         context.note(&Note::AlreadyRolled(note.clone()));
     }

@@ -178,6 +178,7 @@ pub enum Action {
     SearchNext,
     SearchPrevious,
     ClearMarks,
+    ToggleDryRuns,
 }
 
 /// One row of the binding table.
@@ -194,7 +195,7 @@ pub struct Binding {
 pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Global, keys: &["q", "ctrl-c"], action: Action::Quit, help: "quit" },
     Binding { context: Context::Global, keys: &["?"], action: Action::ToggleHelp, help: "toggle this help" },
-    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command (tab completes): ns [NAME|all], ctx [NAME], events, q" },
+    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command (tab completes): ns [NAME|all], ctx, events, journal, q" },
     Binding { context: Context::Global, keys: &["ctrl-z"], action: Action::Suspend, help: "suspend to the shell (fg resumes)" },
     Binding { context: Context::Global, keys: &["T"], action: Action::SwitchTheme, help: "switch theme: dark, light, plain (saved to the config file)" },
     Binding { context: Context::Fleet, keys: &["j", "down"], action: Action::Down, help: "next node" },
@@ -244,6 +245,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Viewer, keys: &["/"], action: Action::StartFilter, help: "search (any case)" },
     Binding { context: Context::Viewer, keys: &["n"], action: Action::SearchNext, help: "next match" },
     Binding { context: Context::Viewer, keys: &["N"], action: Action::SearchPrevious, help: "previous match" },
+    Binding { context: Context::Viewer, keys: &["a"], action: Action::ToggleDryRuns, help: "journal: show or hide dry runs" },
     Binding { context: Context::Help, keys: &["esc", "?"], action: Action::ToggleHelp, help: "close help" },
     Binding { context: Context::Help, keys: &["j", "down"], action: Action::Down, help: "scroll help down" },
     Binding { context: Context::Help, keys: &["k", "up"], action: Action::Up, help: "scroll help up" },

@@ -18,6 +18,13 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// One line for a kube-rs error.
 pub fn describe(error: &kube::Error) -> String {
+    describe_at(error, None)
+}
+
+/// One line for a kube-rs error; when the server could not be reached (or did not answer) the
+/// line names it, e.g. `cannot reach the API server https://10.0.0.1:6443: …`.
+pub fn describe_at(error: &kube::Error, server: Option<&str>) -> String {
+    let at = server.map_or(String::new(), |url| format!(" {url}"));
     match error {
         kube::Error::Api(status) => status_line(status),
         kube::Error::SerdeError(e) => format!(
@@ -25,11 +32,11 @@ pub fn describe(error: &kube::Error) -> String {
             crate::kube::lenient::decode_reason(e)
         ),
         other if is_timeout(other) => format!(
-            "the API server did not answer within {} s",
+            "the API server{at} did not answer within {} s",
             REQUEST_TIMEOUT.as_secs()
         ),
         kube::Error::HyperError(_) | kube::Error::Service(_) => {
-            format!("cannot reach the API server: {}", causes(error))
+            format!("cannot reach the API server{at}: {}", causes(error))
         }
         other => elide(&causes(other)).into_owned(),
     }

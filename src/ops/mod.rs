@@ -27,6 +27,7 @@ mod lease;
 pub mod pod_ready;
 mod report;
 pub mod rollout;
+mod rollout_text;
 pub mod seed;
 pub mod seed_probe;
 #[cfg(test)]

@@ -9,7 +9,7 @@ use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::permissions::{rollout_checks, tasks_to_run};
-use crate::actions::preview::{ImagePinPreview, image_pin_preview, image_pin_text, pinned_node};
+use crate::actions::preview::{ImagePinPreview, image_pin_preview, pinned_node};
 use crate::actions::statefulset_diff::statefulset_preview;
 use crate::actions::waves::{Gate, already_rolled, plan_waves, wave_gate};
 use crate::api::{NodeMode, SeiNode, TaskKind};
@@ -62,6 +62,9 @@ pub struct RolloutInput {
     pub selection: Selection,
     pub image: ImageRef,
     pub waves: WaveDefaults,
+    /// The canary wave chosen by name (the console): these nodes go alone first, whatever
+    /// `waves.canary` says. Empty: the first `waves.canary` nodes to roll.
+    pub canary_nodes: Vec<String>,
     /// Follow each wave to its gate (without it every node changes at once).
     pub wait: bool,
     /// Preview only: no permission checks, nothing changed.
@@ -103,6 +106,9 @@ pub struct RolloutPrepared {
     pub blocked: Vec<Blocked>,
     /// Names per wave, over the nodes to roll.
     pub waves: Vec<Vec<String>>,
+    /// The wave sizes `waves` was cut with: the input's, or as many canaries as the chosen
+    /// canary nodes still to roll.
+    pub sizes: WaveDefaults,
     /// How peers were resolved where it matters (an EC2 source kept from the prior set, label
     /// peers whose node ID could not be read).
     pub peer_notes: Vec<String>,
@@ -120,36 +126,20 @@ impl RolloutPrepared {
             .collect()
     }
 
-    /// The preview text: the waves first, skipped nodes, then each node's plan.
-    pub fn text(&self) -> String {
-        let mut text = String::new();
-        if self.waves.len() > 1 {
-            text.push_str(&format!(
-                "Waves (canary {}, batch {}; each starts when the previous completed, the first failure halts):\n",
-                self.input.waves.canary, self.input.waves.batch
-            ));
-            for (index, wave) in self.waves.iter().enumerate() {
-                text.push_str(&format!("  {}. {}\n", index + 1, wave.join(", ")));
-            }
-        }
-        for note in self.already_rolled.iter().chain(&self.peer_notes) {
-            text.push_str(note);
-            text.push('\n');
-        }
-        for blocked in &self.blocked {
-            text.push_str(&format!(
-                "{}: skipped, nothing will be changed: {}\n",
-                blocked.node, blocked.reason
-            ));
-        }
-        for node in &self.nodes {
-            text.push_str(&image_pin_text(&node.preview));
-        }
-        text
-    }
-
     /// Why the rollout cannot start, if it cannot: nothing to roll, or a permission missing.
     pub fn refusal(&self) -> Option<OpsError> {
+        // A chosen canary that cannot be planned: rolling the rest first would skip the
+        // canary the operator asked for.
+        if let Some(canary) = self
+            .blocked
+            .iter()
+            .find(|b| self.input.canary_nodes.contains(&b.node))
+        {
+            return Some(OpsError::Step(format!(
+                "canary {} cannot be rolled ({}); choose another canary; nothing was changed",
+                canary.node, canary.reason
+            )));
+        }
         if self.nodes.is_empty() && !self.blocked.is_empty() {
             let reasons: Vec<String> = self
                 .blocked
@@ -217,6 +207,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         nodes: Vec::new(),
         blocked: Vec::new(),
         waves: Vec::new(),
+        sizes: input.waves,
         peer_notes: Vec::new(),
         permissions: PermissionVerdict {
             checks: Vec::new(),
@@ -226,8 +217,22 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         question: String::new(),
         input,
     };
-    for mut node in ops.select(&prepared.input.selection).await? {
-        if let Some(note) = already_rolled(&node, &image) {
+    let selected = ops.select(&prepared.input.selection).await?;
+    if let Some(stranger) = prepared
+        .input
+        .canary_nodes
+        .iter()
+        .find(|c| !selected.iter().any(|n| n.name() == c.as_str()))
+    {
+        return Err(OpsError::BadInput(format!(
+            "canary {stranger} is not one of the nodes to roll"
+        )));
+    }
+    for mut node in selected {
+        if let Some(mut note) = already_rolled(&node, &image) {
+            if prepared.input.canary_nodes.iter().any(|c| c == node.name()) {
+                note.push_str(" (chosen as canary: no canary wave for it)");
+            }
             prepared.already_rolled.push(note);
             continue;
         }
@@ -266,9 +271,9 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
             tasks,
         });
     }
+    put_canaries_first(&mut prepared);
     let names = prepared.names();
-    let waves = prepared.input.waves;
-    prepared.waves = plan_waves(&names, waves.canary, waves.batch);
+    prepared.waves = plan_waves(&names, prepared.sizes.canary, prepared.sizes.batch);
     prepared.question = format!("roll {} node(s) to {image}?", names.len());
     let work: Vec<(String, Vec<TaskKind>)> = prepared
         .nodes
@@ -286,6 +291,25 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         prepared.permissions = ops.check(checks.into_vec(), !prepared.input.dry_run).await;
     }
     Ok(prepared)
+}
+
+/// Chosen canaries still to roll go first, in the order chosen, and make the canary wave.
+fn put_canaries_first(prepared: &mut RolloutPrepared) {
+    let chosen = &prepared.input.canary_nodes;
+    if chosen.is_empty() {
+        return;
+    }
+    let position = |node: &NodeToRoll| chosen.iter().position(|c| c == node.node.name());
+    // Stable: the others keep the operator's order.
+    prepared
+        .nodes
+        .sort_by_key(|node| position(node).unwrap_or(usize::MAX));
+    let canaries = prepared
+        .nodes
+        .iter()
+        .filter(|n| position(n).is_some())
+        .count();
+    prepared.sizes.canary = u32::try_from(canaries).unwrap_or(u32::MAX);
 }
 
 /// Journals why a prepared rollout cannot start and returns that reason.
@@ -345,7 +369,8 @@ async fn roll_waves(
     report: &dyn Report,
 ) -> Result<RunEnd, OpsError> {
     let input = &prepared.input;
-    let waves = plan_waves(&prepared.nodes, input.waves.canary, input.waves.batch);
+    let sizes = prepared.sizes;
+    let waves = plan_waves(&prepared.nodes, sizes.canary, sizes.batch);
     if !input.wait && waves.len() > 1 {
         report.note(&Note::NoWaitNoWaves);
     }

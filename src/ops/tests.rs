@@ -17,6 +17,9 @@ use crate::ports::access::{AccessFuture, Verdict};
 use crate::ports::{Clock, ClusterObject, FixedClock, HolderProbe};
 use crate::tasks::testing::*;
 
+#[path = "canary_tests.rs"]
+mod canary;
+
 const SIDECAR_IMAGE: &str = "ghcr.io/sei-protocol/seictl:platform";
 const V1: &str = "ghcr.io/sei-protocol/seid:v1";
 const V2: &str = "ghcr.io/sei-protocol/seid:v2";
@@ -205,6 +208,7 @@ fn rollout_input(names: &[&str], canary: u32, batch: u32) -> rollout::RolloutInp
         selection: rollout::Selection::Named(names.iter().map(|n| (*n).to_owned()).collect()),
         image: ImageRef::parse(V2).expect("image"),
         waves: WaveDefaults { canary, batch },
+        canary_nodes: Vec::new(),
         wait: true,
         dry_run: false,
     }

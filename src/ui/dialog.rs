@@ -113,7 +113,17 @@ fn request_lines(request: &ActionRequest, theme: &Theme) -> Vec<Line<'static>> {
             namespace,
             nodes,
             image,
-        } => format!("{namespace}: {} → {image}", nodes.join(", ")),
+            waves,
+            canaries,
+        } => {
+            let plan = match (nodes.len(), canaries.as_slice()) {
+                (1, _) => String::new(),
+                (_, []) if waves.canary == 0 => format!(" (no canary, batch {})", waves.batch),
+                (_, []) => format!(" (canary auto, batch {})", waves.batch),
+                (_, chosen) => format!(" (canary {}, batch {})", chosen.join(", "), waves.batch),
+            };
+            format!("{namespace}: {} → {image}{plan}", nodes.join(", "))
+        }
         ActionRequest::Address { node, address } => {
             format!("{}/{} → {address}", node.namespace, node.name)
         }
@@ -168,6 +178,16 @@ fn prompt_lines(flow: &ActionFlow, form: &Form, theme: &Theme) -> Vec<Line<'stat
             ));
         }
     }
+    if form.ignored_marks > 0 {
+        lines.push(Line::styled(
+            format!(
+                "{} marked node(s) left out: {} acts on the selected node only (esc on the fleet clears marks)",
+                form.ignored_marks,
+                flow.kind.name()
+            ),
+            theme.warn,
+        ));
+    }
     for warning in form.warnings(flow.kind) {
         lines.push(Line::styled(format!("⚠ {warning}"), theme.warn));
     }
@@ -178,7 +198,8 @@ fn prompt_lines(flow: &ActionFlow, form: &Form, theme: &Theme) -> Vec<Line<'stat
 }
 
 fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
-    // Whether it can go on, and who executes, come first: a long preview scrolls below them.
+    // Whether it can go on, the waves and the nodes left alone, and who executes come first:
+    // a long preview scrolls below them.
     let mut lines = Vec::new();
     if let Some(blocked) = &preview.blocked {
         lines.push(Line::styled(
@@ -186,6 +207,15 @@ fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
             theme.bad,
         ));
     }
+    lines.extend(preview.head.lines().map(|line| {
+        if line.contains(": skipped, nothing will be changed") {
+            Line::styled(format!("⚠ {line}"), theme.warn)
+        } else if line.starts_with("Waves") {
+            Line::styled(line.to_owned(), theme.header)
+        } else {
+            Line::raw(line.to_owned())
+        }
+    }));
     let permissions = &preview.permissions;
     if let Some(error) = &permissions.error {
         lines.push(Line::styled(format!("✗ permissions: {error}"), theme.bad));

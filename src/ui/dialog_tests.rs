@@ -46,6 +46,7 @@ fn rollout_preview(model: &Model, name: &str, image: &str, typed: bool) -> Actio
     let image = ImageRef::parse(image).expect("image");
     let preview = image_pin_preview(&stored(model, name), &image, &ctx()).expect("preview");
     ActionPreview {
+        head: String::new(),
         text: image_pin_text(&preview),
         permissions: allowed(4),
         executor:
@@ -104,7 +105,10 @@ fn rollout_prompt_of_marked_nodes_with_a_bad_reference() {
     let mut model = demo_model();
     press(&mut model, "jj  i");
     type_text(&mut model, "ghcr.io/Sei:latest");
-    key(&mut model, KeyCode::Enter);
+    // Enter moves through the canary and batch fields, then validates.
+    for _ in 0..3 {
+        key(&mut model, KeyCode::Enter);
+    }
     insta::assert_snapshot!(screen(&mut model));
 }
 
@@ -157,6 +161,7 @@ fn address_preview_dialog() {
     let address = ExternalAddress::parse("203.0.113.7:26656").expect("address");
     let preview = address_preview(&stored(&model, "rpc-0"), &address, &ctx()).expect("preview");
     let preview = ActionPreview {
+        head: String::new(),
         text: address_text(&preview),
         permissions: allowed(4),
         executor: "executor: controller (sei-k8s-controller-7d9f)".into(),
@@ -197,6 +202,7 @@ fn seed_preview_dialog() {
     let key_pair = NodeKey::from_seed(&[7; 32]);
     let init = preview(&seed_node(&request), None, &ctx()).expect("plan");
     let preview = ActionPreview {
+        head: String::new(),
         text: seed_preview_text(
             &request,
             true,

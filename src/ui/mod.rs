@@ -61,3 +61,5 @@ mod dialog_tests;
 mod probe_tests;
 #[cfg(test)]
 mod viewer_tests;
+#[cfg(test)]
+mod wave_dialog_tests;

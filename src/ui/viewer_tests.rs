@@ -48,3 +48,18 @@ fn palette_lists_completions_at_80x24_and_120x40() {
         render(&mut model, 120, 40, &Theme::dark())
     );
 }
+
+#[test]
+fn journal_viewer_newest_first_with_dry_runs_on_a() {
+    use crate::app::journal_view::tests::sample_contents;
+    let mut model = demo_model();
+    press(&mut model, ":journal since:2h");
+    key(&mut model, KeyCode::Enter);
+    update(&mut model, Msg::Journal(Ok(sample_contents())));
+    insta::assert_snapshot!("journal_80x24", render(&mut model, 80, 24, &Theme::plain()));
+    press(&mut model, "a");
+    insta::assert_snapshot!(
+        "journal_dry_runs_120x40",
+        render(&mut model, 120, 40, &Theme::plain())
+    );
+}

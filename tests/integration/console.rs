@@ -334,6 +334,50 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
             "lastWarning"
         ]
     );
+    // get NODE... and -l SELECTOR: the API server selects; a missing name exits 1 (kubectl),
+    // the found ones still printed.
+    nodes
+        .patch(
+            "seed-0",
+            &PatchParams::default(),
+            &Patch::Merge(&json!({"metadata": {"labels": {"tier": "edge"}}})),
+        )
+        .await
+        .expect("label seed-0");
+    let get = |args: &[&str]| {
+        let output = Command::cargo_bin("sei-console")
+            .expect("binary")
+            .args(["get", "-o", "json", "-n", &ns.name, "--kubeconfig"])
+            .arg(&kubeconfig)
+            .args(args)
+            .output()
+            .expect("run get");
+        let names: Vec<String> = serde_json::from_slice::<serde_json::Value>(&output.stdout)
+            .ok()
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|item| item["name"].as_str().map(str::to_owned))
+            .collect();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.code(), names, stderr)
+    };
+    assert_eq!(
+        get(&["full-0"]),
+        (Some(0), vec!["full-0".to_owned()], String::new())
+    );
+    assert_eq!(get(&["-l", "tier=edge"]).1, ["seed-0"]);
+    assert_eq!(
+        get(&["-l", "tier=edge", "full-0"]).0,
+        Some(1),
+        "not matching: not found"
+    );
+    let (code, names, stderr) = get(&["full-0", "nope"]);
+    assert_eq!((code, names), (Some(1), vec!["full-0".to_owned()]));
+    assert!(
+        stderr.contains(&format!("SeiNode nope not found in namespace {}", ns.name)),
+        "{stderr}"
+    );
     let described = Command::cargo_bin("sei-console")
         .expect("binary")
         .args(["describe", "seed-0", "-n", &ns.name, "--kubeconfig"])

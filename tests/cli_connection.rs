@@ -1,0 +1,65 @@
+//! A server that cannot be reached is named in the error (a closed port on 127.0.0.1), and
+//! `get`'s and `describe`'s help list their own flags apart from the global ones.
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn kubeconfig_to_closed_port(dir: &std::path::Path) -> std::path::PathBuf {
+    // Port 1 on loopback: nothing listens there, the connection is refused at once.
+    let path = dir.join("kubeconfig");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n\
+         users:\n- name: u\n  user:\n    token: x\ncontexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\n\
+         current-context: ctx\n",
+    )
+    .expect("write kubeconfig");
+    path
+}
+
+#[test]
+fn get_and_describe_name_the_server_they_cannot_reach() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = kubeconfig_to_closed_port(dir.path());
+    for args in [vec!["get"], vec!["describe", "rpc-0"]] {
+        Command::cargo_bin("sei-console")
+            .expect("binary")
+            .args(&args)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .env("XDG_STATE_HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path())
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(
+                "cannot reach the API server https://127.0.0.1:1/",
+            ));
+    }
+}
+
+#[test]
+fn subcommand_help_lists_the_commands_own_flags_apart_from_the_global_ones() {
+    for (command, own) in [
+        ("get", "--selector"),
+        ("describe", "--output"),
+        ("rollout", "--canary"),
+    ] {
+        let output = Command::cargo_bin("sei-console")
+            .expect("binary")
+            .args([command, "--help"])
+            .output()
+            .expect("help");
+        let help = String::from_utf8_lossy(&output.stdout);
+        let (mine, global) = help
+            .split_once("Global options:")
+            .unwrap_or_else(|| panic!("{command}: no global heading:\n{help}"));
+        assert!(
+            mine.contains(own),
+            "{command}: {own} among its own:\n{help}"
+        );
+        assert!(!mine.contains("--kubeconfig"), "{command}:\n{help}");
+        assert!(
+            global.contains("--kubeconfig") && global.contains("--read-only"),
+            "{command}:\n{help}"
+        );
+    }
+}
