@@ -294,6 +294,7 @@ pub trait PeerDialer: Send + Sync {
 // ---------------------------------------------------------------------------------------------
 
 pub mod access;
+pub mod logs;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
