@@ -5,6 +5,7 @@ pub mod action_update;
 pub mod command;
 pub mod effects;
 pub mod jobs;
+pub mod logs;
 pub mod model;
 pub mod run;
 pub mod settings;
@@ -13,6 +14,8 @@ pub mod viewer;
 
 #[cfg(test)]
 mod command_tests;
+#[cfg(test)]
+mod logs_tests;
 #[cfg(test)]
 mod settings_tests;
 #[cfg(test)]
