@@ -207,6 +207,26 @@ impl ClusterApi for KubeCluster {
         })
     }
 
+    fn list_events_for<'a>(
+        &'a self,
+        namespace: &'a str,
+        kind: ObjectKind,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Vec<Event>> {
+        Box::pin(async move {
+            let fields = format!(
+                "involvedObject.kind={},involvedObject.name={name}",
+                kind.kind_name()
+            );
+            let list = self
+                .api::<Event>(namespace)
+                .list(&ListParams::default().fields(&fields))
+                .await
+                .map_err(map_error)?;
+            Ok(list.items)
+        })
+    }
+
     fn record_event<'a>(&'a self, event: &'a Event) -> ClusterFuture<'a, ()> {
         Box::pin(async move {
             let namespace = event.metadata.namespace.as_deref().unwrap_or_default();

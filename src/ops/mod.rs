@@ -30,6 +30,7 @@ pub mod rollout;
 pub mod seed;
 #[cfg(test)]
 mod tests;
+pub mod waiting;
 
 pub use report::{Note, Report, RunEnd};
 

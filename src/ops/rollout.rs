@@ -640,7 +640,11 @@ async fn await_gate(
         match wave_gate(&node, pod, image) {
             Gate::Passed => return Ok(None),
             Gate::Waiting(why) if Instant::now() >= deadline => {
-                return Ok(Some(format!("plan complete but {why} at the deadline")));
+                let warnings = super::waiting::warnings(ops, name, None).await;
+                return Ok(Some(format!(
+                    "plan complete but {why} at the deadline{}",
+                    super::waiting::because(&warnings)
+                )));
             }
             Gate::Waiting(_) => tokio::time::sleep(GATE_POLL).await,
         }

@@ -386,6 +386,19 @@ mod cluster_port {
                 ObjectKind::Pod => "pods",
             }
         }
+
+        /// The kind as an Event's `involvedObject.kind` names it.
+        pub fn kind_name(self) -> &'static str {
+            match self {
+                ObjectKind::StatefulSet => "StatefulSet",
+                ObjectKind::Service => "Service",
+                ObjectKind::PersistentVolumeClaim => "PersistentVolumeClaim",
+                ObjectKind::ConfigMap => "ConfigMap",
+                ObjectKind::Job => "Job",
+                ObjectKind::Secret => "Secret",
+                ObjectKind::Pod => "Pod",
+            }
+        }
     }
 
     /// One namespaced object of a kind in [`ObjectKind`]. Variants stay unboxed: a handful
@@ -595,6 +608,15 @@ mod cluster_port {
             name: &'a str,
             propagation: Propagation,
         ) -> ClusterFuture<'a, bool>;
+
+        /// `LIST` the Events about one object (field selectors on `involvedObject.kind` and
+        /// `involvedObject.name`): why a StatefulSet creates no pod, why a pod is not scheduled.
+        fn list_events_for<'a>(
+            &'a self,
+            namespace: &'a str,
+            kind: ObjectKind,
+            name: &'a str,
+        ) -> ClusterFuture<'a, Vec<Event>>;
 
         /// Record an Event on a SeiNode.
         fn create_event<'a>(&'a self, event: &'a NodeEvent) -> ClusterFuture<'a, ()>;

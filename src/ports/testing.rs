@@ -531,6 +531,27 @@ impl ClusterApi for FakeCluster {
         })
     }
 
+    fn list_events_for<'a>(
+        &'a self,
+        namespace: &'a str,
+        kind: ObjectKind,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Vec<Event>> {
+        Box::pin(async move {
+            self.record(format!("list events {} {name}", kind.kind_name()))?;
+            Ok(lock(&self.state)
+                .recorded_events
+                .iter()
+                .filter(|e| e.metadata.namespace.as_deref() == Some(namespace))
+                .filter(|e| {
+                    e.involved_object.kind.as_deref() == Some(kind.kind_name())
+                        && e.involved_object.name.as_deref() == Some(name)
+                })
+                .cloned()
+                .collect())
+        })
+    }
+
     fn record_event<'a>(&'a self, event: &'a Event) -> ClusterFuture<'a, ()> {
         Box::pin(async move {
             let reason = event.reason.clone().unwrap_or_default();
