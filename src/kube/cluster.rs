@@ -207,6 +207,19 @@ impl ClusterApi for KubeCluster {
         })
     }
 
+    fn service_account_exists<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> ClusterFuture<'a, bool> {
+        Box::pin(async move {
+            let found =
+                get_opt::<k8s_openapi::api::core::v1::ServiceAccount>(self.api(namespace), name)
+                    .await?;
+            Ok(found.is_some())
+        })
+    }
+
     fn list_events_for<'a>(
         &'a self,
         namespace: &'a str,

@@ -201,7 +201,8 @@ impl Ops<'_> {
                     node,
                     self.stall_period(),
                     report,
-                    driver.drive_leased(namespace, node, &mut observe),
+                    // Boxed: the driver's future is large, and a debug build's stack is not.
+                    Box::pin(driver.drive_leased(namespace, node, &mut observe)),
                 )
                 .await;
                 let drive = match drive {
@@ -229,7 +230,7 @@ impl Ops<'_> {
                 node,
                 self.stall_period(),
                 report,
-                driver.follow(namespace, node, plan_id, FOLLOW_INTERVAL, &mut observe),
+                Box::pin(driver.follow(namespace, node, plan_id, FOLLOW_INTERVAL, &mut observe)),
             )
             .await;
             let followed = match followed {

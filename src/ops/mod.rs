@@ -24,6 +24,7 @@ pub mod address;
 pub mod exec;
 pub mod follow;
 mod lease;
+pub mod pod_needs;
 pub mod pod_ready;
 mod report;
 pub mod rollout;

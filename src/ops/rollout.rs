@@ -251,6 +251,14 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
             });
             continue;
         }
+        let pinned = pinned_node(&node, &prepared.input.image);
+        if let Some(reason) = super::pod_needs::missing_for_pod(ops, &pinned).await {
+            prepared.blocked.push(Blocked {
+                node: node.name().to_owned(),
+                reason,
+            });
+            continue;
+        }
         preview.statefulset = Some(
             statefulset_preview(
                 ops.ports.cluster,

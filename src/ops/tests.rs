@@ -836,3 +836,6 @@ fn only_this_machines_console_processes_that_are_gone_count_as_gone() {
 
 #[path = "waiting_tests.rs"]
 mod waiting_tests;
+
+#[path = "pod_needs_tests.rs"]
+mod pod_needs_tests;

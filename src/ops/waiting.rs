@@ -111,11 +111,10 @@ pub async fn naming_warnings<T>(
     node: &str,
     period: std::time::Duration,
     report: &dyn super::Report,
-    work: impl std::future::Future<Output = T>,
+    mut work: impl std::future::Future<Output = T> + Unpin,
 ) -> T {
     let since = ops.ports.clock.now();
     let mut said: Vec<String> = Vec::new();
-    tokio::pin!(work);
     loop {
         tokio::select! {
             out = &mut work => return out,

@@ -127,7 +127,7 @@ async fn a_wait_names_new_warning_events_while_it_waits_and_each_once() {
         "n",
         Duration::from_millis(5),
         &report,
-        tokio::time::sleep(Duration::from_millis(60)),
+        Box::pin(tokio::time::sleep(Duration::from_millis(60))),
     )
     .await;
     assert_eq!(waited, ());

@@ -609,6 +609,14 @@ mod cluster_port {
             propagation: Propagation,
         ) -> ClusterFuture<'a, bool>;
 
+        /// Whether ServiceAccount `name` exists (`GET`; not found is `Ok(false)`): a pod that
+        /// runs as a missing one is never created.
+        fn service_account_exists<'a>(
+            &'a self,
+            namespace: &'a str,
+            name: &'a str,
+        ) -> ClusterFuture<'a, bool>;
+
         /// `LIST` the Events about one object (field selectors on `involvedObject.kind` and
         /// `involvedObject.name`): why a StatefulSet creates no pod, why a pod is not scheduled.
         fn list_events_for<'a>(

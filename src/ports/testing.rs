@@ -35,6 +35,8 @@ pub struct FakeState {
     /// Events recorded as given ([`ClusterApi::record_event`]: the console's own).
     pub recorded_events: Vec<Event>,
     pub leases: BTreeMap<(String, String), Lease>,
+    /// ServiceAccounts (namespace, name) that do not exist; every other one does.
+    pub missing_service_accounts: Vec<(String, String)>,
     /// Every call, as `verb kind name` (e.g. `get persistentvolumeclaims data-a`).
     pub calls: Vec<String>,
     /// Errors to return, once each, for calls whose log line starts with the key.
@@ -528,6 +530,18 @@ impl ClusterApi for FakeCluster {
                 })
                 .cloned()
                 .collect())
+        })
+    }
+
+    fn service_account_exists<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> ClusterFuture<'a, bool> {
+        Box::pin(async move {
+            self.record(format!("get serviceaccounts {name}"))?;
+            let key = (namespace.to_owned(), name.to_owned());
+            Ok(!lock(&self.state).missing_service_accounts.contains(&key))
         })
     }
 
