@@ -410,9 +410,14 @@ async fn watch_detail(
 /// Lines sent to the loop in one message at most (a 5,000-line tail arrives in a few).
 const LOG_BATCH: usize = 500;
 
+/// Pause before asking again for a log that is not there yet (no pod yet, a container waiting
+/// to start), while the view stays open.
+const LOG_RETRY: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Streams one container's log to the loop in batches of the lines already read (no timer: a
 /// quiet log sends each line as it comes), then says how it ended. The loop's channel is
-/// bounded, so a flood waits here, never in the loop.
+/// bounded, so a flood waits here, never in the loop. A running container's log that is not
+/// there yet is asked for again every few seconds, the reason shown meanwhile.
 pub async fn stream_logs(
     logs: &dyn PodLogs,
     request: LogRequest,
@@ -420,12 +425,30 @@ pub async fn stream_logs(
     tx: mpsc::Sender<Msg>,
 ) {
     use futures::StreamExt;
-    let mut lines = match logs.open(&request).await {
-        Ok(lines) => lines.ready_chunks(LOG_BATCH),
-        Err(error) => {
-            let error = Some(log_error_line(&request, &error));
-            let _ = tx.send(Msg::LogEnded { epoch, error }).await;
-            return;
+    let mut lines = loop {
+        match logs.open(&request).await {
+            Ok(lines) => break lines.ready_chunks(LOG_BATCH),
+            Err(error) => {
+                let again = request.follow
+                    && matches!(
+                        error,
+                        LogError::PodMissing { .. } | LogError::Unavailable(_)
+                    );
+                let mut line = log_error_line(&request, &error);
+                if again {
+                    line.push_str(&format!(" (asking again every {} s)", LOG_RETRY.as_secs()));
+                }
+                let sent = tx
+                    .send(Msg::LogEnded {
+                        epoch,
+                        error: Some(line),
+                    })
+                    .await;
+                if !again || sent.is_err() {
+                    return;
+                }
+                tokio::time::sleep(LOG_RETRY).await;
+            }
         }
     };
     while let Some(batch) = lines.next().await {

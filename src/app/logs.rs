@@ -156,7 +156,8 @@ pub fn open(model: &mut Model, node: ObjectKey) -> Vec<Cmd> {
 /// Lines of the stream of `epoch`.
 pub fn on_lines(model: &mut Model, epoch: u64, lines: Vec<String>) {
     if let Some(view) = model.logs.as_mut().filter(|v| v.epoch == epoch) {
-        if view.status == LogStatus::Opening {
+        // The first lines, also after a refusal the stream asked again past.
+        if matches!(view.status, LogStatus::Opening | LogStatus::Failed(_)) {
             view.status = LogStatus::Following;
         }
         view.push(lines);

@@ -180,4 +180,9 @@ fn a_refused_stream_is_one_line_and_the_view_stays_open() {
     let view = model.logs.as_ref().expect("open");
     assert_eq!(view.status, LogStatus::Failed(error.into()));
     assert!(view.title().ends_with("failed"));
+    // The stream asked again and the pod came: its lines replace the refusal.
+    lines(&mut model, epoch, 0, 2);
+    let view = model.logs.as_ref().expect("open");
+    assert_eq!(view.status, LogStatus::Following);
+    assert_eq!(view.lines.len(), 2);
 }

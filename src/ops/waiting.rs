@@ -97,7 +97,7 @@ pub async fn warnings(ops: &Ops<'_>, node: &str, since: Option<jiff::Timestamp>)
             }
         }
     }
-    seen.sort_by(|a, b| b.0.cmp(&a.0));
+    seen.sort_by_key(|entry| std::cmp::Reverse(entry.0));
     seen.into_iter()
         .take(MAX_WARNINGS)
         .map(|(_, _, line)| line)
