@@ -107,6 +107,17 @@ impl ClusterApi for TimedCluster {
     ) -> ClusterFuture<'a, bool> {
         Box::pin(timed(self.0.delete(kind, ns, name, p)))
     }
+    fn service_account_exists<'a>(&'a self, ns: &'a str, name: &'a str) -> ClusterFuture<'a, bool> {
+        Box::pin(timed(self.0.service_account_exists(ns, name)))
+    }
+    fn list_events_for<'a>(
+        &'a self,
+        ns: &'a str,
+        kind: ObjectKind,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Vec<k8s_openapi::api::core::v1::Event>> {
+        Box::pin(timed(self.0.list_events_for(ns, kind, name)))
+    }
     fn create_event<'a>(&'a self, event: &'a NodeEvent) -> ClusterFuture<'a, ()> {
         Box::pin(timed(self.0.create_event(event)))
     }

@@ -97,6 +97,7 @@ pub fn rollout_checks(
         checks.extend(select_nodes_checks(namespace));
     }
     for (node, tasks) in nodes {
+        checks.extend(pod_needs_checks(namespace));
         checks.extend(spec_change_checks(namespace, node));
         checks.extend(plan_checks(scope, namespace, node, tasks));
         if waits {
@@ -113,7 +114,8 @@ pub fn address_checks(
     node: &str,
     tasks: &[TaskKind],
 ) -> Checks {
-    let mut checks: Checks = spec_change_checks(namespace, node).into_iter().collect();
+    let mut checks: Checks = pod_needs_checks(namespace).into_iter().collect();
+    checks.extend(spec_change_checks(namespace, node));
     checks.extend(plan_checks(scope, namespace, node, tasks));
     checks
 }
@@ -145,8 +147,14 @@ pub fn seed_create_checks(
     ]
     .into_iter()
     .collect();
+    checks.extend(pod_needs_checks(namespace));
     checks.extend(plan_checks(scope, namespace, node, tasks));
     checks
+}
+
+/// The preview reads the ServiceAccount the rendered pod runs as (a missing one blocks).
+pub fn pod_needs_checks(namespace: &str) -> Vec<PermissionCheck> {
+    vec![check("get", "", "serviceaccounts", namespace, "")]
 }
 
 /// Listing the SeiNodes of a namespace (rollout by `--selector` / `--mode`).
@@ -197,6 +205,8 @@ pub fn plan_checks(
         &[SidecarCall::Healthz],
     ));
     checks.push(check("patch", "sei.io", "seinodes", namespace, node).subresource("status"));
+    // A plan that does not progress names the Warning events of the node's StatefulSet and pod.
+    checks.push(check("list", "", "events", namespace, ""));
     // `auto` reads the controller's Lease to choose; the embedded executor reads it before
     // every step, never executing beside a live controller.
     if scope.executor != ExecutorMode::Controller {

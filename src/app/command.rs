@@ -94,6 +94,10 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
         }
         ["events" | "ev" | "event"] => {
             model.viewer = Some(Viewer::new(ViewerKind::Events));
+            // The events replace the logs view (and its stream).
+            if model.logs.take().is_some() {
+                return vec![Cmd::StopLogs];
+            }
             Vec::new()
         }
         ["journal" | "j", args @ ..] => match super::journal_view::parse(args, model.now) {

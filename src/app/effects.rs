@@ -18,9 +18,11 @@ use crate::fleet::store::ObjectKey;
 use crate::kube::client::{Connection, connect};
 use crate::kube::lenient::Lenient;
 use crate::kube::liveness::probe_server;
+use crate::kube::logs::KubeLogs;
 use crate::kube::platform_config::watch_default_sidecar_image;
 use crate::kube::watch::{WatchReport, run_watch, watch_config};
 use crate::kube::watches::WatchKind;
+use crate::ports::logs::{LogError, LogRequest, PodLogs};
 use crate::ports::probe::{ProbeTarget, SeedProber};
 
 /// The longest a preview (its reads and permission checks) may take.
@@ -52,6 +54,8 @@ pub struct Effects {
     connection: watch::Sender<Option<Connection>>,
     scope_task: Option<JoinHandle<()>>,
     detail_task: Option<JoinHandle<()>>,
+    /// The logs view's stream (at most one).
+    logs_task: Option<JoinHandle<()>>,
     /// Operator actions; `None` when the console was started without them (tests of the
     /// read views).
     actions: Option<ActionEnv>,
@@ -77,6 +81,7 @@ impl Effects {
             connection: watch::Sender::new(Some(connection)),
             scope_task: None,
             detail_task: None,
+            logs_task: None,
             actions: None,
             pending_actions: PendingActions::default(),
             prepare_task: None,
@@ -147,6 +152,18 @@ impl Effects {
                 )));
             }
             Cmd::StopDetail => abort(&mut self.detail_task),
+            Cmd::StreamLogs { epoch, request } => {
+                abort(&mut self.logs_task);
+                let tx = self.tx.clone();
+                let Some(client) = self.client() else {
+                    return;
+                };
+                let logs = KubeLogs::new(client);
+                self.logs_task = Some(tokio::spawn(async move {
+                    stream_logs(&logs, request, epoch, tx).await;
+                }));
+            }
+            Cmd::StopLogs => abort(&mut self.logs_task),
             Cmd::ListNamespaces => {
                 let tx = self.tx.clone();
                 let Some(client) = self.client() else {
@@ -261,6 +278,7 @@ impl Drop for Effects {
     fn drop(&mut self) {
         abort(&mut self.scope_task);
         abort(&mut self.detail_task);
+        abort(&mut self.logs_task);
         abort(&mut self.prepare_task);
         // A running action stops with the console; the embedded executor resumes a half-done
         // plan on the next run, and a hand-off plan runs on in the controller.
@@ -418,6 +436,94 @@ async fn watch_detail(
     );
     let node_id = watch_node_id(conn, node, epoch, tx);
     tokio::join!(statefulset, pods, pod_events, statefulset_events, node_id);
+}
+
+/// Lines sent to the loop in one message at most (a 5,000-line tail arrives in a few).
+const LOG_BATCH: usize = 500;
+
+/// Pause before asking again for a log that is not there yet (no pod yet, a container waiting
+/// to start), while the view stays open.
+const LOG_RETRY: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Streams one container's log to the loop in batches of the lines already read (no timer: a
+/// quiet log sends each line as it comes), then says how it ended. The loop's channel is
+/// bounded, so a flood waits here, never in the loop. A running container's log that is not
+/// there yet is asked for again every few seconds, the reason shown meanwhile.
+pub async fn stream_logs(
+    logs: &dyn PodLogs,
+    request: LogRequest,
+    epoch: u64,
+    tx: mpsc::Sender<Msg>,
+) {
+    use futures::StreamExt;
+    let mut lines = loop {
+        match logs.open(&request).await {
+            Ok(lines) => break lines.ready_chunks(LOG_BATCH),
+            Err(error) => {
+                let again = request.follow
+                    && matches!(
+                        error,
+                        LogError::PodMissing { .. } | LogError::Unavailable(_)
+                    );
+                let mut line = log_error_line(&request, &error);
+                if again {
+                    line.push_str(&format!(" (asking again every {} s)", LOG_RETRY.as_secs()));
+                }
+                let sent = tx
+                    .send(Msg::LogEnded {
+                        epoch,
+                        error: Some(line),
+                    })
+                    .await;
+                if !again || sent.is_err() {
+                    return;
+                }
+                tokio::time::sleep(LOG_RETRY).await;
+            }
+        }
+    };
+    while let Some(batch) = lines.next().await {
+        let mut good = Vec::with_capacity(batch.len());
+        let mut broken = None;
+        for line in batch {
+            match line {
+                Ok(line) => good.push(line),
+                Err(error) => broken = Some(log_error_line(&request, &error)),
+            }
+        }
+        if !good.is_empty() && tx.send(Msg::LogLines { epoch, lines: good }).await.is_err() {
+            return;
+        }
+        if let Some(error) = broken {
+            let _ = tx
+                .send(Msg::LogEnded {
+                    epoch,
+                    error: Some(error),
+                })
+                .await;
+            return;
+        }
+    }
+    let _ = tx.send(Msg::LogEnded { epoch, error: None }).await;
+}
+
+/// The one line the logs view shows for a refused or broken stream.
+fn log_error_line(request: &LogRequest, error: &LogError) -> String {
+    match error {
+        LogError::PodMissing { .. } => format!("no logs: {error}"),
+        LogError::Forbidden(_) => format!(
+            "no logs: {error} (reading them needs get pods/log in namespace {})",
+            request.namespace
+        ),
+        LogError::Broken(_) => format!(
+            "container {} of pod {}: {error}",
+            request.container, request.pod
+        ),
+        LogError::Unavailable(_) | LogError::Failed(_) => format!(
+            "no logs of container {} of pod {}: {error}",
+            request.container, request.pod
+        ),
+    }
 }
 
 /// Pause between NodeID lookups of a seed while neither its Secret nor its sidecar gives one.

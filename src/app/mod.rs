@@ -6,6 +6,7 @@ pub mod command;
 pub mod effects;
 pub mod jobs;
 pub mod journal_view;
+pub mod logs;
 pub mod model;
 pub mod probes;
 pub mod run;
@@ -15,6 +16,8 @@ pub mod viewer;
 
 #[cfg(test)]
 mod command_tests;
+#[cfg(test)]
+mod logs_tests;
 #[cfg(test)]
 mod probes_tests;
 #[cfg(test)]

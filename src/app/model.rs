@@ -107,6 +107,16 @@ pub enum Msg {
     Namespaces(Result<Vec<String>, String>),
     /// The journal file as read for `:journal` (or why it could not be).
     Journal(Result<crate::journal::JournalContents, String>),
+    /// Lines of the logs stream started at `epoch`.
+    LogLines {
+        epoch: u64,
+        lines: Vec<String>,
+    },
+    /// The logs stream of `epoch` closed, or could not be opened (`error`, one line).
+    LogEnded {
+        epoch: u64,
+        error: Option<String>,
+    },
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
@@ -190,6 +200,12 @@ pub enum Cmd {
         nodes: Vec<String>,
         reason: String,
     },
+    /// Stream a container's logs as `Msg::LogLines` tagged `epoch`, replacing any other stream.
+    StreamLogs {
+        epoch: u64,
+        request: crate::ports::logs::LogRequest,
+    },
+    StopLogs,
     /// List the namespaces of the current context (for `:ns`).
     ListNamespaces,
     /// Read the journal file (for `:journal`), off the render path.
@@ -288,6 +304,9 @@ pub struct Model {
     pub quit_armed: bool,
     /// The read-only viewer (describe, YAML, events) over the screen.
     pub viewer: Option<super::viewer::Viewer>,
+    /// The logs view (`l`) over the screen.
+    pub logs: Option<super::logs::LogsView>,
+    pub next_logs_epoch: u64,
     /// `ctrl-z` was pressed: the loop gives the terminal back and stops the process.
     pub suspend: bool,
     /// The kubeconfig's contexts, for `:ctx` (completion, refusal of unknown names).
@@ -338,6 +357,8 @@ impl Model {
             action: None,
             quit_armed: false,
             viewer: None,
+            logs: None,
+            next_logs_epoch: 0,
             suspend: false,
             contexts: Vec::new(),
             namespaces: None,

@@ -279,13 +279,17 @@ fn command_line_switches_namespace_and_context() {
     };
     assert_eq!(
         cmds,
-        vec![Cmd::StopDetail, Cmd::WatchScope { scope, epoch: 2 }]
+        vec![
+            Cmd::StopDetail,
+            Cmd::StopLogs,
+            Cmd::WatchScope { scope, epoch: 2 }
+        ]
     );
     assert!(model.fleet.is_empty(), "old scope's objects are dropped");
     model.contexts = vec!["kind-sei".into(), "other".into()];
     press(&mut model, ":ctx other");
     let cmds = key(&mut model, KeyCode::Enter);
-    assert!(matches!(&cmds[1], Cmd::WatchScope { scope, epoch: 3 } if scope.context == "other"));
+    assert!(matches!(&cmds[2], Cmd::WatchScope { scope, epoch: 3 } if scope.context == "other"));
     press(&mut model, ":frobnicate");
     assert!(key(&mut model, KeyCode::Enter).is_empty());
     assert!(model.flash.as_ref().is_some_and(|f| f.error));

@@ -100,6 +100,14 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             model.dirty = true;
             Vec::new()
         }
+        Msg::LogLines { epoch, lines } => {
+            super::logs::on_lines(model, epoch, lines);
+            Vec::new()
+        }
+        Msg::LogEnded { epoch, error } => {
+            super::logs::on_ended(model, epoch, error);
+            Vec::new()
+        }
         Msg::SettingSaved { setting, result } => {
             on_setting_saved(model, &setting, result);
             Vec::new()
@@ -245,6 +253,8 @@ fn context(model: &Model) -> Context {
         Context::Dialog
     } else if model.help_open {
         Context::Help
+    } else if model.logs.is_some() {
+        Context::Logs
     } else if model.viewer.is_some() {
         Context::Viewer
     } else {
@@ -263,6 +273,11 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         model.dirty = true;
         return on_input_key(model, key);
     }
+    if model.logs.as_ref().is_some_and(|v| v.typing) && !model.help_open {
+        model.dirty = true;
+        super::logs::on_search_key(model, key);
+        return Vec::new();
+    }
     if model.viewer.as_ref().is_some_and(|v| v.typing) && !model.help_open {
         model.dirty = true;
         super::viewer::on_search_key(model, key);
@@ -279,10 +294,18 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     if context(model) == Context::Viewer && super::viewer::on_action(model, action) {
         return Vec::new();
     }
+    if context(model) == Context::Logs
+        && let Some(cmds) = super::logs::on_action(model, action)
+    {
+        return cmds;
+    }
     match action {
         Action::Quit => request_quit(model, quit_confirmed),
         Action::Suspend => model.suspend = true,
         Action::Describe | Action::Yaml => return open_viewer(model, action),
+        Action::Logs => return open_logs(model),
+        // Keys of the logs view mean nothing elsewhere.
+        Action::NextContainer | Action::PreviousLogs | Action::ToggleWrap => {}
         Action::SearchNext | Action::SearchPrevious | Action::ToggleDryRuns => {}
         Action::ClearMarks => model.marked.clear(),
         Action::ToggleHelp => {
@@ -400,6 +423,23 @@ fn open_viewer(model: &mut Model, action: Action) -> Vec<Cmd> {
         ViewerKind::Yaml(key)
     };
     model.viewer = Some(Viewer::new(kind));
+    cmds
+}
+
+/// `l`: the logs of the selected node (from the fleet, the node screen opens under it, as for
+/// `d`, so its pod's containers are listed for `c`).
+fn open_logs(model: &mut Model) -> Vec<Cmd> {
+    let (key, mut cmds) = match &model.screen {
+        Screen::Node(key) => (key.clone(), Vec::new()),
+        Screen::Fleet => {
+            let Some(key) = model.selected_key().cloned() else {
+                return Vec::new();
+            };
+            (key, open_selected(model))
+        }
+    };
+    model.viewer = None;
+    cmds.extend(super::logs::open(model, key));
     cmds
 }
 
@@ -540,7 +580,8 @@ pub fn switch_scope(model: &mut Model, scope: Scope) -> Vec<Cmd> {
     model.fleet.clear();
     model.watches.clear();
     model.selected = 0;
-    let mut cmds = vec![Cmd::StopDetail];
+    model.logs = None;
+    let mut cmds = vec![Cmd::StopDetail, Cmd::StopLogs];
     cmds.extend(model.init());
     model.invalidate_views();
     cmds

@@ -3,11 +3,11 @@
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use futures::{AsyncBufReadExt, TryStreamExt};
-use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, LogParams};
+use futures::TryStreamExt;
 
 use super::{CliError, GlobalArgs, fetch};
+use crate::kube::logs::KubeLogs;
+use crate::ports::logs::{LogError, LogRequest, PodLogs};
 
 /// The containers of a node's pod worth reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -66,44 +66,41 @@ fn parse_since(text: &str) -> Result<i64, String> {
     }
 }
 
-/// The request `kubectl logs` would send for these arguments.
-pub fn log_params(args: &LogsArgs) -> LogParams {
-    LogParams {
-        container: Some(args.container.container_name().to_owned()),
+/// The request `kubectl logs` would send for these arguments, to pod `pod` of `namespace`.
+pub fn log_request(args: &LogsArgs, namespace: &str, pod: &str) -> LogRequest {
+    LogRequest {
+        namespace: namespace.to_owned(),
+        pod: pod.to_owned(),
+        container: args.container.container_name().to_owned(),
         follow: args.follow,
         previous: args.previous,
         since_seconds: args.since,
         tail_lines: args.tail,
-        ..LogParams::default()
     }
 }
 
 pub async fn run(global: &GlobalArgs, args: &LogsArgs) -> Result<(), CliError> {
     let conn = fetch::connection(global).await?;
     let namespace = fetch::namespace(global, &conn).unwrap_or(conn.default_namespace.clone());
-    let pods: Api<Pod> = Api::namespaced(conn.client.clone(), &namespace);
     let pod = format!("{}-0", args.node);
     let container = args.container.container_name();
-    let stream = pods
-        .log_stream(&pod, &log_params(args))
-        .await
-        .map_err(|err| match err {
-            kube::Error::Api(status) if status.code == 404 => CliError::Failed(format!(
-                "node {} has no pod {pod} in namespace {namespace} (not created yet, or deleted): {}",
-                args.node, status.message
-            )),
-            kube::Error::Api(status) => CliError::Failed(format!(
-                "logs of container {container} of pod {pod}: {}",
-                status.message
-            )),
-            other => CliError::Failed(format!("logs of pod {pod}: {other}")),
-        })?;
-    let mut lines = stream.lines();
+    let logs = KubeLogs::new(conn.client.clone());
+    let request = log_request(args, &namespace, &pod);
+    let mut lines = logs.open(&request).await.map_err(|err| match err {
+        LogError::PodMissing { .. } => CliError::Failed(format!(
+            "node {} has no pod {pod} in namespace {namespace} (not created yet, or deleted)",
+            args.node
+        )),
+        LogError::Forbidden(_) | LogError::Unavailable(_) => {
+            CliError::Failed(format!("logs of container {container} of pod {pod}: {err}"))
+        }
+        other => CliError::Failed(format!("logs of pod {pod}: {other}")),
+    })?;
     let mut out = std::io::stdout().lock();
     while let Some(line) = lines
         .try_next()
         .await
-        .map_err(|err| CliError::Failed(format!("log stream of pod {pod} broke: {err}")))?
+        .map_err(|err| CliError::Failed(format!("logs of pod {pod}: {err}")))?
     {
         // A closed pipe (`| head`) ends the command quietly, as kubectl does.
         if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
@@ -141,13 +138,14 @@ mod tests {
             "--since",
             "5m",
         ]);
-        let params = log_params(&args);
-        assert_eq!(params.container.as_deref(), Some("kube-rbac-proxy"));
-        assert!(params.follow && params.previous);
-        assert_eq!(params.since_seconds, Some(300));
+        let request = log_request(&args, "sei", "full-0-0");
+        assert_eq!(request.container, "kube-rbac-proxy");
+        assert_eq!(request.pod, "full-0-0");
+        assert!(request.follow && request.previous);
+        assert_eq!(request.since_seconds, Some(300));
         let args = parse(&["full-0"]);
-        assert_eq!(log_params(&args).container.as_deref(), Some("seid"));
-        assert!(!log_params(&args).follow);
+        assert_eq!(log_request(&args, "sei", "p").container, "seid");
+        assert!(!log_request(&args, "sei", "p").follow);
         let args = parse(&["full-0", "-c", "sei-sidecar"]);
         assert_eq!(args.container, LogContainer::Sidecar);
     }

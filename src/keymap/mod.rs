@@ -125,6 +125,8 @@ pub enum Context {
     Dialog,
     /// The read-only text viewer (describe, YAML, events).
     Viewer,
+    /// The logs view (`l`).
+    Logs,
 }
 
 impl Context {
@@ -136,6 +138,7 @@ impl Context {
             Context::Help => "Help",
             Context::Dialog => "Action dialogs",
             Context::Viewer => "Viewer (d, y, :events)",
+            Context::Logs => "Logs (l)",
         }
     }
 }
@@ -179,6 +182,10 @@ pub enum Action {
     SearchPrevious,
     ClearMarks,
     ToggleDryRuns,
+    Logs,
+    NextContainer,
+    PreviousLogs,
+    ToggleWrap,
 }
 
 /// One row of the binding table.
@@ -219,6 +226,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Fleet, keys: &["P"], action: Action::ProbeSeed, help: "probe the selected seed from outside now (P2P handshake)" },
     Binding { context: Context::Fleet, keys: &["d"], action: Action::Describe, help: "describe the selected node" },
     Binding { context: Context::Fleet, keys: &["y"], action: Action::Yaml, help: "YAML of the selected node" },
+    Binding { context: Context::Fleet, keys: &["l"], action: Action::Logs, help: "container logs of the selected node (seid first)" },
     Binding { context: Context::Node, keys: &["esc", "backspace"], action: Action::Back, help: "back to fleet" },
     Binding { context: Context::Node, keys: &["tab"], action: Action::NextPane, help: "next pane" },
     Binding { context: Context::Node, keys: &["j", "down"], action: Action::Down, help: "scroll pane down" },
@@ -229,6 +237,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Node, keys: &["P"], action: Action::ProbeSeed, help: "probe this seed from outside now (P2P handshake)" },
     Binding { context: Context::Node, keys: &["d"], action: Action::Describe, help: "describe this node" },
     Binding { context: Context::Node, keys: &["y"], action: Action::Yaml, help: "YAML of this node" },
+    Binding { context: Context::Node, keys: &["l"], action: Action::Logs, help: "container logs of this node (seid first)" },
     Binding { context: Context::Dialog, keys: &["enter", "y"], action: Action::Confirm, help: "next field, preview, confirm (y only where nothing is typed)" },
     Binding { context: Context::Dialog, keys: &["esc"], action: Action::Cancel, help: "cancel before execution; hide progress while it runs" },
     Binding { context: Context::Dialog, keys: &["tab"], action: Action::NextField, help: "next field" },
@@ -246,6 +255,19 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Viewer, keys: &["n"], action: Action::SearchNext, help: "next match" },
     Binding { context: Context::Viewer, keys: &["N"], action: Action::SearchPrevious, help: "previous match" },
     Binding { context: Context::Viewer, keys: &["a"], action: Action::ToggleDryRuns, help: "journal: show or hide dry runs" },
+    Binding { context: Context::Logs, keys: &["esc", "q"], action: Action::Back, help: "close the logs" },
+    Binding { context: Context::Logs, keys: &["c"], action: Action::NextContainer, help: "next container: seid, sei-sidecar, kube-rbac-proxy, then the pod's others and init containers" },
+    Binding { context: Context::Logs, keys: &["p"], action: Action::PreviousLogs, help: "the previous container's logs (after a restart) / back to the running one" },
+    Binding { context: Context::Logs, keys: &["w"], action: Action::ToggleWrap, help: "wrap long lines" },
+    Binding { context: Context::Logs, keys: &["j", "down"], action: Action::Down, help: "scroll down" },
+    Binding { context: Context::Logs, keys: &["k", "up"], action: Action::Up, help: "scroll up (stops following)" },
+    Binding { context: Context::Logs, keys: &["pgdn", "ctrl-f", "space"], action: Action::PageDown, help: "next page" },
+    Binding { context: Context::Logs, keys: &["pgup", "ctrl-b"], action: Action::PageUp, help: "previous page" },
+    Binding { context: Context::Logs, keys: &["g", "home"], action: Action::Top, help: "oldest line kept" },
+    Binding { context: Context::Logs, keys: &["G", "end"], action: Action::Bottom, help: "newest line, following again" },
+    Binding { context: Context::Logs, keys: &["/"], action: Action::StartFilter, help: "search (any case)" },
+    Binding { context: Context::Logs, keys: &["n"], action: Action::SearchNext, help: "next match" },
+    Binding { context: Context::Logs, keys: &["N"], action: Action::SearchPrevious, help: "previous match" },
     Binding { context: Context::Help, keys: &["esc", "?"], action: Action::ToggleHelp, help: "close help" },
     Binding { context: Context::Help, keys: &["j", "down"], action: Action::Down, help: "scroll help down" },
     Binding { context: Context::Help, keys: &["k", "up"], action: Action::Up, help: "scroll help up" },
@@ -390,6 +412,7 @@ mod tests {
                 "Node",
                 "Action dialogs",
                 "Viewer (d, y, :events)",
+                "Logs (l)",
                 "Help"
             ]
         );

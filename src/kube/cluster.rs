@@ -207,6 +207,39 @@ impl ClusterApi for KubeCluster {
         })
     }
 
+    fn service_account_exists<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> ClusterFuture<'a, bool> {
+        Box::pin(async move {
+            let found =
+                get_opt::<k8s_openapi::api::core::v1::ServiceAccount>(self.api(namespace), name)
+                    .await?;
+            Ok(found.is_some())
+        })
+    }
+
+    fn list_events_for<'a>(
+        &'a self,
+        namespace: &'a str,
+        kind: ObjectKind,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Vec<Event>> {
+        Box::pin(async move {
+            let fields = format!(
+                "involvedObject.kind={},involvedObject.name={name}",
+                kind.kind_name()
+            );
+            let list = self
+                .api::<Event>(namespace)
+                .list(&ListParams::default().fields(&fields))
+                .await
+                .map_err(map_error)?;
+            Ok(list.items)
+        })
+    }
+
     fn record_event<'a>(&'a self, event: &'a Event) -> ClusterFuture<'a, ()> {
         Box::pin(async move {
             let namespace = event.metadata.namespace.as_deref().unwrap_or_default();

@@ -8,6 +8,7 @@ pub mod errors;
 pub mod identity;
 pub mod lenient;
 pub mod liveness;
+pub mod logs;
 pub mod node_identity;
 pub mod platform_config;
 pub mod read_only;

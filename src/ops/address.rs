@@ -90,6 +90,12 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
             input.node
         )
     });
+    let blocked = match blocked {
+        Some(reason) => Some(reason),
+        None => {
+            super::pod_needs::missing_for_pod(ops, &addressed_node(&node, &input.address)).await
+        }
+    };
     let tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
     let checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks);
     let permissions = ops.check(checks.into_vec(), !input.dry_run).await;

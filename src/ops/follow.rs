@@ -3,6 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::waiting::naming_warnings;
 use super::{Note, Ops, OpsError, Report};
 use crate::actions::render_fix::render_failure_fix;
 use crate::api::{PlanPhase, TaskStatus};
@@ -195,10 +196,19 @@ impl Ops<'_> {
                 embedded = false;
             }
             if embedded {
-                let drive = driver
-                    .drive_leased(namespace, node, &mut observe)
-                    .await
-                    .map_err(|e| self.driver_failure(node, e))?;
+                let drive = naming_warnings(
+                    self,
+                    node,
+                    self.stall_period(),
+                    report,
+                    // Boxed: the driver's future is large, and a debug build's stack is not.
+                    Box::pin(driver.drive_leased(namespace, node, &mut observe)),
+                )
+                .await;
+                let drive = match drive {
+                    Ok(drive) => drive,
+                    Err(e) => return Err(self.driver_failure_explained(node, e).await),
+                };
                 if let Some(holder) = drive.handed_off_to {
                     report.note(&Note::HandedOff {
                         node: node.to_owned(),
@@ -215,10 +225,18 @@ impl Ops<'_> {
                 }
                 return Ok(self.end_of(drive.plan_id, drive.plan_phase, None, &failed_task));
             }
-            let followed = driver
-                .follow(namespace, node, plan_id, FOLLOW_INTERVAL, &mut observe)
-                .await
-                .map_err(|e| self.driver_failure(node, e))?;
+            let followed = naming_warnings(
+                self,
+                node,
+                self.stall_period(),
+                report,
+                Box::pin(driver.follow(namespace, node, plan_id, FOLLOW_INTERVAL, &mut observe)),
+            )
+            .await;
+            let followed = match followed {
+                Ok(followed) => followed,
+                Err(e) => return Err(self.driver_failure_explained(node, e).await),
+            };
             return Ok(match followed {
                 FollowOutcome::Finished(drive) => {
                     self.end_of(drive.plan_id, drive.plan_phase, None, &failed_task)
@@ -261,6 +279,29 @@ impl Ops<'_> {
                 }
             }
             _ => FollowEnd::Completed,
+        }
+    }
+
+    /// How often a followed plan names new Warning events of its StatefulSet and pod: the
+    /// driver's longest wait (30 s; a few ms in tests).
+    fn stall_period(&self) -> std::time::Duration {
+        self.settings
+            .driver
+            .max_wait
+            .max(std::time::Duration::from_millis(10))
+    }
+
+    /// As `driver_failure`; a plan that ran out of time also names the Warning events of the
+    /// node's StatefulSet and pod (a pod that was never created, never scheduled).
+    async fn driver_failure_explained(&self, node: &str, e: DriverError) -> OpsError {
+        let deadline = matches!(e, DriverError::Deadline(_));
+        let error = self.driver_failure(node, e);
+        match error {
+            OpsError::Step(text) if deadline => {
+                let warnings = super::waiting::warnings(self, node, None).await;
+                OpsError::Step(format!("{text}{}", super::waiting::because(&warnings)))
+            }
+            other => other,
         }
     }
 

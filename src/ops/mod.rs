@@ -24,6 +24,7 @@ pub mod address;
 pub mod exec;
 pub mod follow;
 mod lease;
+pub mod pod_needs;
 pub mod pod_ready;
 mod report;
 pub mod rollout;
@@ -32,6 +33,7 @@ pub mod seed;
 pub mod seed_probe;
 #[cfg(test)]
 mod tests;
+pub mod waiting;
 
 pub use report::{Note, Report, RunEnd};
 

@@ -47,6 +47,8 @@ pub async fn wait_pod_ready(
             Err(err) => format!("cannot list its pods: {err}"),
         };
     }
+    let warnings = super::waiting::warnings(ops, node, None).await;
+    why.push_str(&super::waiting::because(&warnings));
     Err(NotReady {
         pod: format!("{namespace}/{pod_name}"),
         waited: deadline,

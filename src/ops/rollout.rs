@@ -252,6 +252,14 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
             });
             continue;
         }
+        let pinned = pinned_node(&node, &prepared.input.image);
+        if let Some(reason) = super::pod_needs::missing_for_pod(ops, &pinned).await {
+            prepared.blocked.push(Blocked {
+                node: node.name().to_owned(),
+                reason,
+            });
+            continue;
+        }
         preview.statefulset = Some(
             statefulset_preview(
                 ops.ports.cluster,
@@ -661,7 +669,11 @@ async fn await_gate(
         match wave_gate(&node, pod, image) {
             Gate::Passed => return Ok(None),
             Gate::Waiting(why) if Instant::now() >= deadline => {
-                return Ok(Some(format!("plan complete but {why} at the deadline")));
+                let warnings = super::waiting::warnings(ops, name, None).await;
+                return Ok(Some(format!(
+                    "plan complete but {why} at the deadline{}",
+                    super::waiting::because(&warnings)
+                )));
             }
             Gate::Waiting(_) => tokio::time::sleep(GATE_POLL).await,
         }

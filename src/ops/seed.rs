@@ -72,7 +72,8 @@ pub struct SeedPrepared {
     pub plan_id: uuid::Uuid,
     /// The init plan the seed will get.
     pub plan: Option<TaskPlan>,
-    /// Why the seed cannot be created (the name is taken): nothing is changed.
+    /// Why the seed cannot be created (the name is taken, its pod's ServiceAccount is
+    /// missing): nothing is changed.
     pub blocked: Option<String>,
     pub permissions: PermissionVerdict,
     pub question: String,
@@ -178,6 +179,11 @@ pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, Op
         image: input.image.clone(),
         external_address: input.external_address.clone(),
         secret_name,
+    };
+    // A taken name first; else anything the seed's pod needs that the namespace lacks.
+    let blocked = match blocked {
+        Some(taken) => Some(taken),
+        None => super::pod_needs::missing_for_pod(ops, &seed_node(&request)).await,
     };
     let plan_id = uuid::Uuid::new_v4();
     let init = preview(

@@ -985,3 +985,9 @@ fn only_this_machines_console_processes_that_are_gone_count_as_gone() {
     assert!(!probe.is_gone(&format!("sei-console-elsewhere-{}", u32::MAX - 1)));
     assert!(!probe.is_gone("seinode-controller-abc"));
 }
+
+#[path = "waiting_tests.rs"]
+mod waiting_tests;
+
+#[path = "pod_needs_tests.rs"]
+mod pod_needs_tests;

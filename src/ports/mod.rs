@@ -299,6 +299,7 @@ pub trait PeerDialer: Send + Sync {
 // ---------------------------------------------------------------------------------------------
 
 pub mod access;
+pub mod logs;
 pub mod probe;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -389,6 +390,19 @@ mod cluster_port {
                 ObjectKind::Job => "jobs",
                 ObjectKind::Secret => "secrets",
                 ObjectKind::Pod => "pods",
+            }
+        }
+
+        /// The kind as an Event's `involvedObject.kind` names it.
+        pub fn kind_name(self) -> &'static str {
+            match self {
+                ObjectKind::StatefulSet => "StatefulSet",
+                ObjectKind::Service => "Service",
+                ObjectKind::PersistentVolumeClaim => "PersistentVolumeClaim",
+                ObjectKind::ConfigMap => "ConfigMap",
+                ObjectKind::Job => "Job",
+                ObjectKind::Secret => "Secret",
+                ObjectKind::Pod => "Pod",
             }
         }
     }
@@ -600,6 +614,23 @@ mod cluster_port {
             name: &'a str,
             propagation: Propagation,
         ) -> ClusterFuture<'a, bool>;
+
+        /// Whether ServiceAccount `name` exists (`GET`; not found is `Ok(false)`): a pod that
+        /// runs as a missing one is never created.
+        fn service_account_exists<'a>(
+            &'a self,
+            namespace: &'a str,
+            name: &'a str,
+        ) -> ClusterFuture<'a, bool>;
+
+        /// `LIST` the Events about one object (field selectors on `involvedObject.kind` and
+        /// `involvedObject.name`): why a StatefulSet creates no pod, why a pod is not scheduled.
+        fn list_events_for<'a>(
+            &'a self,
+            namespace: &'a str,
+            kind: ObjectKind,
+            name: &'a str,
+        ) -> ClusterFuture<'a, Vec<Event>>;
 
         /// Record an Event on a SeiNode.
         fn create_event<'a>(&'a self, event: &'a NodeEvent) -> ClusterFuture<'a, ()>;

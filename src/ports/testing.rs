@@ -35,6 +35,8 @@ pub struct FakeState {
     /// Events recorded as given ([`ClusterApi::record_event`]: the console's own).
     pub recorded_events: Vec<Event>,
     pub leases: BTreeMap<(String, String), Lease>,
+    /// ServiceAccounts (namespace, name) that do not exist; every other one does.
+    pub missing_service_accounts: Vec<(String, String)>,
     /// Every call, as `verb kind name` (e.g. `get persistentvolumeclaims data-a`).
     pub calls: Vec<String>,
     /// Errors to return, once each, for calls whose log line starts with the key.
@@ -525,6 +527,39 @@ impl ClusterApi for FakeCluster {
                     wanted
                         .iter()
                         .all(|(k, v)| labels.get(*k).map(String::as_str) == Some(*v))
+                })
+                .cloned()
+                .collect())
+        })
+    }
+
+    fn service_account_exists<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> ClusterFuture<'a, bool> {
+        Box::pin(async move {
+            self.record(format!("get serviceaccounts {name}"))?;
+            let key = (namespace.to_owned(), name.to_owned());
+            Ok(!lock(&self.state).missing_service_accounts.contains(&key))
+        })
+    }
+
+    fn list_events_for<'a>(
+        &'a self,
+        namespace: &'a str,
+        kind: ObjectKind,
+        name: &'a str,
+    ) -> ClusterFuture<'a, Vec<Event>> {
+        Box::pin(async move {
+            self.record(format!("list events {} {name}", kind.kind_name()))?;
+            Ok(lock(&self.state)
+                .recorded_events
+                .iter()
+                .filter(|e| e.metadata.namespace.as_deref() == Some(namespace))
+                .filter(|e| {
+                    e.involved_object.kind.as_deref() == Some(kind.kind_name())
+                        && e.involved_object.name.as_deref() == Some(name)
                 })
                 .cloned()
                 .collect())

@@ -26,6 +26,8 @@ pub struct FakeRenderer {
     pub statefulset_error: Mutex<Option<RenderError>>,
     pub job_error: Mutex<Option<RenderError>>,
     pub required_storage: Mutex<Option<String>>,
+    /// The pod template's `serviceAccountName`, when set (none by default).
+    pub service_account: Mutex<Option<String>>,
 }
 
 fn node_labels(node: &SeiNode) -> BTreeMap<String, String> {
@@ -46,6 +48,15 @@ impl WorkloadRenderer for FakeRenderer {
                     ..LabelSelector::default()
                 },
                 service_name: Some(node.name().to_owned()),
+                template: k8s_openapi::api::core::v1::PodTemplateSpec {
+                    spec: lock(&self.service_account).clone().map(|account| {
+                        k8s_openapi::api::core::v1::PodSpec {
+                            service_account_name: Some(account),
+                            ..Default::default()
+                        }
+                    }),
+                    ..Default::default()
+                },
                 ..StatefulSetSpec::default()
             },
             status: None,

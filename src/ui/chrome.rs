@@ -245,11 +245,18 @@ pub fn banner(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 }
 
 pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let search = model.viewer.as_ref().filter(|v| v.typing);
-    let line = if let Some(viewer) = search {
+    let search = match &model.logs {
+        Some(logs) => Some(logs.search.clone()).filter(|_| logs.typing),
+        None => model
+            .viewer
+            .as_ref()
+            .filter(|v| v.typing)
+            .map(|v| v.search.clone()),
+    };
+    let line = if let Some(search) = search {
         Line::from(vec![
             Span::styled("search /", theme.title),
-            Span::raw(viewer.search.clone()),
+            Span::raw(search),
             Span::styled("█", theme.accent),
         ])
     } else if let Some(input) = &model.input {
@@ -284,12 +291,15 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             ));
         }
         let hints = match (&model.viewer, &model.screen) {
+            _ if model.logs.is_some() => {
+                "c container  p previous  / search  n/N  w wrap  j/k g/G scroll  esc close"
+            }
             (Some(_), _) => "/ search  n/N next/previous  j/k pgdn/pgup scroll  esc close",
             (None, Screen::Fleet) => {
-                "? help  / filter  enter open  d describe  y yaml  space mark  i image  : command  q quit"
+                "? help  / filter  enter open  d describe  y yaml  l logs  space mark  i image  : command  q quit"
             }
             (None, Screen::Node(_)) => {
-                "? help  tab next pane  j/k scroll  d describe  y yaml  i image  esc back  q quit"
+                "? help  tab next pane  j/k scroll  d describe  y yaml  l logs  i image  esc back  q quit"
             }
         };
         spans.push(Span::styled(hints, theme.dim));

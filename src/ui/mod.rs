@@ -4,6 +4,7 @@ pub mod chrome;
 pub mod dialog;
 pub mod fleet;
 pub mod help;
+pub mod logs;
 pub mod node;
 pub mod theme;
 pub mod viewer;
@@ -42,6 +43,11 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     chrome::header(model, theme, frame, header);
     chrome::banner(model, theme, frame, banner);
     match (&model.viewer, &model.screen) {
+        _ if model.logs.is_some() => {
+            if let Some(view) = &model.logs {
+                logs::render(view, theme, frame, body);
+            }
+        }
         (Some(open), _) => viewer::render(model, open, theme, frame, body),
         (None, Screen::Fleet) => fleet::render(model, theme, frame, body),
         (None, Screen::Node(key)) => node::render(model, key, theme, frame, body),
@@ -57,6 +63,8 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
 
 #[cfg(test)]
 mod dialog_tests;
+#[cfg(test)]
+mod logs_tests;
 #[cfg(test)]
 mod probe_tests;
 #[cfg(test)]

@@ -144,10 +144,16 @@ pub async fn console(args: &[&str], state: &Path) -> Run {
 pub async fn create_node_service_account(ns: &TestNamespace) {
     let sa: ServiceAccount =
         serde_json::from_value(json!({"metadata": {"name": "seid-node"}})).expect("sa");
-    ns.api::<ServiceAccount>()
+    // `TestNamespace::new` creates it already; this is for the namespaces made without it.
+    match ns
+        .api::<ServiceAccount>()
         .create(&PostParams::default(), &sa)
         .await
-        .expect("service account");
+    {
+        Ok(_) => {}
+        Err(kube::Error::Api(status)) if status.code == 409 => {}
+        Err(err) => panic!("service account: {err}"),
+    }
 }
 
 /// Creates full nodes on `image` with `labels`, then brings them all to Running at once, each

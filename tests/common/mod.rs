@@ -120,9 +120,23 @@ pub struct TestNamespace {
 }
 
 impl TestNamespace {
-    /// Creates `<prefix>-<random>` and waits until its `default` ServiceAccount exists (pods are
-    /// rejected by ServiceAccount admission before that).
+    /// Creates `<prefix>-<random>` with the platform's ServiceAccount `seid-node` (every rendered
+    /// pod runs as it; the previews refuse an action without it) and waits until its `default`
+    /// ServiceAccount exists (pods are rejected by ServiceAccount admission before that).
     pub async fn new(prefix: &str) -> Self {
+        let ns = Self::without_node_service_account(prefix).await;
+        let sa: ServiceAccount =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": "seid-node"}}))
+                .expect("sa");
+        ns.api::<ServiceAccount>()
+            .create(&PostParams::default(), &sa)
+            .await
+            .expect("create ServiceAccount seid-node");
+        ns
+    }
+
+    /// As [`TestNamespace::new`] without the platform's ServiceAccount `seid-node`.
+    pub async fn without_node_service_account(prefix: &str) -> Self {
         let client = client().await;
         let suffix = uuid::Uuid::new_v4().simple().to_string();
         let name = format!("{prefix}-{}", &suffix[..8]);

@@ -38,7 +38,8 @@ fn rollout_rules(lease_update: bool) -> Vec<PolicyRule> {
     vec![
         rule("sei.io", &["seinodes"], &["get", "list", "patch"]),
         rule("sei.io", &["seinodes/status"], &["patch"]),
-        rule("", &["events"], &["create"]),
+        rule("", &["events"], &["create", "list"]),
+        rule("", &["serviceaccounts"], &["get"]),
         rule("coordination.k8s.io", &["leases"], &lease_verbs),
         rule(
             "apps",

@@ -6,7 +6,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::{Event, ServiceAccount};
+use k8s_openapi::api::core::v1::Event;
 use kube::api::{DynamicObject, ListParams, PostParams};
 use sei_console::app::action::{ActionPreview, Finished, ProgressLine, Stage};
 use sei_console::app::effects::Effects;
@@ -142,13 +142,8 @@ async fn init_with_exec(ns: &TestNamespace, name: &str, state: &std::path::Path)
 async fn console_on_a_running_node(
     prefix: &str,
 ) -> (TestNamespace, Console, Journal, tempfile::TempDir) {
+    // With the platform's ServiceAccount, which every rendered pod runs as.
     let ns = TestNamespace::new(prefix).await;
-    let sa: ServiceAccount =
-        serde_json::from_value(json!({"metadata": {"name": "seid-node"}})).expect("sa");
-    ns.api::<ServiceAccount>()
-        .create(&PostParams::default(), &sa)
-        .await
-        .expect("service account");
     let state = tempfile::Builder::new()
         .prefix(prefix)
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))

@@ -6,7 +6,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{Event, Secret, ServiceAccount};
+use k8s_openapi::api::core::v1::{Event, Secret};
 use kube::api::{DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -76,15 +76,8 @@ fn finished(run: &ExecRun) -> &Value {
 }
 
 async fn setup(prefix: &str) -> TestNamespace {
-    let ns = TestNamespace::new(prefix).await;
-    // The platform's service account, which every rendered pod runs as.
-    let sa: ServiceAccount =
-        serde_json::from_value(json!({"metadata": {"name": "seid-node"}})).expect("sa");
-    ns.api::<ServiceAccount>()
-        .create(&PostParams::default(), &sa)
-        .await
-        .expect("create service account");
-    ns
+    // With the platform's service account, which every rendered pod runs as.
+    TestNamespace::new(prefix).await
 }
 
 async fn create_node(ns: &TestNamespace, name: &str, spec: Value) {

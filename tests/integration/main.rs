@@ -20,6 +20,7 @@ mod events;
 mod exec;
 mod handoff;
 mod logs_cli;
+mod logs_tui;
 mod peers;
 mod platform_sidecar;
 mod port_forward;

@@ -259,10 +259,56 @@ async fn text_progress_numbers_the_init_plans_tasks_and_ends_with_the_peer() {
 }
 
 #[tokio::test]
-async fn a_seed_whose_pod_cannot_be_created_is_not_reported_running_and_says_why() {
-    // No ServiceAccount `seid-node` in this namespace: the StatefulSet can create no pod
-    // (FailedCreate), although every task of the init plan completes.
-    let ns = TestNamespace::new("seed-nosa").await;
+async fn a_seed_in_a_namespace_without_its_service_account_is_refused_with_the_fix() {
+    // No ServiceAccount `seid-node`: the StatefulSet could create no pod (FailedCreate), so the
+    // preview blocks the seed, naming the fix, and nothing is created.
+    let ns = TestNamespace::without_node_service_account("seed-nosa").await;
+    let run = seed_create(
+        &ns.name,
+        "seed-0",
+        &closed_loopback_address().await,
+        &["--quick"],
+    )
+    .await;
+    assert!(!run.ok, "must not succeed: {}", run.stdout);
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        said.contains("ServiceAccount seid-node does not exist in namespace")
+            && said.contains(&format!(
+                "fix: kubectl -n {} create serviceaccount seid-node",
+                ns.name
+            )),
+        "{said}"
+    );
+    let nodes = ns.seinodes().list(&Default::default()).await.expect("list");
+    assert!(nodes.items.is_empty(), "nothing created");
+    let secrets = ns
+        .api::<Secret>()
+        .list(&Default::default())
+        .await
+        .expect("list");
+    assert!(
+        secrets
+            .items
+            .iter()
+            .all(|s| !s.metadata.name.as_deref().unwrap_or("").contains("seed-0")),
+        "no key Secret"
+    );
+}
+
+#[tokio::test]
+async fn a_seed_whose_pod_cannot_be_created_is_not_reported_running_and_names_the_failed_create() {
+    // A quota of no pods: the StatefulSet's FailedCreate is named in the end, though every task
+    // of the init plan completes.
+    let ns = TestNamespace::new("seed-nopods").await;
+    let quota: k8s_openapi::api::core::v1::ResourceQuota = serde_json::from_value(json!({
+        "metadata": {"name": "no-pods"}, "spec": {"hard": {"pods": "0"}}
+    }))
+    .expect("quota");
+    ns.api::<k8s_openapi::api::core::v1::ResourceQuota>()
+        .create(&PostParams::default(), &quota)
+        .await
+        .expect("quota");
     let run = seed_create(
         &ns.name,
         "seed-0",
@@ -276,7 +322,11 @@ async fn a_seed_whose_pod_cannot_be_created_is_not_reported_running_and_says_why
         .expect("message")
         .to_owned();
     assert!(message.contains("not Ready"), "{message}");
-    assert!(message.contains("ServiceAccount"), "{message}");
+    assert!(
+        message.contains("Warning events: StatefulSet seed-0: FailedCreate")
+            && message.contains("exceeded quota: no-pods"),
+        "{message}"
+    );
     assert!(!run.stdout.contains("seed running"), "{}", run.stdout);
 }
 

@@ -33,6 +33,7 @@ fn embedded_update_plan_needs_the_executor_lease_status_events_and_every_task_ca
         [
             r#"get seinodes.sei.io "rpc-0" in namespace "ns""#,
             r#"patch seinodes.sei.io/status "rpc-0" in namespace "ns""#,
+            r#"list events in namespace "ns""#,
             r#"get leases.coordination.k8s.io "bc1f5b0a.sei.io" in namespace "ctl""#,
             r#"get leases.coordination.k8s.io "sei-console-exec-rpc-0" in namespace "ns""#,
             r#"create leases.coordination.k8s.io in namespace "ns""#,
@@ -96,6 +97,7 @@ fn a_live_controller_executes_so_the_console_only_persists_and_reads() {
             r#"get configmaps "sei-controller-config" in namespace "ctl""#,
             r#"get seinodes.sei.io "a" in namespace "ns""#,
             r#"patch seinodes.sei.io/status "a" in namespace "ns""#,
+            r#"list events in namespace "ns""#,
         ]
     );
 }
@@ -173,6 +175,7 @@ fn a_plan_of_every_known_task_type_asks_each_declared_call_once() {
             r#"get seinodes.sei.io "a" in namespace "ns""#,
             r#"get pods/proxy "a-0" in namespace "ns""#,
             r#"patch seinodes.sei.io/status "a" in namespace "ns""#,
+            r#"list events in namespace "ns""#,
             r#"get leases.coordination.k8s.io "bc1f5b0a.sei.io" in namespace "ctl""#,
             r#"get leases.coordination.k8s.io "sei-console-exec-a" in namespace "ns""#,
             r#"create leases.coordination.k8s.io in namespace "ns""#,
@@ -288,8 +291,8 @@ fn a_rollout_needs_as_many_reviews_for_ten_nodes_as_for_one_with_a_namespace_wid
         broad.len()
     };
     // The widest case: auto executor, pod-proxy sidecar, ConfigMap read, selection.
-    assert_eq!(reviews(1), 21);
-    assert_eq!(reviews(10), 21);
+    assert_eq!(reviews(1), 23);
+    assert_eq!(reviews(10), 23);
 }
 
 #[test]
@@ -299,10 +302,12 @@ fn address_and_seed_create_add_their_own_calls_to_the_plan() {
     assert_eq!(
         texts(address.as_slice()),
         [
+            r#"get serviceaccounts in namespace "ns""#,
             r#"get seinodes.sei.io "a" in namespace "ns""#,
             r#"patch seinodes.sei.io "a" in namespace "ns""#,
             r#"create events in namespace "ns""#,
             r#"patch seinodes.sei.io/status "a" in namespace "ns""#,
+            r#"list events in namespace "ns""#,
         ]
     );
     let generated = seed_create_checks(&scope, "ns", "s", SeedKey::Generated, &[]);
