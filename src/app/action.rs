@@ -9,8 +9,10 @@ use crate::fleet::store::ObjectKey;
 /// A validated action, ready for its preview and, once confirmed, for execution.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ActionRequest {
-    /// Pin `image` on `nodes` (one namespace), in waves.
+    /// Pin `image` on `nodes` (one cluster, one namespace), in waves.
     Rollout {
+        /// The kubeconfig context of the nodes' cluster.
+        context: String,
         namespace: String,
         nodes: Vec<String>,
         image: ImageRef,
@@ -34,6 +36,14 @@ impl ActionRequest {
             ActionRequest::Rollout { .. } => ActionKind::Rollout,
             ActionRequest::Address { .. } => ActionKind::Address,
             ActionRequest::Seed { .. } => ActionKind::SeedCreate,
+        }
+    }
+
+    /// The kubeconfig context of the cluster the action goes to.
+    pub fn context(&self) -> &str {
+        match self {
+            ActionRequest::Rollout { context, .. } => context,
+            ActionRequest::Address { node, .. } | ActionRequest::Seed { node, .. } => &node.context,
         }
     }
 
@@ -89,6 +99,8 @@ impl Field {
 /// The prompt of an action: its target and the fields to fill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Form {
+    /// The kubeconfig context of the target nodes' cluster (or of the new seed).
+    pub context: String,
     /// Namespace of the target nodes (rollout, address) or of the new seed.
     pub namespace: String,
     /// Nodes acted on (empty for a seed, whose name is a field).
@@ -254,8 +266,14 @@ impl ActionFlow {
 }
 
 /// The form of an image rollout of `nodes` (their current image to start from).
-pub fn rollout_form(namespace: &str, nodes: Vec<String>, current_image: &str) -> Form {
+pub fn rollout_form(
+    context: &str,
+    namespace: &str,
+    nodes: Vec<String>,
+    current_image: &str,
+) -> Form {
     Form {
+        context: context.to_owned(),
         namespace: namespace.to_owned(),
         nodes,
         fields: vec![Field::new(
@@ -270,6 +288,7 @@ pub fn rollout_form(namespace: &str, nodes: Vec<String>, current_image: &str) ->
 
 pub fn address_form(node: &ObjectKey, current: &str) -> Form {
     Form {
+        context: node.context.to_string(),
         namespace: node.namespace.to_string(),
         nodes: vec![node.name.to_string()],
         fields: vec![Field::new(
@@ -282,8 +301,9 @@ pub fn address_form(node: &ObjectKey, current: &str) -> Form {
     }
 }
 
-pub fn seed_form(namespace: &str, chain_id: &str, image: &str) -> Form {
+pub fn seed_form(context: &str, namespace: &str, chain_id: &str, image: &str) -> Form {
     Form {
+        context: context.to_owned(),
         namespace: namespace.to_owned(),
         nodes: Vec::new(),
         fields: vec![
@@ -307,6 +327,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
         ActionKind::Rollout => {
             let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;
             Ok(ActionRequest::Rollout {
+                context: form.context.clone(),
                 namespace: form.namespace.clone(),
                 nodes: form.nodes.clone(),
                 image,
@@ -317,7 +338,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
                 .map_err(|e| format!("external address: {e}"))?;
             let name = form.nodes.first().cloned().unwrap_or_default();
             Ok(ActionRequest::Address {
-                node: ObjectKey::new(form.namespace.clone(), name),
+                node: form_key(form, name),
                 address,
             })
         }
@@ -340,13 +361,19 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
                 ),
             };
             Ok(ActionRequest::Seed {
-                node: ObjectKey::new(form.namespace.clone(), name),
+                node: form_key(form, name.to_owned()),
                 chain_id: chain_id.to_owned(),
                 image,
                 external_address,
             })
         }
     }
+}
+
+/// The key of node `name` in the form's cluster and namespace.
+fn form_key(form: &Form, name: String) -> ObjectKey {
+    ObjectKey::new(form.namespace.clone(), name)
+        .in_context(&std::sync::Arc::from(form.context.as_str()))
 }
 
 /// A Kubernetes object name usable for a StatefulSet and its pod (RFC 1123 label; the Secret

@@ -14,6 +14,8 @@ pub mod viewer;
 #[cfg(test)]
 mod command_tests;
 #[cfg(test)]
+pub(crate) mod multi_tests;
+#[cfg(test)]
 mod settings_tests;
 #[cfg(test)]
 pub(crate) mod tests;

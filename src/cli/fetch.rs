@@ -17,7 +17,7 @@ use crate::kube::watches::WatchKind;
 const CHUNK: u32 = 500;
 
 pub async fn connection(global: &GlobalArgs) -> Result<Connection, CliError> {
-    connect(global.kubeconfig.as_deref(), global.context.as_deref())
+    connect(global.kubeconfig.as_deref(), global.one_context())
         .await
         .map_err(|e| CliError::Failed(e.to_string()))
 }

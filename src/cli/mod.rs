@@ -47,9 +47,10 @@ pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, global = true, value_name = "FILE")]
     pub kubeconfig: Option<std::path::PathBuf>,
-    /// Kubeconfig context to use (default: the current context).
-    #[arg(long, global = true, value_name = "NAME")]
-    pub context: Option<String>,
+    /// Kubeconfig context to use (default: the current context). Repeat it (or give A,B) to
+    /// watch several clusters as one fleet: the console, `get` and `describe`.
+    #[arg(long, global = true, value_name = "NAME", value_delimiter = ',', action = clap::ArgAction::Append)]
+    pub context: Vec<String>,
     /// Namespace to work in (default: the context's namespace).
     #[arg(short = 'n', long, global = true, value_name = "NS")]
     pub namespace: Option<String>,
@@ -68,6 +69,26 @@ pub struct GlobalArgs {
     /// Colour theme of the console (default: the config file's `theme`, else dark; NO_COLOR forces plain).
     #[arg(long, global = true, value_enum)]
     pub theme: Option<crate::config::ThemeName>,
+}
+
+impl GlobalArgs {
+    /// The one context of a command that acts on one cluster (the first `--context`, else the
+    /// kubeconfig's current one).
+    pub fn one_context(&self) -> Option<&str> {
+        self.context.first().map(String::as_str)
+    }
+
+    /// Refuses several `--context` for a command that reads or changes one cluster.
+    fn single_cluster(&self, command: &str) -> Result<(), CliError> {
+        if self.context.len() > 1 {
+            return Err(CliError::BadInput(format!(
+                "{command} works on one cluster: give one --context (several are read by the \
+                 console, get and describe; given: {})",
+                self.context.join(", ")
+            )));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -149,6 +170,18 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
+    let one_cluster = match &cli.command {
+        Some(Command::Exec(_)) => Some("exec"),
+        Some(Command::Rollout(_)) => Some("rollout"),
+        Some(Command::Address(_)) => Some("address"),
+        Some(Command::Seed { .. }) => Some("seed"),
+        Some(Command::Logs(_)) => Some("logs"),
+        Some(Command::Render(_)) => Some("render"),
+        _ => None,
+    };
+    if let Some(command) = one_cluster {
+        cli.global.single_cluster(command)?;
+    }
     match cli.command {
         Some(Command::Completions { shell }) => {
             use clap::CommandFactory;

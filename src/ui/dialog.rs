@@ -113,6 +113,7 @@ fn request_lines(request: &ActionRequest, theme: &Theme) -> Vec<Line<'static>> {
             namespace,
             nodes,
             image,
+            ..
         } => format!("{namespace}: {} → {image}", nodes.join(", ")),
         ActionRequest::Address { node, address } => {
             format!("{}/{} → {address}", node.namespace, node.name)

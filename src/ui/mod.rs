@@ -9,6 +9,8 @@ pub mod theme;
 pub mod viewer;
 
 #[cfg(test)]
+mod multi_tests;
+#[cfg(test)]
 mod resilience_tests;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -29,7 +31,7 @@ pub fn draw(model: &Model, no_color: bool, frame: &mut Frame) {
 pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     let area = frame.area();
     frame.render_widget(ratatui::widgets::Block::new().style(theme.base), area);
-    let banner_height = u16::from(chrome::banner_line(model).is_some());
+    let banner_height = u16::try_from(chrome::banner_lines(model).len()).unwrap_or(1);
     let header_height =
         u16::try_from(chrome::header_lines(model, theme, area.width).len()).unwrap_or(1);
     let [header, banner, body, footer] = Layout::vertical([

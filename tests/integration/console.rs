@@ -67,10 +67,7 @@ impl Console {
         mut effects: Effects,
         rx: mpsc::Receiver<Msg>,
     ) -> Console {
-        let scope = Scope {
-            context: context.to_owned(),
-            namespace: Some(namespace.to_owned()),
-        };
+        let scope = Scope::one(context, Some(namespace.to_owned()));
         let mut model = Model::new(scope, Timestamp::now(), None);
         model.size = (180, 30);
         for cmd in model.init() {
@@ -187,7 +184,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
 
     console
         .until("the first (empty) sync", |m, screen| {
-            m.watches.get(&WatchKind::Nodes) == Some(&WatchState::Live)
+            m.watch_state(m.scope.context(), WatchKind::Nodes) == Some(&WatchState::Live)
                 && screen.contains("No SeiNodes in")
         })
         .await;
@@ -234,7 +231,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
     let row = console
         .model
         .fleet
-        .row(&ObjectKey::new(ns.name.as_str(), "full-0"))
+        .row(&ObjectKey::new(ns.name.as_str(), "full-0").in_context(&"test".into()))
         .expect("row");
     assert_eq!(
         row.plan.as_ref().map(|p| (p.phase, p.done, p.total)),
@@ -271,7 +268,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
     console.key(KeyCode::Enter);
     assert_eq!(
         console.model.screen,
-        Screen::Node(ObjectKey::new(ns.name.as_str(), "seed-0"))
+        Screen::Node(ObjectKey::new(ns.name.as_str(), "seed-0").in_context(&"test".into()))
     );
     console.key(KeyCode::Tab);
     console.key(KeyCode::Tab);
@@ -416,7 +413,8 @@ async fn statefulset_events_reach_the_node_screen_and_describe_names_forbidden_s
     console.key(KeyCode::Tab);
     let screen = console
         .until("the StatefulSet's event in the node screen", |m, screen| {
-            m.watches.get(&WatchKind::StatefulSetEvents) == Some(&WatchState::Live)
+            m.watch_state(m.scope.context(), WatchKind::StatefulSetEvents)
+                == Some(&WatchState::Live)
                 && screen.contains("FailedCreate")
         })
         .await;
@@ -571,13 +569,16 @@ async fn sidecar_drift_follows_the_controllers_config_map_live() {
         .patch_status("full-0", &PatchParams::default(), &Patch::Merge(&status))
         .await
         .expect("patch status");
-    let key = ObjectKey::new(ns.name.as_str(), "full-0");
+    let key = ObjectKey::new(ns.name.as_str(), "full-0").in_context(&"test".into());
     let sidecar_drift = |m: &Model| m.fleet.row(&key).map(|r| r.drift.sidecar);
 
     let mut console = Console::start_with(&ns, Some(&controller.name));
     let screen = console
         .until("the ConfigMap's sidecar image, no drift", |m, _| {
-            m.fleet.default_sidecar_image() == Some(RUNNING_SIDECAR)
+            m.fleet
+                .fleet("test")
+                .and_then(|f| f.default_sidecar_image())
+                == Some(RUNNING_SIDECAR)
                 && sidecar_drift(m) == Some(false)
         })
         .await;

@@ -178,10 +178,7 @@ async fn console_on_a_running_node(
         journal: Some(journal.clone()),
         driver,
     };
-    let scope = Scope {
-        context: "test".into(),
-        namespace: Some(ns.name.clone()),
-    };
+    let scope = Scope::one("test", Some(ns.name.clone()));
     let mut model = Model::new(scope, Timestamp::now(), None);
     model.settings.executor = ExecutorMode::Embedded;
     let (tx, rx) = mpsc::channel(4096);
