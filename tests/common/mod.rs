@@ -24,6 +24,7 @@ pub mod audit;
 pub mod console;
 pub mod controller;
 pub mod identity;
+pub mod second;
 
 /// Where the control plane of this run lives.
 #[derive(Debug)]

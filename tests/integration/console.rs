@@ -64,10 +64,24 @@ impl Console {
     pub(crate) fn start_on(
         context: &str,
         namespace: &str,
+        effects: Effects,
+        rx: mpsc::Receiver<Msg>,
+    ) -> Console {
+        Console::start_multi(&[context], namespace, effects, rx)
+    }
+
+    /// The console watching `namespace` in every one of `contexts` at once (`effects` holds
+    /// the first one's connection and a kubeconfig naming the others).
+    pub(crate) fn start_multi(
+        contexts: &[&str],
+        namespace: &str,
         mut effects: Effects,
         rx: mpsc::Receiver<Msg>,
     ) -> Console {
-        let scope = Scope::one(context, Some(namespace.to_owned()));
+        let scope = Scope {
+            contexts: contexts.iter().map(|c| (*c).to_owned()).collect(),
+            namespace: Some(namespace.to_owned()),
+        };
         let mut model = Model::new(scope, Timestamp::now(), None);
         model.size = (180, 30);
         for cmd in model.init() {

@@ -17,6 +17,7 @@ mod events;
 mod exec;
 mod handoff;
 mod logs_cli;
+mod multi_cluster;
 mod peers;
 mod platform_sidecar;
 mod port_forward;
