@@ -256,6 +256,19 @@ impl ActionFlow {
         }
     }
 
+    /// The kubeconfig context of the cluster this action goes to (`None` once its preview
+    /// failed: the request is gone).
+    pub fn context(&self) -> Option<&str> {
+        match &self.stage {
+            Stage::Prompt(form) => Some(&form.context),
+            Stage::Preparing(request)
+            | Stage::Preview { request, .. }
+            | Stage::Confirm { request, .. }
+            | Stage::Running { request, .. } => Some(request.context()),
+            Stage::Failed { .. } => None,
+        }
+    }
+
     pub fn title(&self) -> &'static str {
         match self.kind {
             ActionKind::Rollout => "Image rollout",

@@ -83,11 +83,38 @@ impl GlobalArgs {
         if self.context.len() > 1 {
             return Err(CliError::BadInput(format!(
                 "{command} works on one cluster: give one --context (several are read by the \
-                 console, get and describe; given: {})",
+                 console, get and describe; a rollout across clusters is not available yet; \
+                 given: {})",
                 self.context.join(", ")
             )));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod context_tests {
+    use super::*;
+
+    #[test]
+    fn several_contexts_parse_repeated_or_comma_separated() {
+        let cli = Cli::try_parse_from(["sei-console", "get", "--context", "a", "--context", "b,c"])
+            .expect("parses");
+        assert_eq!(cli.global.context, ["a", "b", "c"]);
+        assert_eq!(cli.global.one_context(), Some("a"));
+    }
+
+    #[test]
+    fn a_one_cluster_command_refuses_several_contexts_in_one_line() {
+        let cli = Cli::try_parse_from(["sei-console", "--context", "a,b", "get"]).expect("parses");
+        let refused = cli.global.single_cluster("rollout").expect_err("refused");
+        assert!(matches!(refused, CliError::BadInput(_)));
+        let text = refused.to_string();
+        assert!(text.starts_with("rollout works on one cluster"), "{text}");
+        assert!(
+            text.ends_with("given: a, b)") && !text.contains('\n'),
+            "{text}"
+        );
     }
 }
 

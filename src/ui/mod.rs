@@ -53,7 +53,8 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
         help::render(model.help_scroll, theme, frame, area);
     }
     if let Some(flow) = model.action.as_ref().filter(|flow| !flow.hidden) {
-        dialog::render(flow, model.now, theme, frame, area);
+        let cluster = flow.context().filter(|_| model.multi_cluster());
+        dialog::render(flow, cluster, model.now, theme, frame, area);
     }
 }
 

@@ -81,3 +81,15 @@ fn each_cluster_in_trouble_has_its_own_banner_line() {
     );
     assert!(banners[1].starts_with(" STALE pacific-1"), "{banners:?}");
 }
+
+#[test]
+fn the_action_dialog_names_the_cluster_it_goes_to() {
+    let mut model = two_cluster_model();
+    press(&mut model, "G");
+    press(&mut model, "i");
+    let screen = render(&mut model, 120, 24, &Theme::dark());
+    assert!(
+        screen.contains("Image rollout · cluster pacific-1"),
+        "{screen}"
+    );
+}
