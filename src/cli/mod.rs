@@ -83,8 +83,7 @@ impl GlobalArgs {
         if self.context.len() > 1 {
             return Err(CliError::BadInput(format!(
                 "{command} works on one cluster: give one --context (several are read by the \
-                 console, get and describe; a rollout across clusters is not available yet; \
-                 given: {})",
+                 console, get, describe and rollout --across-clusters; given: {})",
                 self.context.join(", ")
             )));
         }
@@ -102,6 +101,35 @@ mod context_tests {
             .expect("parses");
         assert_eq!(cli.global.context, ["a", "b", "c"]);
         assert_eq!(cli.global.one_context(), Some("a"));
+    }
+
+    #[test]
+    fn a_rollout_over_several_clusters_needs_across_clusters() {
+        let parse = |extra: &[&str]| {
+            let mut args = vec![
+                "sei-console",
+                "--context",
+                "a,b",
+                "rollout",
+                "x",
+                "--image",
+                "i",
+            ];
+            args.extend(extra);
+            let cli = Cli::try_parse_from(args).expect("parses");
+            let Some(Command::Rollout(rollout)) = cli.command else {
+                panic!("rollout");
+            };
+            rollout::clusters(&cli.global, &rollout)
+        };
+        let refused = parse(&[]).expect_err("refused").to_string();
+        assert_eq!(
+            refused,
+            "the rollout names 2 clusters (a, b): pass --across-clusters to roll out in each in \
+             turn, or give one --context; nothing was changed"
+        );
+        let clusters = parse(&["--across-clusters"]).expect("asked");
+        assert_eq!(clusters, [Some("a".to_owned()), Some("b".to_owned())]);
     }
 
     #[test]
@@ -199,7 +227,6 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     let one_cluster = match &cli.command {
         Some(Command::Exec(_)) => Some("exec"),
-        Some(Command::Rollout(_)) => Some("rollout"),
         Some(Command::Address(_)) => Some("address"),
         Some(Command::Seed { .. }) => Some("seed"),
         Some(Command::Logs(_)) => Some("logs"),
@@ -221,7 +248,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Exec(args)) => exec::run(&cli.global, &args).await,
-        Some(Command::Rollout(args)) => rollout::run(&cli.global, &args).await,
+        Some(Command::Rollout(args)) => rollout::run_clusters(&cli.global, &args).await,
         Some(Command::Address(args)) => address::run(&cli.global, &args).await,
         Some(Command::Seed { command }) => seed::run(&cli.global, &command).await,
         Some(Command::Logs(args)) => {

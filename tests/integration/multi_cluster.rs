@@ -130,6 +130,55 @@ async fn two_clusters_in_one_table_and_one_stopped_keeps_the_other() {
         ]
     );
 
+    // A rollout naming both clusters is refused unless asked; asked, each cluster previews
+    // its own node (dry run: nothing changes).
+    let rollout = |extra: &'static [&'static str]| {
+        let kubeconfig = kubeconfig.clone();
+        let namespace = ns.name.clone();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                let mut args = vec![
+                    "rollout",
+                    "full-0",
+                    "--image",
+                    "ghcr.io/sei-protocol/sei:v6.5.0",
+                    "--dry-run",
+                    "--context",
+                    "alpha,beta",
+                    "-n",
+                    &namespace,
+                ];
+                args.extend(extra);
+                crate::common::console::cli_as(&args, &kubeconfig, state_path())
+            })
+            .await
+            .expect("rollout")
+        }
+    };
+    let refused = rollout(&[]).await;
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("the rollout names 2 clusters (alpha, beta): pass --across-clusters"),
+        "{stderr}"
+    );
+    let asked = rollout(&["--across-clusters"]).await;
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&asked.stdout),
+        String::from_utf8_lossy(&asked.stderr),
+    );
+    assert!(asked.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("== cluster alpha (1 of 2") && stderr.contains("== cluster beta (2 of 2"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stdout.matches("dry run: nothing was changed").count()
+            + stderr.matches("dry run: nothing was changed").count(),
+        2,
+        "{stdout}\n{stderr}"
+    );
+
     // The second cluster goes away: its banner names it, every row stays.
     tokio::task::spawn_blocking(move || {
         second.stop();
