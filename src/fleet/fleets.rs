@@ -23,7 +23,9 @@ pub struct Fleets {
     /// The platform file's default sidecar image, given to every cluster's fleet at start (a
     /// cluster's controller ConfigMap then changes its own).
     default_sidecar_image: Option<String>,
-    /// Moves when a cluster is added or removed (the fleets' own revisions cannot say so).
+    /// Moves when a cluster is added or removed (the fleets' own revisions cannot say so); a
+    /// removed fleet's revisions are added to it, so `revision` and `rows_revision` never
+    /// return to a value they had.
     membership: u64,
 }
 
@@ -41,10 +43,20 @@ impl Fleets {
     /// Watches exactly `contexts` from now on: fleets of contexts no longer listed are dropped,
     /// new ones start empty, the others keep their rows.
     pub fn set_contexts(&mut self, contexts: &[String]) {
-        let before = self.fleets.len();
-        self.fleets
-            .retain(|context, _| contexts.iter().any(|c| c.as_str() == context.as_ref()));
-        let mut changed = before != self.fleets.len();
+        let mut changed = false;
+        let mut retired: u64 = 0;
+        self.fleets.retain(|context, fleet| {
+            let keep = contexts.iter().any(|c| c.as_str() == context.as_ref());
+            if !keep {
+                changed = true;
+                // Counted on, so the sums below still only grow.
+                retired = retired
+                    .wrapping_add(fleet.revision())
+                    .wrapping_add(fleet.rows_revision());
+            }
+            keep
+        });
+        self.membership = self.membership.wrapping_add(retired);
         for context in contexts {
             if !self.fleets.contains_key(context.as_str()) {
                 let fleet = Fleet::in_context(context, self.default_sidecar_image.clone());
@@ -253,7 +265,9 @@ mod tests {
         assert!(fleets.rows_revision() != before);
         assert_eq!(fleets.fleet("prod").map(Fleet::len), Some(0));
         assert_eq!(fleets.fleet("arctic").map(Fleet::len), Some(2));
+        let (revision, rows) = (fleets.revision(), fleets.rows_revision());
         fleets.set_contexts(&["arctic".into()]);
+        assert!(fleets.revision() > revision && fleets.rows_revision() > rows);
         assert!(!fleets.is_multi());
         assert_eq!(fleets.len(), 2);
     }

@@ -328,10 +328,14 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
     );
     assert_eq!(items[1]["lastWarning"]["reason"], "StatefulSetRenderFailed");
     assert_eq!(items[1]["lastWarning"]["count"], 2);
+    // Every row names the kubeconfig context it was read from (several clusters: `get
+    // --context A --context B`).
+    assert_eq!(full["context"], "sei-console-test");
     let keys: Vec<&String> = full.as_object().expect("object").keys().collect();
     assert_eq!(
         keys,
         [
+            "context",
             "namespace",
             "name",
             "mode",
