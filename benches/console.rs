@@ -22,7 +22,7 @@ use sei_console::app::update::update;
 use sei_console::fleet::FleetDelta;
 use sei_console::fleet::filter::Filter;
 use sei_console::fleet::sample;
-use sei_console::fleet::sort::{Column, Sort, listing};
+use sei_console::fleet::sort::{Column, Sort};
 use sei_console::fleet::store::Delta;
 use sei_console::keymap::Key;
 use sei_console::kube::watch::WatchReport;
@@ -167,10 +167,7 @@ impl Stats {
 }
 
 pub fn fleet_model(n: usize) -> (Model, (Duration, Duration)) {
-    let scope = Scope {
-        context: "bench".into(),
-        namespace: None,
-    };
+    let scope = Scope::one("bench", None);
     let mut model = Model::new(scope, sample::now(), None);
     model.size = (200, 50);
     model.init();
@@ -396,8 +393,7 @@ fn main() {
     let filter = Filter::parse("drift !phase:Running").expect("filter");
     for column in Column::ALL {
         let start = Clock::start();
-        let listed = listing(
-            &model.fleet,
+        let listed = model.fleet.listing(
             &filter,
             Sort {
                 column,

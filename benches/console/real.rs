@@ -111,10 +111,7 @@ pub async fn run(kubeconfig: &str, n: usize) {
         .status();
     let kubectl_time = start.elapsed();
 
-    let scope = Scope {
-        context: conn.context.clone(),
-        namespace: None,
-    };
+    let scope = Scope::one(conn.context.clone(), None);
     // The app's watch configuration, unless the run asks to compare another initial list.
     let mut config = watch_config();
     if let Some(size) = std::env::var("SEI_BENCH_PAGE_SIZE")

@@ -10,8 +10,10 @@ use crate::fleet::store::ObjectKey;
 /// A validated action, ready for its preview and, once confirmed, for execution.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ActionRequest {
-    /// Pin `image` on `nodes` (one namespace), in waves.
+    /// Pin `image` on `nodes` (one cluster, one namespace), in waves.
     Rollout {
+        /// The kubeconfig context of the nodes' cluster.
+        context: String,
         namespace: String,
         nodes: Vec<String>,
         image: ImageRef,
@@ -39,6 +41,14 @@ impl ActionRequest {
             ActionRequest::Rollout { .. } => ActionKind::Rollout,
             ActionRequest::Address { .. } => ActionKind::Address,
             ActionRequest::Seed { .. } => ActionKind::SeedCreate,
+        }
+    }
+
+    /// The kubeconfig context of the cluster the action goes to.
+    pub fn context(&self) -> &str {
+        match self {
+            ActionRequest::Rollout { context, .. } => context,
+            ActionRequest::Address { node, .. } | ActionRequest::Seed { node, .. } => &node.context,
         }
     }
 
@@ -124,6 +134,8 @@ pub const CANARY_NONE: &str = "none";
 /// The prompt of an action: its target and the fields to fill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Form {
+    /// The kubeconfig context of the target nodes' cluster (or of the new seed).
+    pub context: String,
     /// Namespace of the target nodes (rollout, address) or of the new seed.
     pub namespace: String,
     /// Nodes acted on (empty for a seed, whose name is a field).
@@ -286,6 +298,19 @@ impl ActionFlow {
         }
     }
 
+    /// The kubeconfig context of the cluster this action goes to (`None` once its preview
+    /// failed: the request is gone).
+    pub fn context(&self) -> Option<&str> {
+        match &self.stage {
+            Stage::Prompt(form) => Some(&form.context),
+            Stage::Preparing(request)
+            | Stage::Preview { request, .. }
+            | Stage::Confirm { request, .. }
+            | Stage::Running { request, .. } => Some(request.context()),
+            Stage::Failed { .. } => None,
+        }
+    }
+
     pub fn title(&self) -> &'static str {
         match self.kind {
             ActionKind::Rollout => "Image rollout",
@@ -298,6 +323,7 @@ impl ActionFlow {
 /// The form of an image rollout of `nodes` (their current image to start from); more than one
 /// node also gets the canary and batch fields.
 pub fn rollout_form(
+    context: &str,
     namespace: &str,
     nodes: Vec<String>,
     current_image: &str,
@@ -328,6 +354,7 @@ pub fn rollout_form(
         ));
     }
     Form {
+        context: context.to_owned(),
         namespace: namespace.to_owned(),
         nodes,
         fields,
@@ -379,6 +406,7 @@ fn rollout_waves(form: &Form) -> Result<(WaveDefaults, Vec<String>), String> {
 
 pub fn address_form(node: &ObjectKey, current: &str) -> Form {
     Form {
+        context: node.context.to_string(),
         namespace: node.namespace.to_string(),
         nodes: vec![node.name.to_string()],
         fields: vec![Field::new(
@@ -393,8 +421,9 @@ pub fn address_form(node: &ObjectKey, current: &str) -> Form {
     }
 }
 
-pub fn seed_form(namespace: &str, chain_id: &str, image: &str) -> Form {
+pub fn seed_form(context: &str, namespace: &str, chain_id: &str, image: &str) -> Form {
     Form {
+        context: context.to_owned(),
         namespace: namespace.to_owned(),
         nodes: Vec::new(),
         fields: vec![
@@ -421,6 +450,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
             let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;
             let (waves, canaries) = rollout_waves(form)?;
             Ok(ActionRequest::Rollout {
+                context: form.context.clone(),
                 namespace: form.namespace.clone(),
                 nodes: form.nodes.clone(),
                 image,
@@ -433,7 +463,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
                 .map_err(|e| format!("external address: {e}"))?;
             let name = form.nodes.first().cloned().unwrap_or_default();
             Ok(ActionRequest::Address {
-                node: ObjectKey::new(form.namespace.clone(), name),
+                node: form_key(form, name),
                 address,
             })
         }
@@ -456,13 +486,19 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
                 ),
             };
             Ok(ActionRequest::Seed {
-                node: ObjectKey::new(form.namespace.clone(), name),
+                node: form_key(form, name.to_owned()),
                 chain_id: chain_id.to_owned(),
                 image,
                 external_address,
             })
         }
     }
+}
+
+/// The key of node `name` in the form's cluster and namespace.
+fn form_key(form: &Form, name: String) -> ObjectKey {
+    ObjectKey::new(form.namespace.clone(), name)
+        .in_context(&std::sync::Arc::from(form.context.as_str()))
 }
 
 /// A Kubernetes object name usable for a StatefulSet and its pod (RFC 1123 label; the Secret

@@ -64,6 +64,7 @@ fn rollout_preparing() -> (Model, Vec<Cmd>) {
 fn rollout_goes_from_prompt_to_preview_to_confirmation_to_running() {
     let (mut model, cmds) = rollout_preparing();
     let request = ActionRequest::Rollout {
+        context: "kind-sei".into(),
         namespace: "sei".into(),
         nodes: vec!["rpc-0".into()],
         image: crate::actions::image_ref::ImageRef::parse(NEW).expect("image"),

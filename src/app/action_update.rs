@@ -58,6 +58,32 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
             return Vec::new();
         }
     };
+    let mut clusters: Vec<&str> = nodes.iter().map(|n| n.context.as_ref()).collect();
+    clusters.dedup();
+    if clusters.len() > 1 {
+        // Waves per cluster and one confirmation naming every cluster are not built in the
+        // console yet: refuse before any request, naming the clusters.
+        let text = format!(
+            "the marked nodes are in {} clusters ({}): an action goes to one cluster; mark the \
+             nodes of one cluster (ctx:NAME filters the table)",
+            clusters.len(),
+            clusters.join(", ")
+        );
+        flash(model, text, true);
+        return Vec::new();
+    }
+    // The nodes' cluster; a new seed goes to the selected row's cluster, else the only one.
+    let context = match nodes.first() {
+        Some(first) => first.context.to_string(),
+        None => match model.selected_key() {
+            Some(key) => key.context.to_string(),
+            None if !model.multi_cluster() => model.scope.context().to_owned(),
+            None => {
+                flash(model, "select a node of the cluster the seed goes to", true);
+                return Vec::new();
+            }
+        },
+    };
     if kind != ActionKind::SeedCreate && nodes.iter().any(|n| *n.namespace != *namespace) {
         flash(
             model,
@@ -85,6 +111,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     let first_row = nodes.first().and_then(|key| model.fleet.row(key));
     let mut form = match kind {
         ActionKind::Rollout => rollout_form(
+            &context,
             &namespace,
             names,
             first_row.map_or("", |r| r.image.as_str()),
@@ -93,11 +120,12 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         ActionKind::Address => {
             let current = nodes
                 .first()
-                .and_then(|key| model.fleet.nodes.get(key))
+                .and_then(|key| model.fleet.node(key))
                 .map_or("", |n| n.spec.external_address());
             address_form(&nodes[0], current)
         }
         ActionKind::SeedCreate => seed_form(
+            &context,
             &namespace,
             first_row.map_or("", |r| r.chain_id.as_str()),
             first_row.map_or("", |r| r.image.as_str()),

@@ -120,13 +120,15 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
             };
             flash(model, text, false);
             if model.namespaces.is_none() {
-                return vec![Cmd::ListNamespaces];
+                return vec![Cmd::ListNamespaces {
+                    context: model.scope.context().to_owned(),
+                }];
             }
             Vec::new()
         }
         ["ns" | "namespace", "all" | "-A" | "*"] => {
             let scope = Scope {
-                context: model.scope.context.clone(),
+                contexts: model.scope.contexts.clone(),
                 namespace: None,
             };
             switch_scope(model, scope)
@@ -143,7 +145,7 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
                 None => Some("not listed yet".to_owned()),
             };
             let scope = Scope {
-                context: model.scope.context.clone(),
+                contexts: model.scope.contexts.clone(),
                 namespace: Some((*name).to_owned()),
             };
             let cmds = switch_scope(model, scope);
@@ -157,24 +159,23 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
         }
         ["ctx" | "context"] => {
             let text = format!(
-                "contexts: {} (current {}); :ctx NAME",
+                "contexts: {} (watching {}); :ctx NAME, :ctx A,B or :ctx all",
                 list(&model.contexts),
-                model.scope.context
+                model.scope.contexts_label()
             );
             flash(model, text, false);
             Vec::new()
         }
-        ["ctx" | "context", name] => {
-            if !model.contexts.iter().any(|c| c == name) {
-                let text = format!(
-                    "no context {name:?} in the kubeconfig; contexts: {}",
-                    list(&model.contexts)
-                );
-                flash(model, text, true);
-                return Vec::new();
-            }
+        ["ctx" | "context", names] => {
+            let contexts = match parse_contexts(&model.contexts, names) {
+                Ok(contexts) => contexts,
+                Err(text) => {
+                    flash(model, text, true);
+                    return Vec::new();
+                }
+            };
             let scope = Scope {
-                context: (*name).to_owned(),
+                contexts,
                 namespace: model.scope.namespace.clone(),
             };
             // Another cluster has other namespaces: listed again at the next `:ns`, once the
@@ -191,4 +192,31 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
             Vec::new()
         }
     }
+}
+
+/// The contexts of `:ctx A,B` (or `all`: every context of the kubeconfig), in the order typed,
+/// each once; the error names what is not in the kubeconfig and what is.
+fn parse_contexts(known: &[String], names: &str) -> Result<Vec<String>, String> {
+    if names == "all" {
+        if known.is_empty() {
+            return Err("the kubeconfig names no context".to_owned());
+        }
+        return Ok(known.to_vec());
+    }
+    let mut contexts: Vec<String> = Vec::new();
+    for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if !known.iter().any(|c| c == name) {
+            return Err(format!(
+                "no context {name:?} in the kubeconfig; contexts: {}",
+                list(known)
+            ));
+        }
+        if !contexts.iter().any(|c| c == name) {
+            contexts.push(name.to_owned());
+        }
+    }
+    if contexts.is_empty() {
+        return Err("name a context: :ctx NAME, :ctx A,B or :ctx all".to_owned());
+    }
+    Ok(contexts)
 }

@@ -33,7 +33,7 @@ fn unknown_contexts_and_namespaces_are_refused_with_the_list() {
     with_contexts_and_namespaces(&mut model);
     let epoch = model.scope_epoch;
     assert!(command(&mut model, "ctx nope").is_empty());
-    assert_eq!(model.scope.context, "kind-sei", "nothing switched");
+    assert_eq!(model.scope.context(), "kind-sei", "nothing switched");
     assert_eq!(model.scope_epoch, epoch);
     assert!(
         flash(&model).contains("no context \"nope\""),
@@ -60,11 +60,11 @@ fn unknown_contexts_and_namespaces_are_refused_with_the_list() {
     assert!(flash(&model).contains(":ns all"), "{}", flash(&model));
 
     let cmds = command(&mut model, "ns sei-demo");
-    assert!(cmds.iter().any(|c| matches!(c, Cmd::WatchScope { .. })));
+    assert!(cmds.iter().any(|c| matches!(c, Cmd::WatchCluster { .. })));
     assert_eq!(model.scope.namespace.as_deref(), Some("sei-demo"));
     let cmds = command(&mut model, "ctx prod-west");
-    assert!(cmds.iter().any(|c| matches!(c, Cmd::WatchScope { .. })));
-    assert_eq!(model.scope.context, "prod-west");
+    assert!(cmds.iter().any(|c| matches!(c, Cmd::WatchCluster { .. })));
+    assert_eq!(model.scope.context(), "prod-west");
 }
 
 #[test]

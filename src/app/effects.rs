@@ -1,5 +1,6 @@
 //! Runs the commands `update` returns: starts and stops watches. Never blocks the loop: each
 //! watch set runs in its own task, aborted (with its watchers) when replaced.
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use tokio::task::JoinHandle;
 
 use super::action::Finished;
 use super::jobs::{self, ActionEnv, PendingActions};
-use super::model::{Cmd, Msg, SavedSetting, Scope};
+use super::model::{Cmd, Msg, SavedSetting};
 use crate::api::SeiNode;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::ObjectKey;
@@ -20,6 +21,7 @@ use crate::kube::lenient::Lenient;
 use crate::kube::liveness::probe_server;
 use crate::kube::logs::KubeLogs;
 use crate::kube::platform_config::watch_default_sidecar_image;
+use crate::kube::read_only::MutationGuard;
 use crate::kube::watch::{WatchReport, run_watch, watch_config};
 use crate::kube::watches::WatchKind;
 use crate::ports::logs::{LogError, LogRequest, PodLogs};
@@ -47,12 +49,21 @@ async fn list_namespaces(client: kube::Client) -> Result<Vec<String>, String> {
     Ok(names)
 }
 
+/// The connections of the watched contexts, by context; shared with the tasks that wait for
+/// one (a node screen opened before its cluster connected).
+type Connections = watch::Sender<BTreeMap<String, Connection>>;
+
 /// Owner of the running watch tasks.
 pub struct Effects {
     tx: mpsc::Sender<Msg>,
     kubeconfig: Option<PathBuf>,
-    connection: watch::Sender<Option<Connection>>,
-    scope_task: Option<JoinHandle<()>>,
+    /// Wraps every connection made here (read-only mode refuses mutating requests).
+    guard: MutationGuard,
+    connections: Connections,
+    /// The context the console connected to first: the action environment was built for it.
+    primary_context: String,
+    /// Each watched cluster's scope watches.
+    scope_tasks: BTreeMap<String, JoinHandle<()>>,
     detail_task: Option<JoinHandle<()>>,
     /// The logs view's stream (at most one).
     logs_task: Option<JoinHandle<()>>,
@@ -75,11 +86,15 @@ impl Effects {
         tx: mpsc::Sender<Msg>,
         kubeconfig: Option<PathBuf>,
     ) -> Effects {
+        let primary_context = connection.context.clone();
+        let connections = BTreeMap::from([(connection.context.clone(), connection)]);
         Effects {
             tx,
             kubeconfig,
-            connection: watch::Sender::new(Some(connection)),
-            scope_task: None,
+            guard: MutationGuard::default(),
+            connections: watch::Sender::new(connections),
+            primary_context,
+            scope_tasks: BTreeMap::new(),
             detail_task: None,
             logs_task: None,
             actions: None,
@@ -97,6 +112,12 @@ impl Effects {
         self
     }
 
+    /// Wraps the connections made later (other contexts) as the first one was.
+    pub fn with_guard(mut self, guard: MutationGuard) -> Effects {
+        self.guard = guard;
+        self
+    }
+
     /// Enables operator actions (and the seed probe they carry).
     pub fn with_actions(mut self, env: ActionEnv) -> Effects {
         self.prober = Some(env.prober.clone());
@@ -110,37 +131,71 @@ impl Effects {
         self
     }
 
-    fn client(&self) -> Option<kube::Client> {
-        self.connection.borrow().as_ref().map(|c| c.client.clone())
+    fn connection(&self, context: &str) -> Option<Connection> {
+        self.connections.borrow().get(context).cloned()
     }
 
-    fn action_env(&self, id: u64) -> Option<(ActionEnv, kube::Client)> {
-        let found = self.actions.clone().zip(self.client());
-        if found.is_none() {
-            let tx = self.tx.clone();
-            let finished = Finished {
-                ok: false,
-                message: "operator actions are not available in this console".into(),
-            };
-            tokio::spawn(async move {
-                let _ = tx.send(Msg::ActionFinished { id, finished }).await;
-            });
+    /// The action environment and client of `context`'s cluster: its own client (permission
+    /// checks, Leases, platform ConfigMap are that cluster's), sidecar transport and identity.
+    fn cluster_env(&self, context: &str) -> Result<(ActionEnv, kube::Client), String> {
+        let Some(env) = self.actions.clone() else {
+            return Err("operator actions are not available in this console".into());
+        };
+        let Some(conn) = self.connection(context) else {
+            return Err(format!(
+                "not connected to cluster {context:?} yet; nothing was changed"
+            ));
+        };
+        if context == self.primary_context {
+            return Ok((env, conn.client));
         }
-        found
+        let operator =
+            crate::kube::identity::operator(self.kubeconfig.as_deref(), Some(context)).to_string();
+        Ok((env.for_cluster(&conn, operator), conn.client))
+    }
+
+    fn action_env(&self, id: u64, context: &str) -> Option<(ActionEnv, kube::Client)> {
+        match self.cluster_env(context) {
+            Ok(found) => Some(found),
+            Err(message) => {
+                let tx = self.tx.clone();
+                let finished = Finished { ok: false, message };
+                tokio::spawn(async move {
+                    let _ = tx.send(Msg::ActionFinished { id, finished }).await;
+                });
+                None
+            }
+        }
     }
 
     pub fn run(&mut self, cmd: Cmd) {
         match cmd {
-            Cmd::WatchScope { scope, epoch } => {
-                abort(&mut self.scope_task);
-                self.scope_task = Some(tokio::spawn(watch_scope(
-                    scope,
+            Cmd::WatchCluster {
+                context,
+                namespace,
+                epoch,
+            } => {
+                if let Some(task) = self.scope_tasks.remove(&context) {
+                    task.abort();
+                }
+                let task = tokio::spawn(watch_scope(
+                    ClusterScope {
+                        context: context.clone(),
+                        namespace,
+                    },
                     epoch,
                     self.tx.clone(),
                     self.kubeconfig.clone(),
-                    self.connection.clone(),
+                    self.guard,
+                    self.connections.clone(),
                     self.platform_config_map.clone(),
-                )));
+                ));
+                self.scope_tasks.insert(context, task);
+            }
+            Cmd::StopScope => {
+                for (_, task) in std::mem::take(&mut self.scope_tasks) {
+                    task.abort();
+                }
             }
             Cmd::WatchDetail { node, epoch } => {
                 abort(&mut self.detail_task);
@@ -148,25 +203,29 @@ impl Effects {
                     node,
                     epoch,
                     self.tx.clone(),
-                    self.connection.subscribe(),
+                    self.connections.subscribe(),
                 )));
             }
             Cmd::StopDetail => abort(&mut self.detail_task),
-            Cmd::StreamLogs { epoch, request } => {
+            Cmd::StreamLogs {
+                epoch,
+                context,
+                request,
+            } => {
                 abort(&mut self.logs_task);
                 let tx = self.tx.clone();
-                let Some(client) = self.client() else {
+                let Some(connection) = self.connection(&context) else {
                     return;
                 };
-                let logs = KubeLogs::new(client);
+                let logs = KubeLogs::new(connection.client.clone());
                 self.logs_task = Some(tokio::spawn(async move {
                     stream_logs(&logs, request, epoch, tx).await;
                 }));
             }
             Cmd::StopLogs => abort(&mut self.logs_task),
-            Cmd::ListNamespaces => {
+            Cmd::ListNamespaces { context } => {
                 let tx = self.tx.clone();
-                let Some(client) = self.client() else {
+                let Some(client) = self.connection(&context).map(|c| c.client) else {
                     return;
                 };
                 tokio::spawn(async move {
@@ -199,12 +258,15 @@ impl Effects {
                 abort(&mut self.prepare_task);
                 let tx = self.tx.clone();
                 let pending = self.pending_actions.clone();
-                let Some((env, client)) = self.actions.clone().zip(self.client()) else {
-                    let result = Err("operator actions are not available in this console".into());
-                    tokio::spawn(async move {
-                        let _ = tx.send(Msg::ActionPrepared { id, result }).await;
-                    });
-                    return;
+                let (env, client) = match self.cluster_env(request.context()) {
+                    Ok(found) => found,
+                    Err(message) => {
+                        let result = Err(message);
+                        tokio::spawn(async move {
+                            let _ = tx.send(Msg::ActionPrepared { id, result }).await;
+                        });
+                        return;
+                    }
                 };
                 self.prepare_task = Some(tokio::spawn(async move {
                     let prepare = jobs::prepare(&env, &client, id, &request, executor, &pending);
@@ -232,7 +294,7 @@ impl Effects {
                 request,
                 executor,
             } => {
-                let Some((env, client)) = self.action_env(id) else {
+                let Some((env, client)) = self.action_env(id, request.context()) else {
                     return;
                 };
                 // The update allows one action at a time; a finished task is simply replaced.
@@ -267,7 +329,7 @@ impl Effects {
             }
             Cmd::ProbeSeed { key, target } => {
                 let prober = self.prober.clone();
-                let connection = self.connection.borrow().clone();
+                let connection = self.connection(&key.context);
                 tokio::spawn(probe_seed(prober, connection, key, target, self.tx.clone()));
             }
         }
@@ -276,7 +338,9 @@ impl Effects {
 
 impl Drop for Effects {
     fn drop(&mut self) {
-        abort(&mut self.scope_task);
+        for (_, task) in std::mem::take(&mut self.scope_tasks) {
+            task.abort();
+        }
         abort(&mut self.detail_task);
         abort(&mut self.logs_task);
         abort(&mut self.prepare_task);
@@ -323,25 +387,53 @@ where
     }
 }
 
+/// The context and namespace one cluster's scope watches cover.
+struct ClusterScope {
+    context: String,
+    namespace: Option<String>,
+}
+
+/// Connects to `context` as the console's first connection was (the read-only layer included).
+async fn connect_guarded(
+    kubeconfig: Option<&std::path::Path>,
+    context: &str,
+    guard: MutationGuard,
+) -> Result<Connection, String> {
+    let mut conn = connect(kubeconfig, Some(context))
+        .await
+        .map_err(|e| e.to_string())?;
+    if guard.is_read_only()
+        && let Some(config) = conn.kube_config.clone()
+    {
+        conn.client = guard
+            .client(config)
+            .map_err(|e| format!("cannot create Kubernetes client: {e}"))?;
+    }
+    Ok(conn)
+}
+
 async fn watch_scope(
-    scope: Scope,
+    scope: ClusterScope,
     epoch: u64,
     tx: mpsc::Sender<Msg>,
     kubeconfig: Option<PathBuf>,
-    connection: watch::Sender<Option<Connection>>,
+    guard: MutationGuard,
+    connections: Connections,
     platform_config_map: Option<String>,
 ) {
-    let current = connection.borrow().clone();
+    let current = connections.borrow().get(&scope.context).cloned();
     let conn = match current {
-        Some(conn) if conn.context == scope.context => conn,
-        _ => match connect(kubeconfig.as_deref(), Some(&scope.context)).await {
+        Some(conn) => conn,
+        None => match connect_guarded(kubeconfig.as_deref(), &scope.context, guard).await {
             Ok(conn) => {
-                connection.send_replace(Some(conn.clone()));
+                connections.send_modify(|all| {
+                    all.insert(scope.context.clone(), conn.clone());
+                });
                 conn
             }
-            Err(err) => {
+            Err(error) => {
                 let report = WatchReport::Failed {
-                    error: err.to_string(),
+                    error,
                     forbidden: false,
                 };
                 let _ = tx
@@ -386,12 +478,14 @@ async fn watch_detail(
     node: ObjectKey,
     epoch: u64,
     tx: mpsc::Sender<Msg>,
-    mut connection: watch::Receiver<Option<Connection>>,
+    mut connections: watch::Receiver<BTreeMap<String, Connection>>,
 ) {
-    let Ok(conn) = connection
-        .wait_for(Option::is_some)
+    // The node's own cluster: its scope watches connect it, maybe after this screen opened.
+    let context = node.context.to_string();
+    let Ok(conn) = connections
+        .wait_for(|all| all.contains_key(&context))
         .await
-        .map(|c| c.clone())
+        .map(|all| all.get(&context).cloned())
     else {
         return;
     };

@@ -53,6 +53,23 @@ pub struct ActionEnv {
     pub prober: Arc<dyn SeedProber>,
 }
 
+impl ActionEnv {
+    /// This environment for another cluster: its sidecar transport (the pod proxy and the
+    /// port-forwards go through that cluster's API server) and the operator as its context
+    /// names them.
+    pub fn for_cluster(
+        &self,
+        conn: &crate::kube::client::Connection,
+        operator: String,
+    ) -> ActionEnv {
+        ActionEnv {
+            sidecar: crate::sidecar::env::client_from_env(conn.kube_config.clone()),
+            operator,
+            ..self.clone()
+        }
+    }
+}
+
 /// A prepared action waiting for confirmation.
 pub enum Prepared {
     Rollout(Box<RolloutPrepared>),

@@ -53,7 +53,7 @@ pub fn lines(model: &Model, filter: &JournalFilter) -> Vec<String> {
                 // The current context goes without saying; another one is shown.
                 entry
                     .operator
-                    .strip_suffix(&format!(" (context {})", model.scope.context))
+                    .strip_suffix(&format!(" (context {})", model.scope.context()))
                     .unwrap_or(&entry.operator)
                     .to_owned(),
                 entry.action.name().to_owned(),

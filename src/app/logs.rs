@@ -102,9 +102,10 @@ impl LogsView {
 /// The containers of the node's pod as the detail watch lists them (the node's three first,
 /// then any other, then the init containers), or the rendered three before it has.
 pub fn containers(model: &Model, node: &ObjectKey) -> Vec<String> {
-    let key = ObjectKey::new(node.namespace.clone(), format!("{}-0", node.name));
+    let key = ObjectKey::new(node.namespace.clone(), format!("{}-0", node.name))
+        .in_context(&node.context);
     let mut out: Vec<String> = NODE_CONTAINERS.iter().map(|c| (*c).to_owned()).collect();
-    if let Some(spec) = model.fleet.pods.get(&key).and_then(|pod| pod.spec.as_ref()) {
+    if let Some(spec) = model.fleet.pod(&key).and_then(|pod| pod.spec.as_ref()) {
         let init = spec.init_containers.iter().flatten();
         for container in spec.containers.iter().chain(init) {
             if !out.contains(&container.name) {
@@ -130,6 +131,7 @@ fn restart(model: &mut Model) -> Vec<Cmd> {
     view.status = LogStatus::Opening;
     vec![Cmd::StreamLogs {
         epoch,
+        context: view.node.context.to_string(),
         request: view.request(),
     }]
 }

@@ -12,7 +12,7 @@ use crate::ports::logs::LogRequest;
 
 fn stream(cmds: &[Cmd]) -> Option<(u64, LogRequest)> {
     cmds.iter().find_map(|cmd| match cmd {
-        Cmd::StreamLogs { epoch, request } => Some((*epoch, request.clone())),
+        Cmd::StreamLogs { epoch, request, .. } => Some((*epoch, request.clone())),
         _ => None,
     })
 }

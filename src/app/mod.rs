@@ -19,6 +19,8 @@ mod command_tests;
 #[cfg(test)]
 mod logs_tests;
 #[cfg(test)]
+pub(crate) mod multi_tests;
+#[cfg(test)]
 mod probes_tests;
 #[cfg(test)]
 mod settings_tests;

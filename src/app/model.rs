@@ -4,11 +4,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::Timestamp;
 
 use crate::config::ThemeName;
+use crate::fleet::FleetDelta;
 use crate::fleet::detail::NodeDetail;
 use crate::fleet::filter::Filter;
-use crate::fleet::sort::{Listing, Sort, listing};
+use crate::fleet::fleets::Fleets;
+use crate::fleet::sort::{Listing, Sort};
 use crate::fleet::store::ObjectKey;
-use crate::fleet::{Fleet, FleetDelta};
 use crate::keymap::{Key, Keymap};
 use crate::kube::liveness::ServerReport;
 use crate::kube::watch::{WatchEvent, WatchReport};
@@ -45,17 +46,62 @@ pub struct ServerState {
     pub silent: Option<(Timestamp, String)>,
 }
 
-/// Which namespace(s) and context the console looks at.
+/// Which namespace(s) and contexts the console looks at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scope {
-    pub context: String,
+    /// The kubeconfig contexts watched at once, never empty (the first one names the scope
+    /// for saved filters and `:ns`).
+    pub contexts: Vec<String>,
     /// `None` = all namespaces.
     pub namespace: Option<String>,
 }
 
 impl Scope {
+    /// A scope of one context.
+    pub fn one(context: impl Into<String>, namespace: Option<String>) -> Scope {
+        Scope {
+            contexts: vec![context.into()],
+            namespace,
+        }
+    }
+
     pub fn namespace_label(&self) -> &str {
         self.namespace.as_deref().unwrap_or("all namespaces")
+    }
+
+    /// The first context: the one saved filters and `:ns` are about.
+    pub fn context(&self) -> &str {
+        self.contexts.first().map_or("", String::as_str)
+    }
+
+    /// The contexts as the header and messages name them (`a, b`).
+    pub fn contexts_label(&self) -> String {
+        self.contexts.join(", ")
+    }
+}
+
+/// The watches and the API server of one watched cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterState {
+    /// The epoch of this cluster's current scope watches.
+    pub epoch: u64,
+    /// Health of each watch (the node screen's watches live in its node's cluster).
+    pub watches: BTreeMap<WatchKind, WatchState>,
+    pub server: ServerState,
+}
+
+impl ClusterState {
+    /// The oldest stale watch of this cluster (detail watches only when `detail_visible`).
+    pub fn stale(&self, detail_visible: bool) -> Option<(WatchKind, &WatchState)> {
+        self.watches
+            .iter()
+            .filter(|(kind, _)| detail_visible || !kind.is_detail())
+            .filter(|(_, state)| matches!(state, WatchState::Stale { .. }))
+            .min_by_key(|(_, state)| match state {
+                WatchState::Stale { since, .. } => Some(*since),
+                _ => None,
+            })
+            .map(|(kind, state)| (*kind, state))
     }
 }
 
@@ -165,11 +211,15 @@ pub enum SavedSetting {
 /// An effect the runtime performs for the update function.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cmd {
-    /// (Re)start the scope watches (SeiNodes, their Events) for this epoch.
-    WatchScope {
-        scope: Scope,
+    /// (Re)start one cluster's scope watches (SeiNodes, their Events, its API server probe)
+    /// for this epoch, replacing that cluster's previous ones.
+    WatchCluster {
+        context: String,
+        namespace: Option<String>,
         epoch: u64,
     },
+    /// Stop every cluster's scope watches (the scope is replaced).
+    StopScope,
     /// Start watching the StatefulSet, Pods and their Events of one node, replacing any others.
     WatchDetail {
         node: ObjectKey,
@@ -203,11 +253,15 @@ pub enum Cmd {
     /// Stream a container's logs as `Msg::LogLines` tagged `epoch`, replacing any other stream.
     StreamLogs {
         epoch: u64,
+        /// The node's cluster.
+        context: String,
         request: crate::ports::logs::LogRequest,
     },
     StopLogs,
-    /// List the namespaces of the current context (for `:ns`).
-    ListNamespaces,
+    /// List the namespaces of `context` (for `:ns`).
+    ListNamespaces {
+        context: String,
+    },
     /// Read the journal file (for `:journal`), off the render path.
     ReadJournal,
     /// Write one setting into the config file at `path`.
@@ -276,7 +330,8 @@ pub struct Flash {
 /// The whole UI state; the app loop is its only owner.
 #[derive(Debug)]
 pub struct Model {
-    pub fleet: Fleet,
+    /// One fleet per watched context.
+    pub fleet: Fleets,
     pub scope: Scope,
     pub screen: Screen,
     pub help_open: bool,
@@ -289,8 +344,8 @@ pub struct Model {
     pub node_pane: NodePane,
     pub node_scroll: u16,
     pub detail: Option<NodeDetail>,
-    pub watches: BTreeMap<WatchKind, WatchState>,
-    pub server: ServerState,
+    /// Per watched context: watch health and the API server's answers.
+    pub clusters: BTreeMap<String, ClusterState>,
     pub flash: Option<Flash>,
     pub now: Timestamp,
     pub size: (u16, u16),
@@ -333,7 +388,7 @@ pub struct Model {
 impl Model {
     pub fn new(scope: Scope, now: Timestamp, default_sidecar_image: Option<String>) -> Model {
         Model {
-            fleet: Fleet::new(default_sidecar_image),
+            fleet: Fleets::new(&scope.contexts, default_sidecar_image),
             scope,
             screen: Screen::Fleet,
             help_open: false,
@@ -346,8 +401,7 @@ impl Model {
             node_pane: NodePane::default(),
             node_scroll: 0,
             detail: None,
-            watches: BTreeMap::new(),
-            server: ServerState::default(),
+            clusters: BTreeMap::new(),
             flash: None,
             now,
             size: (80, 24),
@@ -375,16 +429,66 @@ impl Model {
         }
     }
 
-    /// The commands to run at start-up.
+    /// The commands to run at start-up: every cluster's scope watches.
     pub fn init(&mut self) -> Vec<Cmd> {
+        self.fleet.set_contexts(&self.scope.contexts);
+        let contexts = self.scope.contexts.clone();
+        self.clusters
+            .retain(|context, _| contexts.iter().any(|c| c == context));
+        contexts
+            .iter()
+            .map(|context| self.watch_cluster(context))
+            .collect()
+    }
+
+    /// (Re)starts the scope watches of one cluster under a new epoch (what the old ones still
+    /// send is dropped).
+    pub fn watch_cluster(&mut self, context: &str) -> Cmd {
         self.scope_epoch += 1;
-        self.watches.insert(WatchKind::Nodes, WatchState::Syncing);
-        self.watches
+        let cluster = self.clusters.entry(context.to_owned()).or_default();
+        cluster.epoch = self.scope_epoch;
+        cluster
+            .watches
+            .insert(WatchKind::Nodes, WatchState::Syncing);
+        cluster
+            .watches
             .insert(WatchKind::NodeEvents, WatchState::Syncing);
-        vec![Cmd::WatchScope {
-            scope: self.scope.clone(),
+        Cmd::WatchCluster {
+            context: context.to_owned(),
+            namespace: self.scope.namespace.clone(),
             epoch: self.scope_epoch,
-        }]
+        }
+    }
+
+    /// The context whose scope watches run under `epoch`, if any still does.
+    pub fn context_of_epoch(&self, epoch: u64) -> Option<&str> {
+        self.clusters
+            .iter()
+            .find(|(_, cluster)| cluster.epoch == epoch)
+            .map(|(context, _)| context.as_str())
+    }
+
+    /// The context of the open node screen.
+    pub fn screen_context(&self) -> Option<&str> {
+        match &self.screen {
+            Screen::Node(key) => Some(key.context.as_ref()),
+            Screen::Fleet => None,
+        }
+    }
+
+    /// The health of `kind` in `context`.
+    pub fn watch_state(&self, context: &str, kind: WatchKind) -> Option<&WatchState> {
+        self.clusters.get(context)?.watches.get(&kind)
+    }
+
+    /// The health of the open node screen's watch `kind` (in its node's cluster).
+    pub fn node_watch(&self, kind: WatchKind) -> Option<&WatchState> {
+        self.watch_state(self.screen_context()?, kind)
+    }
+
+    /// Whether the table names each row's cluster.
+    pub fn multi_cluster(&self) -> bool {
+        self.scope.contexts.len() > 1
     }
 
     /// The selected row's key, if any.
@@ -397,18 +501,18 @@ impl Model {
         usize::from(self.size.1.saturating_sub(6)).max(1)
     }
 
-    /// The oldest stale or forbidden watch of the current scope, for the banner.
-    pub fn stale(&self) -> Option<(WatchKind, &WatchState)> {
-        let detail_visible = matches!(self.screen, Screen::Node(_));
-        self.watches
+    /// Per cluster, its oldest stale watch, for the banners (the node screen's watches count
+    /// in its node's cluster while it is open).
+    pub fn stale(&self) -> Vec<(&str, WatchKind, &WatchState)> {
+        let screen_context = self.screen_context();
+        self.clusters
             .iter()
-            .filter(|(kind, _)| detail_visible || !kind.is_detail())
-            .filter(|(_, state)| matches!(state, WatchState::Stale { .. }))
-            .min_by_key(|(_, state)| match state {
-                WatchState::Stale { since, .. } => Some(*since),
-                _ => None,
+            .filter_map(|(context, cluster)| {
+                let detail_visible = screen_context == Some(context.as_str());
+                let (kind, state) = cluster.stale(detail_visible)?;
+                Some((context.as_str(), kind, state))
             })
-            .map(|(kind, state)| (*kind, state))
+            .collect()
     }
 
     /// Forces `refresh_views` to rebuild (the screen changed, not the data).
@@ -425,7 +529,7 @@ impl Model {
             Some((at, filter, sort)) if *at == rows_revision && *filter == self.filter && *sort == self.sort);
         if !listed {
             let selected_key = self.selected_key().cloned();
-            self.listing = listing(&self.fleet, &self.filter, self.sort);
+            self.listing = self.fleet.listing(&self.filter, self.sort);
             if let Some(key) = selected_key
                 && let Some(index) = self.listing.keys.iter().position(|k| *k == key)
             {
@@ -437,8 +541,10 @@ impl Model {
         let revision = self.fleet.revision();
         if self.detailed_at != Some(revision) {
             if let Screen::Node(key) = &self.screen {
-                self.detail =
-                    NodeDetail::build(&self.fleet, key, self.fleet.default_sidecar_image());
+                self.detail = self
+                    .fleet
+                    .fleet(&key.context)
+                    .and_then(|fleet| NodeDetail::build(fleet, key, fleet.default_sidecar_image()));
             }
             self.detailed_at = Some(revision);
         }
@@ -454,10 +560,10 @@ impl Model {
         let saved = loaded
             .config
             .saved_filters
-            .get(&self.scope.context)
+            .get(self.scope.context())
             .filter(|_| loaded.config.remember_filter);
         let (text, setting) = match saved {
-            Some(text) => (text, format!("fleet.filters.{}", self.scope.context)),
+            Some(text) => (text, format!("fleet.filters.{}", self.scope.context())),
             None => (&loaded.config.fleet_filter, "fleet.filter".to_owned()),
         };
         match Filter::parse(text) {

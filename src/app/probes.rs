@@ -23,11 +23,9 @@ fn running(model: &Model) -> usize {
 fn start(model: &mut Model, key: &ObjectKey) -> Result<Cmd, String> {
     let node = model
         .fleet
-        .nodes
-        .get(key)
+        .node(key)
         .ok_or_else(|| format!("{} is gone", key.name))?;
-    let target =
-        probe_target(node, model.fleet.node_ids.get(key), None).map_err(|e| e.to_string())?;
+    let target = probe_target(node, model.fleet.node_id(key), None).map_err(|e| e.to_string())?;
     let mut probe = model.fleet.seed_probe(key).cloned().unwrap_or_default();
     probe.running = true;
     model.fleet.set_seed_probe(key, probe);
@@ -80,8 +78,8 @@ pub fn due(model: &mut Model) -> Vec<Cmd> {
     let now = model.now;
     let due: Vec<ObjectKey> = model
         .fleet
-        .nodes
         .iter()
+        .flat_map(|fleet| fleet.nodes.iter())
         .filter(|(_, node)| node.spec.mode().ok() == Some(NodeMode::Seed))
         .filter(|(_, node)| !node.spec.external_address().is_empty())
         .filter(|(key, _)| match model.fleet.seed_probe(key) {
@@ -114,7 +112,7 @@ pub fn on_probed(
     at: Timestamp,
     outcome: Result<ProbeOutcome, String>,
 ) {
-    if model.fleet.nodes.get(key).is_none() {
+    if model.fleet.node(key).is_none() {
         return;
     }
     let last = match outcome {

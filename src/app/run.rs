@@ -32,7 +32,9 @@ pub type Draw = fn(&Model, bool, &mut ratatui::Frame);
 #[derive(Debug, Clone)]
 pub struct RunOptions {
     pub kubeconfig: Option<PathBuf>,
-    pub context: Option<String>,
+    /// The contexts to watch at once (`--context` repeated, else the config's `contexts`);
+    /// empty: the kubeconfig's current context.
+    pub contexts: Vec<String>,
     pub namespace: Option<String>,
     pub all_namespaces: bool,
     /// The console config file as loaded (problems included, shown on the first screen).
@@ -115,9 +117,15 @@ pub fn key_from_crossterm(event: crossterm::event::KeyEvent) -> Option<Key> {
 /// Runs the console until the user quits. Connection errors before the first frame are
 /// returned (printed as one line); after that, errors show on screen and never end the loop.
 pub async fn run(options: RunOptions) -> Result<(), String> {
-    let mut conn = connect(options.kubeconfig.as_deref(), options.context.as_deref())
-        .await
-        .map_err(|e| e.to_string())?;
+    // The first context connects before the terminal opens (a bad kubeconfig is one line);
+    // the others connect in their own watch tasks, so one unreachable cluster never holds
+    // the console back.
+    let mut conn = connect(
+        options.kubeconfig.as_deref(),
+        options.contexts.first().map(String::as_str),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
     let namespace = if options.all_namespaces {
         None
     } else {
@@ -128,11 +136,17 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
                 .unwrap_or_else(|| conn.default_namespace.clone()),
         )
     };
+    let mut contexts = vec![conn.context.clone()];
+    for context in options.contexts.iter().skip(1) {
+        if !contexts.contains(context) {
+            contexts.push(context.clone());
+        }
+    }
     let scope = Scope {
-        context: conn.context.clone(),
+        contexts,
         namespace,
     };
-    tracing::info!(context = %scope.context, namespace = scope.namespace_label(), "console starting");
+    tracing::info!(contexts = %scope.contexts_label(), namespace = scope.namespace_label(), "console starting");
     let mut model = Model::new(
         scope,
         Timestamp::now(),
@@ -157,7 +171,9 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     }
     let env = options.actions.clone().env(conn.kube_config.clone());
     let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
-    let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone()).with_actions(env);
+    let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone())
+        .with_guard(guard)
+        .with_actions(env);
     // Without a platform file the default sidecar image is the ConfigMap's: follow it.
     if options.actions.platform_file.is_none() {
         effects = effects.with_platform_config_map(options.actions.controller_namespace.clone());
@@ -174,7 +190,9 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     for cmd in model.init() {
         effects.run(cmd);
     }
-    effects.run(super::model::Cmd::ListNamespaces);
+    effects.run(super::model::Cmd::ListNamespaces {
+        context: model.scope.context().to_owned(),
+    });
     model.refresh_views();
 
     let mut last_draw: Option<Instant> = None;

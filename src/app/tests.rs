@@ -8,12 +8,14 @@ use crate::keymap::{Key, KeyCode};
 use crate::kube::watch::WatchReport;
 use crate::kube::watches::WatchKind;
 
+/// The key of demo node `name` in the demo model's cluster.
+pub fn demo_key(name: &str) -> ObjectKey {
+    ObjectKey::new("sei", name).in_context(&std::sync::Arc::from("kind-sei"))
+}
+
 /// A model holding the demo fleet, as after the first sync.
 pub fn demo_model() -> Model {
-    let scope = Scope {
-        context: "kind-sei".into(),
-        namespace: Some("sei".into()),
-    };
+    let scope = Scope::one("kind-sei", Some("sei".into()));
     let mut model = Model::new(scope, sample::now(), None);
     model.size = (120, 30);
     model.platform_source = Some(crate::actions::render_fix::PlatformSource::ConfigMap {
@@ -151,7 +153,7 @@ fn enter_opens_the_node_and_esc_goes_back() {
     let mut model = demo_model();
     press(&mut model, "G");
     let cmds = key(&mut model, KeyCode::Enter);
-    let node = ObjectKey::new("sei", "validator-0");
+    let node = demo_key("validator-0");
     assert_eq!(
         cmds,
         vec![Cmd::WatchDetail {
@@ -169,7 +171,12 @@ fn enter_opens_the_node_and_esc_goes_back() {
             delta: FleetDelta::Pod(Delta::applied(sample::pod("sei", "x", true, 0, "r"))),
         },
     );
-    assert!(model.fleet.pods.is_empty());
+    assert!(
+        model
+            .fleet
+            .fleet("kind-sei")
+            .is_some_and(|f| f.pods.is_empty())
+    );
     update(
         &mut model,
         Msg::Delta {
@@ -188,7 +195,12 @@ fn enter_opens_the_node_and_esc_goes_back() {
     let cmds = key(&mut model, KeyCode::Esc);
     assert_eq!(cmds, vec![Cmd::StopDetail]);
     assert_eq!(model.screen, Screen::Fleet);
-    assert!(model.fleet.pods.is_empty());
+    assert!(
+        model
+            .fleet
+            .fleet("kind-sei")
+            .is_some_and(|f| f.pods.is_empty())
+    );
 }
 
 #[test]
@@ -205,7 +217,10 @@ fn watch_failure_goes_stale_keeps_since_and_recovers() {
     };
     update(&mut model, fail("connection refused"));
     let since = sample::now();
-    assert_eq!(model.stale().map(|(k, _)| k), Some(WatchKind::Nodes));
+    assert_eq!(
+        model.stale().first().map(|(_, k, _)| *k),
+        Some(WatchKind::Nodes)
+    );
     update(
         &mut model,
         Msg::Tick(
@@ -216,7 +231,7 @@ fn watch_failure_goes_stale_keeps_since_and_recovers() {
     );
     update(&mut model, fail("connection reset"));
     assert_eq!(
-        model.watches.get(&WatchKind::Nodes),
+        model.watch_state("kind-sei", WatchKind::Nodes),
         Some(&WatchState::Stale {
             since,
             error: "connection reset".into()
@@ -231,7 +246,7 @@ fn watch_failure_goes_stale_keeps_since_and_recovers() {
             report: WatchReport::Live,
         },
     );
-    assert!(model.stale().is_none());
+    assert!(model.stale().is_empty());
 }
 
 #[test]
@@ -249,9 +264,9 @@ fn forbidden_is_not_stale_and_old_epochs_are_ignored() {
             },
         },
     );
-    assert!(model.stale().is_none());
+    assert!(model.stale().is_empty());
     assert_eq!(
-        model.watches.get(&WatchKind::NodeEvents),
+        model.watch_state("kind-sei", WatchKind::NodeEvents),
         Some(&WatchState::Forbidden("events is forbidden".into()))
     );
     update(
@@ -265,7 +280,7 @@ fn forbidden_is_not_stale_and_old_epochs_are_ignored() {
             },
         },
     );
-    assert!(model.stale().is_none());
+    assert!(model.stale().is_empty());
 }
 
 #[test]
@@ -273,23 +288,24 @@ fn command_line_switches_namespace_and_context() {
     let mut model = demo_model();
     press(&mut model, ":ns all");
     let cmds = key(&mut model, KeyCode::Enter);
-    let scope = Scope {
-        context: "kind-sei".into(),
-        namespace: None,
-    };
     assert_eq!(
         cmds,
         vec![
             Cmd::StopDetail,
             Cmd::StopLogs,
-            Cmd::WatchScope { scope, epoch: 2 }
+            Cmd::StopScope,
+            Cmd::WatchCluster {
+                context: "kind-sei".into(),
+                namespace: None,
+                epoch: 2
+            }
         ]
     );
     assert!(model.fleet.is_empty(), "old scope's objects are dropped");
     model.contexts = vec!["kind-sei".into(), "other".into()];
     press(&mut model, ":ctx other");
     let cmds = key(&mut model, KeyCode::Enter);
-    assert!(matches!(&cmds[2], Cmd::WatchScope { scope, epoch: 3 } if scope.context == "other"));
+    assert!(matches!(&cmds[3], Cmd::WatchCluster { context, epoch: 3, .. } if context == "other"));
     press(&mut model, ":frobnicate");
     assert!(key(&mut model, KeyCode::Enter).is_empty());
     assert!(model.flash.as_ref().is_some_and(|f| f.error));
@@ -421,7 +437,14 @@ fn the_platform_config_maps_sidecar_image_redraws_drift_and_old_epochs_are_ignor
             image: newer.clone(),
         },
     );
-    assert_eq!(model.fleet.default_sidecar_image(), None, "stale watch");
+    assert_eq!(
+        model
+            .fleet
+            .fleet("kind-sei")
+            .and_then(|f| f.default_sidecar_image()),
+        None,
+        "stale watch"
+    );
     assert!(!model.dirty);
     update(
         &mut model,
@@ -430,7 +453,13 @@ fn the_platform_config_maps_sidecar_image_redraws_drift_and_old_epochs_are_ignor
             image: newer.clone(),
         },
     );
-    assert_eq!(model.fleet.default_sidecar_image(), newer.as_deref());
+    assert_eq!(
+        model
+            .fleet
+            .fleet("kind-sei")
+            .and_then(|f| f.default_sidecar_image()),
+        newer.as_deref()
+    );
     assert!(model.dirty);
     // Nodes that report a sidecar image and name none in their spec now drift.
     assert!(model.fleet.rows().any(|row| row.drift.sidecar));

@@ -6,6 +6,7 @@ use super::model::{
 use super::viewer::{Viewer, ViewerKind};
 use crate::actions::event::ActionKind;
 use crate::fleet::filter::Filter;
+use crate::fleet::sort::Column;
 use crate::keymap::{Action, Context, Key, KeyCode};
 use crate::kube::liveness::ServerReport;
 use crate::kube::watch::WatchReport;
@@ -36,23 +37,27 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
                     | crate::fleet::FleetDelta::StatefulSetEvent(_)
                     | crate::fleet::FleetDelta::NodeId { .. }
             );
-            let current = if detail {
-                model.detail_epoch
+            let context = if detail {
+                model
+                    .screen_context()
+                    .filter(|_| epoch == model.detail_epoch)
             } else {
-                model.scope_epoch
+                model.context_of_epoch(epoch)
             };
-            if epoch == current {
+            if let Some(context) = context.map(str::to_owned) {
                 // An object re-sent unchanged (a relist after a reconnect) moves no revision.
                 let before = model.fleet.revision();
-                model.fleet.apply(delta);
+                model.fleet.apply(&context, delta);
                 model.dirty |= model.fleet.revision() != before;
             }
             Vec::new()
         }
         Msg::PlatformSidecarImage { epoch, image } => {
-            if epoch == model.scope_epoch {
+            if let Some(context) = model.context_of_epoch(epoch).map(str::to_owned) {
                 let before = model.fleet.revision();
-                model.fleet.set_default_sidecar_image(image);
+                if let Some(fleet) = model.fleet.fleet_mut(&context) {
+                    fleet.set_default_sidecar_image(image);
+                }
                 model.dirty |= model.fleet.revision() != before;
             }
             Vec::new()
@@ -62,13 +67,15 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             kind,
             report,
         } => {
-            let current = if kind.is_detail() {
-                model.detail_epoch
+            let context = if kind.is_detail() {
+                model
+                    .screen_context()
+                    .filter(|_| epoch == model.detail_epoch)
             } else {
-                model.scope_epoch
+                model.context_of_epoch(epoch)
             };
-            if epoch == current {
-                on_watch_report(model, kind, report);
+            if let Some(context) = context.map(str::to_owned) {
+                on_watch_report(model, &context, kind, report);
             }
             Vec::new()
         }
@@ -84,13 +91,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             action_update::on_finished(model, id, finished);
             Vec::new()
         }
-        Msg::Server { epoch, report } => {
-            if epoch == model.scope_epoch {
-                on_server_report(model, report)
-            } else {
-                Vec::new()
-            }
-        }
+        Msg::Server { epoch, report } => match model.context_of_epoch(epoch).map(str::to_owned) {
+            Some(context) => on_server_report(model, &context, report),
+            None => Vec::new(),
+        },
         Msg::Namespaces(result) => {
             model.namespaces = Some(result);
             Vec::new()
@@ -124,7 +128,11 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
     cmds
 }
 
-fn on_watch_report(model: &mut Model, kind: WatchKind, report: WatchReport) {
+fn on_watch_report(model: &mut Model, context: &str, kind: WatchKind, report: WatchReport) {
+    let now = model.now;
+    let Some(cluster) = model.clusters.get_mut(context) else {
+        return;
+    };
     let next = match report {
         WatchReport::Live => WatchState::Live,
         WatchReport::Failed {
@@ -132,40 +140,42 @@ fn on_watch_report(model: &mut Model, kind: WatchKind, report: WatchReport) {
             forbidden: true,
         } => WatchState::Forbidden(error),
         WatchReport::Failed { error, .. } => {
-            let since = match model.watches.get(&kind) {
+            let since = match cluster.watches.get(&kind) {
                 Some(WatchState::Stale { since, .. }) => *since,
-                _ => model.now,
+                _ => now,
             };
             WatchState::Stale { since, error }
         }
     };
-    if model.watches.get(&kind) != Some(&next) {
-        model.watches.insert(kind, next);
+    if cluster.watches.get(&kind) != Some(&next) {
+        cluster.watches.insert(kind, next);
         model.dirty = true;
     }
 }
 
-/// A probe's answer: a silent server makes the data STALE (the banner shows the age of the
-/// last confirmed data); the first answer after silence clears it and resyncs every watch.
-fn on_server_report(model: &mut Model, report: ServerReport) -> Vec<Cmd> {
+/// A probe's answer: a silent server makes that cluster's data STALE (its banner shows the age
+/// of the last confirmed data); the first answer after silence clears it and resyncs that
+/// cluster's watches. The other clusters are left alone.
+fn on_server_report(model: &mut Model, context: &str, report: ServerReport) -> Vec<Cmd> {
+    let now = model.now;
+    let Some(cluster) = model.clusters.get_mut(context) else {
+        return Vec::new();
+    };
+    let server = &mut cluster.server;
     match report {
         ServerReport::Answered { at } => {
-            model.server.confirmed_at = Some(at);
-            if model.server.silent.take().is_none() {
+            server.confirmed_at = Some(at);
+            if server.silent.take().is_none() {
                 return Vec::new();
             }
             model.dirty = true;
-            resync(model)
+            resync(model, context)
         }
         ServerReport::Silent { error } => {
-            let since = model
-                .server
-                .silent
-                .as_ref()
-                .map_or(model.now, |(since, _)| *since);
+            let since = server.silent.as_ref().map_or(now, |(since, _)| *since);
             let next = Some((since, error));
-            if model.server.silent != next {
-                model.server.silent = next;
+            if server.silent != next {
+                server.silent = next;
                 model.dirty = true;
             }
             Vec::new()
@@ -173,21 +183,40 @@ fn on_server_report(model: &mut Model, report: ServerReport) -> Vec<Cmd> {
     }
 }
 
-/// Restarts the scope watches and the open node's (new epochs: what the old ones still send is
-/// dropped); each relists, and the relist replaces the stores as after any watch failure.
-fn resync(model: &mut Model) -> Vec<Cmd> {
-    let mut cmds = model.init();
-    if let Screen::Node(key) = &model.screen {
-        model.detail_epoch += 1;
-        for kind in WatchKind::DETAIL {
-            model.watches.insert(kind, WatchState::Syncing);
-        }
-        cmds.push(Cmd::WatchDetail {
-            node: key.clone(),
-            epoch: model.detail_epoch,
-        });
+/// Restarts the scope watches of `context` and the open node's when it is of that cluster
+/// (new epochs: what the old ones still send is dropped); each relists, and the relist
+/// replaces the stores as after any watch failure.
+fn resync(model: &mut Model, context: &str) -> Vec<Cmd> {
+    let mut cmds = vec![model.watch_cluster(context)];
+    if let Screen::Node(key) = &model.screen
+        && key.context.as_ref() == context
+    {
+        let key = key.clone();
+        cmds.push(start_detail(model, key));
     }
     cmds
+}
+
+/// Starts the node screen's watches of `key` in its cluster under a new epoch.
+fn start_detail(model: &mut Model, key: crate::fleet::store::ObjectKey) -> Cmd {
+    model.detail_epoch += 1;
+    let cluster = model.clusters.entry(key.context.to_string()).or_default();
+    for kind in WatchKind::DETAIL {
+        cluster.watches.insert(kind, WatchState::Syncing);
+    }
+    Cmd::WatchDetail {
+        node: key,
+        epoch: model.detail_epoch,
+    }
+}
+
+/// Forgets the node screen's watch states in every cluster.
+fn forget_detail_watches(model: &mut Model) {
+    for cluster in model.clusters.values_mut() {
+        for kind in WatchKind::DETAIL {
+            cluster.watches.remove(&kind);
+        }
+    }
 }
 
 fn on_setting_saved(model: &mut Model, setting: &SavedSetting, result: Result<(), String>) {
@@ -237,7 +266,7 @@ fn save_filter(model: &mut Model) -> Vec<Cmd> {
     }
     model.filter_saved = !model.filter.is_empty();
     let setting = SavedSetting::Filter {
-        context: model.scope.context.clone(),
+        context: model.scope.context().to_owned(),
         filter: model.filter.text.clone(),
     };
     save(model, setting)
@@ -363,8 +392,8 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::PageDown => move_selection(model, page(model)),
         Action::Top => move_selection(model, isize::MIN / 2),
         Action::Bottom => move_selection(model, isize::MAX / 2),
-        Action::SortNextColumn => model.sort.column = model.sort.column.next(),
-        Action::SortPreviousColumn => model.sort.column = model.sort.column.previous(),
+        Action::SortNextColumn => model.sort.column = sort_column(model, Column::next),
+        Action::SortPreviousColumn => model.sort.column = sort_column(model, Column::previous),
         Action::SortReverse => model.sort.descending = !model.sort.descending,
         Action::NextPane => {
             model.node_pane = model.node_pane.next();
@@ -375,9 +404,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
             model.screen = Screen::Fleet;
             model.detail = None;
             model.fleet.clear_detail();
-            for kind in WatchKind::DETAIL {
-                model.watches.remove(&kind);
-            }
+            forget_detail_watches(model);
             return vec![Cmd::StopDetail];
         }
     }
@@ -443,6 +470,17 @@ fn open_logs(model: &mut Model) -> Vec<Cmd> {
     cmds
 }
 
+/// The next sort column in `step`'s direction, skipping CLUSTER while only one is watched
+/// (the column is not shown then).
+fn sort_column(model: &Model, step: fn(Column) -> Column) -> Column {
+    let next = step(model.sort.column);
+    if next == Column::Cluster && !model.multi_cluster() {
+        step(next)
+    } else {
+        next
+    }
+}
+
 fn page(model: &Model) -> isize {
     isize::try_from(model.page_rows()).unwrap_or(1)
 }
@@ -465,18 +503,12 @@ fn open_selected(model: &mut Model) -> Vec<Cmd> {
         return Vec::new();
     };
     model.fleet.clear_detail();
+    forget_detail_watches(model);
     model.screen = Screen::Node(key.clone());
     model.node_pane = NodePane::default();
     model.node_scroll = 0;
-    model.detail_epoch += 1;
-    for kind in WatchKind::DETAIL {
-        model.watches.insert(kind, WatchState::Syncing);
-    }
     model.invalidate_views();
-    vec![Cmd::WatchDetail {
-        node: key,
-        epoch: model.detail_epoch,
-    }]
+    vec![start_detail(model, key)]
 }
 
 fn on_input_key(model: &mut Model, key: Key) -> Vec<Cmd> {
@@ -569,7 +601,7 @@ pub fn switch_scope(model: &mut Model, scope: Scope) -> Vec<Cmd> {
     model.flash = Some(Flash {
         text: format!(
             "switched to {} / {}",
-            scope.context,
+            scope.contexts_label(),
             scope.namespace_label()
         ),
         error: false,
@@ -578,10 +610,11 @@ pub fn switch_scope(model: &mut Model, scope: Scope) -> Vec<Cmd> {
     model.screen = Screen::Fleet;
     model.detail = None;
     model.fleet.clear();
-    model.watches.clear();
+    model.clusters.clear();
+    model.marked.clear();
     model.selected = 0;
     model.logs = None;
-    let mut cmds = vec![Cmd::StopDetail, Cmd::StopLogs];
+    let mut cmds = vec![Cmd::StopDetail, Cmd::StopLogs, Cmd::StopScope];
     cmds.extend(model.init());
     model.invalidate_views();
     cmds

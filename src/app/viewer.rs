@@ -56,8 +56,11 @@ impl Viewer {
 }
 
 /// The detail watches that could not read their resource, named as `describe` names them.
-fn unavailable(model: &Model) -> Vec<Unavailable> {
-    model
+fn unavailable(model: &Model, key: &ObjectKey) -> Vec<Unavailable> {
+    let Some(cluster) = model.clusters.get(key.context.as_ref()) else {
+        return Vec::new();
+    };
+    cluster
         .watches
         .iter()
         .filter(|(kind, _)| kind.is_detail())
@@ -84,10 +87,13 @@ pub fn lines(model: &Model, kind: &ViewerKind) -> Vec<String> {
             let detail_open = model.screen == Screen::Node(key.clone());
             let detail = match (&model.detail, detail_open) {
                 (Some(detail), true) => Some(detail.clone()),
-                _ => NodeDetail::build(&model.fleet, key, model.fleet.default_sidecar_image()),
+                _ => model
+                    .fleet
+                    .fleet(&key.context)
+                    .and_then(|fleet| NodeDetail::build(fleet, key, fleet.default_sidecar_image())),
             };
             match detail {
-                Some(detail) => to_text(&detail, &unavailable(model), model.now)
+                Some(detail) => to_text(&detail, &unavailable(model, key), model.now)
                     .lines()
                     .map(str::to_owned)
                     .collect(),
@@ -101,7 +107,7 @@ pub fn lines(model: &Model, kind: &ViewerKind) -> Vec<String> {
 }
 
 fn yaml_lines(model: &Model, key: &ObjectKey) -> Vec<String> {
-    let Some(node) = model.fleet.nodes.get(key) else {
+    let Some(node) = model.fleet.node(key) else {
         return vec![format!("SeiNode {key} is not in the watched fleet")];
     };
     let mut out = vec![
@@ -120,21 +126,38 @@ fn yaml_lines(model: &Model, key: &ObjectKey) -> Vec<String> {
 }
 
 fn event_lines(model: &Model) -> Vec<String> {
-    let events = in_time_order(model.fleet.node_events.iter().map(|(_, event)| event));
+    let events = in_time_order(
+        model
+            .fleet
+            .iter()
+            .flat_map(|fleet| fleet.node_events.iter().map(|(_, event)| event)),
+    );
     let mut out = vec![format!(
         "{:<6} {:<7} {:<26} {:<28} {:<22} MESSAGE",
         "AGE", "TYPE", "REASON", "OBJECT", "SOURCE"
     )];
-    match model.watches.get(&WatchKind::NodeEvents) {
-        Some(WatchState::Forbidden(error)) => {
-            out.push(format!("✖ events unknown: forbidden: {error}"))
+    let multi = model.multi_cluster();
+    for (context, cluster) in &model.clusters {
+        // Several clusters: each line names its cluster, so one cluster's trouble is not
+        // read as every cluster's.
+        let of = if multi {
+            format!(" of {context}")
+        } else {
+            String::new()
+        };
+        match cluster.watches.get(&WatchKind::NodeEvents) {
+            Some(WatchState::Forbidden(error)) => {
+                out.push(format!("✖ events{of} unknown: forbidden: {error}"))
+            }
+            Some(WatchState::Stale { error, .. }) => {
+                out.push(format!("✖ events{of} may be out of date: {error}"))
+            }
+            Some(WatchState::Syncing) => out.push(format!("… listing events{of}")),
+            _ => {}
         }
-        Some(WatchState::Stale { error, .. }) => {
-            out.push(format!("✖ events may be out of date: {error}"))
-        }
-        Some(WatchState::Syncing) => out.push("… listing events".to_owned()),
-        _ if events.is_empty() => out.push("no events about SeiNodes in scope".to_owned()),
-        _ => {}
+    }
+    if events.is_empty() && out.len() == 1 {
+        out.push("no events about SeiNodes in scope".to_owned());
     }
     for e in events {
         let kind = if e.warning { "Warning" } else { "Normal" };

@@ -352,18 +352,7 @@ impl Report for ActionContext {
 /// The operator from the kubeconfig; `unknown` when it cannot be read (the action goes on, the
 /// API server authenticates anyway).
 pub(crate) fn operator_identity(global: &GlobalArgs) -> OperatorIdentity {
-    let kubeconfig = match &global.kubeconfig {
-        Some(path) => kube::config::Kubeconfig::read_from(path),
-        None => kube::config::Kubeconfig::read(),
-    };
-    kubeconfig
-        .ok()
-        .and_then(|k| identity::from_kubeconfig(&k, global.context.as_deref()).ok())
-        .unwrap_or_else(|| OperatorIdentity {
-            context: global.context.clone().unwrap_or_else(|| "unknown".into()),
-            user: "unknown".into(),
-            certificate_cn: None,
-        })
+    identity::operator(global.kubeconfig.as_deref(), global.one_context())
 }
 
 /// Asks `question [y/N]` on the terminal; refuses outright when stdin is not a terminal, so a

@@ -100,7 +100,87 @@ pub fn to_json(d: &NodeDetail, unavailable: &[Unavailable]) -> Value {
 }
 
 pub async fn run(global: &GlobalArgs, args: &DescribeArgs) -> Result<(), CliError> {
-    let conn = fetch::connection(global).await?;
+    let contexts = fetch::contexts(global);
+    if contexts.len() == 1 {
+        let out = describe_in(global, args, None).await?;
+        return write(&out.text(args.output));
+    }
+    // Several contexts: the node as each cluster has it (a name is per cluster); a cluster
+    // without it or unreachable is named on stderr.
+    let reads = contexts
+        .iter()
+        .map(|context| describe_in(global, args, context.as_deref()));
+    let mut found = Vec::new();
+    for (context, read) in contexts.iter().zip(futures::future::join_all(reads).await) {
+        match read {
+            Ok(described) => found.push(described),
+            Err(err) => eprintln!(
+                "error: context {}: {err}",
+                context.as_deref().unwrap_or_default()
+            ),
+        }
+    }
+    if found.is_empty() {
+        return Err(CliError::Failed(format!(
+            "SeiNode {} not found in any of the contexts {}",
+            args.node,
+            global.context.join(", ")
+        )));
+    }
+    let out = match args.output {
+        DescribeOutput::Text => found
+            .iter()
+            .map(|d| format!("Context:  {}\n{}", d.context, d.text(DescribeOutput::Text)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        DescribeOutput::Json => {
+            let items: Vec<Value> = found.into_iter().map(|d| d.json).collect();
+            let mut text = serde_json::to_string_pretty(&items)
+                .map_err(|e| CliError::Failed(e.to_string()))?;
+            text.push('\n');
+            text
+        }
+        DescribeOutput::Yaml => {
+            let items: Vec<Value> = found.into_iter().map(|d| d.json).collect();
+            serde_yaml_ng::to_string(&items).map_err(|e| CliError::Failed(e.to_string()))?
+        }
+    };
+    write(&out)
+}
+
+fn write(out: &str) -> Result<(), CliError> {
+    std::io::stdout()
+        .write_all(out.as_bytes())
+        .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))
+}
+
+/// One cluster's description of the node: its text and its JSON (with `context`).
+struct Described {
+    context: String,
+    text: String,
+    json: Value,
+}
+
+impl Described {
+    fn text(&self, output: DescribeOutput) -> String {
+        match output {
+            DescribeOutput::Text => self.text.clone(),
+            DescribeOutput::Json => {
+                let mut text = serde_json::to_string_pretty(&self.json).unwrap_or_default();
+                text.push('\n');
+                text
+            }
+            DescribeOutput::Yaml => serde_yaml_ng::to_string(&self.json).unwrap_or_default(),
+        }
+    }
+}
+
+async fn describe_in(
+    global: &GlobalArgs,
+    args: &DescribeArgs,
+    context: Option<&str>,
+) -> Result<Described, CliError> {
+    let conn = fetch::connection_to(global, context).await?;
     let sidecar = super::platform_image::resolve_default_sidecar_image(&conn.client).await?;
     let namespace = global
         .namespace
@@ -109,23 +189,19 @@ pub async fn run(global: &GlobalArgs, args: &DescribeArgs) -> Result<(), CliErro
     let key = ObjectKey::new(namespace, args.node.clone());
     let fetched = fetch::node(&conn, &key, sidecar.clone()).await?;
     fetch::report_skipped(&fetched.fleet, args.output != DescribeOutput::Text);
+    let key = key.in_context(fetched.fleet.context());
     let detail = NodeDetail::build(&fetched.fleet, &key, sidecar.as_deref())
         // kubectl exits 1 for a missing object (NotFound), 2 only for bad usage.
         .ok_or_else(|| CliError::Failed(format!("SeiNode {key} not found")))?;
-    let out = match args.output {
-        DescribeOutput::Text => to_text(&detail, &fetched.unavailable, Timestamp::now()),
-        DescribeOutput::Json => {
-            let mut text = serde_json::to_string_pretty(&to_json(&detail, &fetched.unavailable))
-                .map_err(|e| CliError::Failed(e.to_string()))?;
-            text.push('\n');
-            text
-        }
-        DescribeOutput::Yaml => serde_yaml_ng::to_string(&to_json(&detail, &fetched.unavailable))
-            .map_err(|e| CliError::Failed(e.to_string()))?,
-    };
-    std::io::stdout()
-        .write_all(out.as_bytes())
-        .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))
+    let mut json = to_json(&detail, &fetched.unavailable);
+    if let Value::Object(map) = &mut json {
+        map.insert("context".into(), Value::String(conn.context.clone()));
+    }
+    Ok(Described {
+        context: conn.context.clone(),
+        text: to_text(&detail, &fetched.unavailable, Timestamp::now()),
+        json,
+    })
 }
 
 #[cfg(test)]

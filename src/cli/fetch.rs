@@ -17,7 +17,27 @@ use crate::kube::watches::WatchKind;
 const CHUNK: u32 = 500;
 
 pub async fn connection(global: &GlobalArgs) -> Result<Connection, CliError> {
-    connect(global.kubeconfig.as_deref(), global.context.as_deref())
+    connect(global.kubeconfig.as_deref(), global.one_context())
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))
+}
+
+/// The contexts a read covers: every `--context` given, else the kubeconfig's current one
+/// (`None`).
+pub fn contexts(global: &GlobalArgs) -> Vec<Option<String>> {
+    if global.context.is_empty() {
+        vec![None]
+    } else {
+        global.context.iter().cloned().map(Some).collect()
+    }
+}
+
+/// A connection to `context` (or the current context).
+pub async fn connection_to(
+    global: &GlobalArgs,
+    context: Option<&str>,
+) -> Result<Connection, CliError> {
+    connect(global.kubeconfig.as_deref(), context)
         .await
         .map_err(|e| CliError::Failed(e.to_string()))
 }
@@ -29,6 +49,7 @@ pub fn report_skipped(fleet: &Fleet, json: bool) {
     for entry in fleet.skipped() {
         if json {
             let line = serde_json::json!({"skipped": {
+                "context": entry.key.context.as_ref(),
                 "kind": entry.kind,
                 "namespace": entry.key.namespace.as_ref(),
                 "name": entry.key.name.as_ref(),
@@ -154,7 +175,7 @@ pub async fn fleet(
         url,
     );
     let (nodes, events) = tokio::join!(nodes, events);
-    let mut fleet = Fleet::new(default_sidecar_image);
+    let mut fleet = Fleet::in_context(&conn.context, default_sidecar_image);
     relist(&mut fleet, nodes?, FleetDelta::Node);
     // Events are context, not the subject: without permission, show nodes anyway.
     match events {
@@ -250,11 +271,11 @@ pub async fn node(
         };
         seed_node_id(&conn.client, sidecar, &node).await
     };
-    let mut fleet = Fleet::new(default_sidecar_image);
+    let mut fleet = Fleet::in_context(&conn.context, default_sidecar_image);
     relist(&mut fleet, vec![Lenient::Decoded(node)], FleetDelta::Node);
     if let Some(lookup) = node_id {
         fleet.apply(FleetDelta::NodeId {
-            key: key.clone(),
+            key: key.clone().in_context(fleet.context()),
             lookup,
         });
     }

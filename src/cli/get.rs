@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::{CliError, GlobalArgs, fetch};
 use crate::fleet::filter::Filter;
 use crate::fleet::rows::FleetRow;
-use crate::fleet::sort::{Sort, listing};
+use crate::fleet::sort::{Sort, listing_of};
 use crate::fleet::text;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -66,6 +66,8 @@ pub struct WarningJson {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetItem {
+    /// The kubeconfig context the node was read from.
+    pub context: String,
     pub namespace: String,
     pub name: String,
     pub mode: Option<String>,
@@ -82,6 +84,7 @@ pub struct GetItem {
 impl GetItem {
     pub fn of(row: &FleetRow) -> GetItem {
         GetItem {
+            context: row.key.context.to_string(),
             namespace: row.key.namespace.to_string(),
             name: row.key.name.to_string(),
             mode: row.mode.map(|m| m.as_str().to_owned()),
@@ -115,9 +118,31 @@ impl GetItem {
     }
 }
 
+/// Which identifying columns the table starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TableScope {
+    /// Several contexts were read: a CONTEXT column first.
+    pub context: bool,
+    /// All namespaces were read: a NAMESPACE column.
+    pub namespace: bool,
+}
+
 /// Renders rows as a kubectl-like table.
 pub fn table(rows: &[&FleetRow], wide: bool, with_namespace: bool, now: Timestamp) -> String {
+    let scope = TableScope {
+        context: false,
+        namespace: with_namespace,
+    };
+    table_in(rows, wide, scope, now)
+}
+
+/// [`table`] with a CONTEXT column when `scope.context`.
+pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestamp) -> String {
+    let with_namespace = scope.namespace;
     let mut header = Vec::new();
+    if scope.context {
+        header.push("CONTEXT");
+    }
     if with_namespace {
         header.push("NAMESPACE");
     }
@@ -138,6 +163,9 @@ pub fn table(rows: &[&FleetRow], wide: bool, with_namespace: bool, now: Timestam
     let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| (*h).to_owned()).collect()];
     for row in rows {
         let mut cells = Vec::new();
+        if scope.context {
+            cells.push(row.key.context.to_string());
+        }
         if with_namespace {
             cells.push(row.key.namespace.to_string());
         }
@@ -198,27 +226,41 @@ pub fn table(rows: &[&FleetRow], wide: bool, with_namespace: bool, now: Timestam
 pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
     let filter = Filter::parse(args.filter.as_deref().unwrap_or(""))
         .map_err(|e| CliError::BadInput(e.to_string()))?;
-    let conn = fetch::connection(global).await?;
-    let sidecar = super::platform_image::resolve_default_sidecar_image(&conn.client).await?;
-    let namespace = fetch::namespace(global, &conn);
-    let fleet = fetch::fleet(
-        &conn,
-        namespace.as_deref(),
-        sidecar,
-        args.selector.as_deref(),
-    )
-    .await?;
-    // Objects that cannot be decoded are named on stderr; the others print as usual (exit 0).
-    fetch::report_skipped(
-        &fleet,
-        matches!(args.output, GetOutput::Json | GetOutput::Yaml),
-    );
-    let keys = listing(&fleet, &filter, Sort::default()).keys;
+    let json = matches!(args.output, GetOutput::Json | GetOutput::Yaml);
+    let contexts = fetch::contexts(global);
+    let multi = contexts.len() > 1;
+    // Every cluster is read at once; one that fails is named on stderr and the others print
+    // (the exit code says one failed).
+    let reads = contexts
+        .iter()
+        .map(|context| read_cluster(global, context.as_deref(), args.selector.as_deref()));
+    let mut fleets = Vec::new();
+    let mut failed = Vec::new();
+    let mut namespaces = Vec::new();
+    for (context, read) in contexts.iter().zip(futures::future::join_all(reads).await) {
+        match read {
+            Ok((fleet, namespace)) => {
+                // Objects that cannot be decoded are named on stderr; the others print as usual.
+                fetch::report_skipped(&fleet, json);
+                namespaces.push(namespace);
+                fleets.push(fleet);
+            }
+            Err(err) if multi => {
+                let name = context.as_deref().unwrap_or("current context");
+                eprintln!("error: context {name}: {err}");
+                failed.push(name.to_owned());
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    let all_namespaces = namespaces.iter().any(Option::is_none);
+    let every_row: Vec<&FleetRow> = fleets.iter().flat_map(|fleet| fleet.rows()).collect();
+    let keys = listing_of(every_row.iter().copied(), &filter, Sort::default()).keys;
     let named =
         |row: &&FleetRow| args.nodes.is_empty() || args.nodes.iter().any(|n| *n == *row.key.name);
     let rows: Vec<&FleetRow> = keys
         .iter()
-        .filter_map(|k| fleet.row(k))
+        .filter_map(|k| fleets.iter().find_map(|fleet| fleet.row(k)))
         .filter(named)
         .collect();
     // kubectl: the found ones are printed, each missing one is an error and the exit is 1.
@@ -228,22 +270,31 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         .filter(|n| !rows.iter().any(|r| *r.key.name == ***n))
         .map(String::as_str)
         .collect();
+    let namespace_words = match namespaces.as_slice() {
+        [Some(ns)] => format!("namespace {ns}"),
+        _ => "any namespace".to_owned(),
+    };
     let out = match args.output {
         GetOutput::Table | GetOutput::Wide if rows.is_empty() && !missing.is_empty() => {
             String::new()
         }
         GetOutput::Table | GetOutput::Wide => {
             if rows.is_empty() {
-                eprintln!(
-                    "No SeiNodes found in {}.",
-                    namespace.as_deref().unwrap_or("any namespace")
-                );
-                return Ok(());
+                let namespace = match namespaces.as_slice() {
+                    [Some(ns)] => ns.as_str(),
+                    _ => "any namespace",
+                };
+                eprintln!("No SeiNodes found in {namespace}.");
+                return unreachable_clusters(&failed);
             }
-            table(
+            let scope = TableScope {
+                context: multi,
+                namespace: all_namespaces,
+            };
+            table_in(
                 &rows,
                 args.output == GetOutput::Wide,
-                namespace.is_none(),
+                scope,
                 Timestamp::now(),
             )
         }
@@ -263,17 +314,39 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         .write_all(out.as_bytes())
         .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))?;
     if missing.is_empty() {
-        return Ok(());
+        return unreachable_clusters(&failed);
     }
     let selector = args
         .selector
         .as_deref()
         .map_or(String::new(), |s| format!(" matching {s}"));
     Err(CliError::Failed(format!(
-        "SeiNode {} not found in {}{selector}",
-        missing.join(", "),
-        namespace
-            .as_deref()
-            .map_or("any namespace".to_owned(), |n| format!("namespace {n}"))
+        "SeiNode {} not found in {namespace_words}{selector}",
+        missing.join(", ")
     )))
+}
+
+/// The exit of a read where some clusters could not be read (each was named on stderr).
+fn unreachable_clusters(failed: &[String]) -> Result<(), CliError> {
+    if failed.is_empty() {
+        return Ok(());
+    }
+    Err(CliError::Failed(format!(
+        "{} of the contexts could not be read: {}",
+        failed.len(),
+        failed.join(", ")
+    )))
+}
+
+/// One cluster's fleet and the namespace read (`None`: all).
+async fn read_cluster(
+    global: &GlobalArgs,
+    context: Option<&str>,
+    selector: Option<&str>,
+) -> Result<(crate::fleet::Fleet, Option<String>), CliError> {
+    let conn = fetch::connection_to(global, context).await?;
+    let sidecar = super::platform_image::resolve_default_sidecar_image(&conn.client).await?;
+    let namespace = fetch::namespace(global, &conn);
+    let fleet = fetch::fleet(&conn, namespace.as_deref(), sidecar, selector).await?;
+    Ok((fleet, namespace))
 }

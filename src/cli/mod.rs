@@ -50,9 +50,10 @@ pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, global = true, value_name = "FILE")]
     pub kubeconfig: Option<std::path::PathBuf>,
-    /// Kubeconfig context to use (default: the current context).
-    #[arg(long, global = true, value_name = "NAME")]
-    pub context: Option<String>,
+    /// Kubeconfig context to use (default: the current context). Repeat it (or give A,B) to
+    /// watch several clusters as one fleet: the console, `get` and `describe`.
+    #[arg(long, global = true, value_name = "NAME", value_delimiter = ',', action = clap::ArgAction::Append)]
+    pub context: Vec<String>,
     /// Namespace to work in (default: the context's namespace).
     #[arg(short = 'n', long, global = true, value_name = "NS")]
     pub namespace: Option<String>,
@@ -71,6 +72,81 @@ pub struct GlobalArgs {
     /// Colour theme of the console (default: the config file's `theme`, else dark; NO_COLOR forces plain).
     #[arg(long, global = true, value_enum)]
     pub theme: Option<crate::config::ThemeName>,
+}
+
+impl GlobalArgs {
+    /// The one context of a command that acts on one cluster (the first `--context`, else the
+    /// kubeconfig's current one).
+    pub fn one_context(&self) -> Option<&str> {
+        self.context.first().map(String::as_str)
+    }
+
+    /// Refuses several `--context` for a command that reads or changes one cluster.
+    fn single_cluster(&self, command: &str) -> Result<(), CliError> {
+        if self.context.len() > 1 {
+            return Err(CliError::BadInput(format!(
+                "{command} works on one cluster: give one --context (several are read by the \
+                 console, get, describe and rollout --across-clusters; given: {})",
+                self.context.join(", ")
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod context_tests {
+    use super::*;
+
+    #[test]
+    fn several_contexts_parse_repeated_or_comma_separated() {
+        let cli = Cli::try_parse_from(["sei-console", "get", "--context", "a", "--context", "b,c"])
+            .expect("parses");
+        assert_eq!(cli.global.context, ["a", "b", "c"]);
+        assert_eq!(cli.global.one_context(), Some("a"));
+    }
+
+    #[test]
+    fn a_rollout_over_several_clusters_needs_across_clusters() {
+        let parse = |extra: &[&str]| {
+            let mut args = vec![
+                "sei-console",
+                "--context",
+                "a,b",
+                "rollout",
+                "x",
+                "--image",
+                "i",
+            ];
+            args.extend(extra);
+            let cli = Cli::try_parse_from(args).expect("parses");
+            let Some(Command::Rollout(rollout)) = cli.command else {
+                panic!("rollout");
+            };
+            rollout::clusters(&cli.global, &rollout)
+        };
+        let refused = parse(&[]).expect_err("refused").to_string();
+        assert_eq!(
+            refused,
+            "the rollout names 2 clusters (a, b): pass --across-clusters to roll out in each in \
+             turn, or give one --context; nothing was changed"
+        );
+        let clusters = parse(&["--across-clusters"]).expect("asked");
+        assert_eq!(clusters, [Some("a".to_owned()), Some("b".to_owned())]);
+    }
+
+    #[test]
+    fn a_one_cluster_command_refuses_several_contexts_in_one_line() {
+        let cli = Cli::try_parse_from(["sei-console", "--context", "a,b", "get"]).expect("parses");
+        let refused = cli.global.single_cluster("rollout").expect_err("refused");
+        assert!(matches!(refused, CliError::BadInput(_)));
+        let text = refused.to_string();
+        assert!(text.starts_with("rollout works on one cluster"), "{text}");
+        assert!(
+            text.ends_with("given: a, b)") && !text.contains('\n'),
+            "{text}"
+        );
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -152,6 +228,17 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
+    let one_cluster = match &cli.command {
+        Some(Command::Exec(_)) => Some("exec"),
+        Some(Command::Address(_)) => Some("address"),
+        Some(Command::Seed { .. }) => Some("seed"),
+        Some(Command::Logs(_)) => Some("logs"),
+        Some(Command::Render(_)) => Some("render"),
+        _ => None,
+    };
+    if let Some(command) = one_cluster {
+        cli.global.single_cluster(command)?;
+    }
     match cli.command {
         Some(Command::Completions { shell }) => {
             use clap::CommandFactory;
@@ -164,7 +251,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Exec(args)) => exec::run(&cli.global, &args).await,
-        Some(Command::Rollout(args)) => rollout::run(&cli.global, &args).await,
+        Some(Command::Rollout(args)) => rollout::run_clusters(&cli.global, &args).await,
         Some(Command::Address(args)) => address::run(&cli.global, &args).await,
         Some(Command::Seed { command }) => seed::run(&cli.global, &command).await,
         Some(Command::Logs(args)) => {

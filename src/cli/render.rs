@@ -141,7 +141,7 @@ async fn connect(global: &GlobalArgs) -> Result<::kube::Client, CliError> {
 pub(crate) async fn kube_config(global: &GlobalArgs) -> Result<::kube::Config, CliError> {
     use ::kube::config::{Config, KubeConfigOptions, Kubeconfig};
     let options = KubeConfigOptions {
-        context: global.context.clone(),
+        context: global.one_context().map(str::to_owned),
         ..Default::default()
     };
     match &global.kubeconfig {

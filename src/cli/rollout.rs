@@ -37,8 +37,62 @@ pub struct RolloutArgs {
     /// Nodes per wave after the canary (default: `waves.batch` in the config, 3).
     #[arg(long, value_name = "N")]
     pub batch: Option<u32>,
+    /// With several `--context`: roll out in each cluster in turn, in the order given (each
+    /// cluster's own preview, waves and confirmation); the first cluster that fails halts the
+    /// rest. Without it a rollout naming several clusters is refused before any request.
+    #[arg(long)]
+    pub across_clusters: bool,
     #[command(flatten)]
     pub action: ActionArgs,
+}
+
+/// The clusters a rollout goes to, in order: one (the first `--context` or the current
+/// context), or every `--context` when the operator asked with `--across-clusters`.
+pub fn clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<Vec<Option<String>>, CliError> {
+    match global.context.as_slice() {
+        [] => Ok(vec![None]),
+        [one] => Ok(vec![Some(one.clone())]),
+        several if args.across_clusters => Ok(several.iter().cloned().map(Some).collect()),
+        several => Err(CliError::BadInput(format!(
+            "the rollout names {} clusters ({}): pass --across-clusters to roll out in each in \
+             turn, or give one --context; nothing was changed",
+            several.len(),
+            several.join(", ")
+        ))),
+    }
+}
+
+/// `rollout` over every cluster [`clusters`] names, one after the other; the first cluster
+/// that does not succeed halts the rest (named on stderr).
+pub async fn run_clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
+    let clusters = clusters(global, args)?;
+    if clusters.len() == 1 {
+        return run(global, args).await;
+    }
+    let names: Vec<String> = clusters.iter().flatten().cloned().collect();
+    for (index, context) in names.iter().enumerate() {
+        eprintln!(
+            "== cluster {context} ({} of {}: {}) ==",
+            index + 1,
+            names.len(),
+            names.join(", ")
+        );
+        let mut one = global.clone();
+        one.context = vec![context.clone()];
+        let code = run(&one, args).await;
+        let failed = !matches!(&code, Ok(code) if *code == ExitCode::SUCCESS);
+        if failed {
+            let rest = &names[index + 1..];
+            if !rest.is_empty() {
+                eprintln!(
+                    "rollout halted at cluster {context}: {} left untouched",
+                    rest.join(", ")
+                );
+            }
+            return code;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub async fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {

@@ -12,9 +12,7 @@ async fn default_sidecar_image(global: &GlobalArgs) -> Result<Option<String>, Cl
     if std::env::var_os(PLATFORM_CONFIG_ENV).is_some_and(|p| !p.is_empty()) {
         return super::platform_image::default_sidecar_image();
     }
-    match crate::kube::client::connect(global.kubeconfig.as_deref(), global.context.as_deref())
-        .await
-    {
+    match crate::kube::client::connect(global.kubeconfig.as_deref(), global.one_context()).await {
         Ok(conn) => resolve_default_sidecar_image(&conn.client).await,
         Err(err) => {
             tracing::warn!(%err, "platform config for sidecar drift");
@@ -36,7 +34,12 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
     }
     let options = RunOptions {
         kubeconfig: global.kubeconfig.clone(),
-        context: global.context.clone(),
+        // `--context` wins over the config file's `contexts`.
+        contexts: if global.context.is_empty() {
+            config.config.contexts.clone()
+        } else {
+            global.context.clone()
+        },
         namespace: global.namespace.clone(),
         all_namespaces: global.all_namespaces,
         config,

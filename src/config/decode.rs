@@ -57,6 +57,7 @@ impl Decoder<'_> {
                     Some(value) => config.read_only = value,
                     None => self.wrong_type(line, name, item, "true or false", "false"),
                 },
+                "contexts" => self.contexts(line, item, &mut config),
                 "fleet" => {
                     if let Some(table) = self.table(line, name, item) {
                         self.fleet(table, &mut config);
@@ -76,6 +77,28 @@ impl Decoder<'_> {
             }
         }
         config
+    }
+
+    /// `contexts = ["a", "b"]`: the contexts watched at once; a wrong entry is named and the
+    /// rest kept.
+    fn contexts(&mut self, line: usize, item: &Item, config: &mut Config) {
+        let Some(array) = item.as_array() else {
+            self.wrong_type(line, "contexts", item, "a list of context names", "[]");
+            return;
+        };
+        for value in array.iter() {
+            match value.as_str().map(str::trim) {
+                Some(name) if !name.is_empty() => {
+                    if !config.contexts.iter().any(|c| c == name) {
+                        config.contexts.push(name.to_owned());
+                    }
+                }
+                _ => self.problems.push(format!(
+                    "line {line}: contexts holds {}, not a context name; left out",
+                    value.to_string().trim()
+                )),
+            }
+        }
     }
 
     fn fleet(&mut self, table: &Table, config: &mut Config) {

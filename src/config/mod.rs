@@ -95,6 +95,9 @@ pub struct Config {
     pub theme: ThemeName,
     pub executor: ExecutorMode,
     pub read_only: bool,
+    /// Kubeconfig contexts the console watches at once (`--context` wins); empty: the
+    /// kubeconfig's current context.
+    pub contexts: Vec<String>,
     /// The fleet filter the console opens with on any context (empty: none); written by hand,
     /// never by the console.
     pub fleet_filter: String,

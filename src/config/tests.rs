@@ -259,3 +259,18 @@ fn a_nesting_bomb_config_is_refused_naming_the_limit_and_not_saved_into() {
         "{refused}"
     );
 }
+
+#[test]
+fn contexts_are_read_in_order_once_and_a_bad_entry_is_named() {
+    let loaded = decode_text("contexts = [\"arctic-1\", \"pacific-1\", \"arctic-1\", 3]\n");
+    assert_eq!(loaded.config.contexts, ["arctic-1", "pacific-1"]);
+    assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
+    assert!(
+        loaded.problems[0].contains("line 1: contexts holds 3"),
+        "{:?}",
+        loaded.problems
+    );
+    let loaded = decode_text("contexts = \"arctic-1\"\n");
+    assert!(loaded.config.contexts.is_empty());
+    assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
+}

@@ -32,6 +32,7 @@ const AGE_RESERVE: usize = 3;
 /// Column title in `form`.
 pub fn title(column: Column, form: Form) -> &'static str {
     match (column, form) {
+        (Column::Cluster, Form::Compact) => "CL",
         (Column::Namespace, Form::Compact) => "NS",
         (Column::Image, Form::Compact) => "DRIFT",
         (Column::Conditions, Form::Compact) => "COND",
@@ -43,6 +44,8 @@ pub fn title(column: Column, form: Form) -> &'static str {
 /// The text of `column` for `row` in `form`; ages against `now`.
 pub fn cell(column: Column, form: Form, row: &FleetRow, now: Timestamp) -> String {
     match (column, form) {
+        (Column::Cluster, Form::Full) => row.key.context.to_string(),
+        (Column::Cluster, Form::Compact) => text::context_short(&row.key.context),
         (Column::Namespace, _) => row.key.namespace.to_string(),
         (Column::Name, _) => match row.probe_mark {
             Some(mark) => format!("{} {mark}", row.key.name),
@@ -87,6 +90,15 @@ impl CellWidths {
     /// The width `column` needs in `form`.
     pub fn get(&self, column: Column, form: Form) -> usize {
         self.widths[column.index()][form.index()]
+    }
+
+    /// Widens every column to at least `other`'s width (the fleets of several clusters).
+    pub fn widen(&mut self, other: &CellWidths) {
+        for (mine, theirs) in self.widths.iter_mut().zip(other.widths.iter()) {
+            for (slot, width) in mine.iter_mut().zip(theirs) {
+                *slot = (*slot).max(*width);
+            }
+        }
     }
 
     /// Widens the columns `row` needs more room in. Ages are measured at zero plus a reserve,

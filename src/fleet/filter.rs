@@ -1,7 +1,7 @@
 //! The `/` filter: whitespace-separated terms, all of which must match.
 //!
 //! Terms: `mode:seed`, `phase:Failed` (also `phase:none` for a node without phase),
-//! `chain:arctic-1`, `ns:NAME`, `drift`, `running:IMAGE` (the observed image holds IMAGE),
+//! `chain:arctic-1`, `ns:NAME`, `ctx:NAME` (the kubeconfig context), `drift`, `running:IMAGE` (the observed image holds IMAGE),
 //! `stale-image` (observed on another image than the spec's), `warning`, `failed`, a leading
 //! `!` negates a term, and
 //! anything else is a case-insensitive substring of namespace, name, chain, image, phase, mode,
@@ -18,6 +18,8 @@ pub enum Term {
     Phase(Option<Phase>),
     Chain(String),
     Namespace(String),
+    /// `ctx:NAME`: the row's kubeconfig context.
+    Context(String),
     Drift,
     /// `running:TEXT`: the observed image (`status.currentImage`) holds TEXT.
     Running(String),
@@ -119,6 +121,7 @@ fn parse_term(word: &str) -> Result<Term, FilterError> {
             "chain" => return Ok(Term::Chain(need(value)?)),
             "running" => return Ok(Term::Running(need(value)?)),
             "ns" | "namespace" => return Ok(Term::Namespace(need(value)?)),
+            "ctx" | "context" | "cluster" => return Ok(Term::Context(need(value)?)),
             _ => {}
         }
     }
@@ -137,6 +140,7 @@ fn term_matches(term: &Term, row: &FleetRow) -> bool {
         Term::Phase(phase) => row.phase == *phase,
         Term::Chain(chain) => row.chain_id.eq_ignore_ascii_case(chain),
         Term::Namespace(ns) => row.key.namespace.eq_ignore_ascii_case(ns),
+        Term::Context(context) => row.key.context.eq_ignore_ascii_case(context),
         Term::Drift => row.drift.any(),
         Term::Running(needle) => row
             .current_image

@@ -7,6 +7,7 @@ pub mod describe;
 pub mod detail;
 pub mod events;
 pub mod filter;
+pub mod fleets;
 pub mod probe;
 pub mod rows;
 pub mod sample;
@@ -63,6 +64,8 @@ pub struct SkippedEntry<'a> {
 /// Every watched object plus the derived fleet rows.
 #[derive(Debug, Default)]
 pub struct Fleet {
+    /// The kubeconfig context these objects come from (empty: one unnamed cluster).
+    context: std::sync::Arc<str>,
     /// The watched SeiNodes, slimmed by [`slim_node`]: read them for display, never write
     /// them back or print them as the object (fetch it from the API server for that).
     pub nodes: Store<SeiNode>,
@@ -90,6 +93,27 @@ impl Fleet {
             default_sidecar_image,
             ..Fleet::default()
         }
+    }
+
+    /// The fleet of one cluster: every key it makes carries `context`.
+    pub fn in_context(context: &str, default_sidecar_image: Option<String>) -> Fleet {
+        let context: std::sync::Arc<str> = context.into();
+        Fleet {
+            nodes: Store::in_context(&context),
+            node_events: Store::in_context(&context),
+            statefulsets: Store::in_context(&context),
+            pods: Store::in_context(&context),
+            detail_events: Store::in_context(&context),
+            statefulset_events: Store::in_context(&context),
+            context,
+            default_sidecar_image,
+            ..Fleet::default()
+        }
+    }
+
+    /// The kubeconfig context of this fleet (empty when unnamed).
+    pub fn context(&self) -> &std::sync::Arc<str> {
+        &self.context
     }
 
     /// Applies one delta, updating only the rows it touches. A delta that changes nothing (an
@@ -159,10 +183,10 @@ impl Fleet {
     fn apply_node_event(&mut self, delta: Delta<Event>) {
         let mut touched = BTreeSet::new();
         if let Delta::Applied(event) | Delta::RelistItem(event) = &delta {
-            let object = involved_key(event);
+            let object = involved_key(event).in_context(&self.context);
             if let Some(old) = self
                 .event_index
-                .insert(ObjectKey::of(event.as_ref()), object.clone())
+                .insert(self.node_events.key_of(event.as_ref()), object.clone())
             {
                 touched.insert(old);
             }
@@ -207,7 +231,8 @@ impl Fleet {
                         self.widths.grow(row);
                     }
                     None => {
-                        let mut row = FleetRow::build(node, events, default_sidecar_image);
+                        let mut row =
+                            FleetRow::build(key.clone(), node, events, default_sidecar_image);
                         row.probe_mark = mark;
                         self.widths.grow(&row);
                         self.rows.insert(key.clone(), row);

@@ -195,12 +195,13 @@ pub struct FleetRow {
 impl FleetRow {
     /// Builds the row of `node`; `events` are the events whose involved object is this node.
     pub fn build<'a>(
+        key: ObjectKey,
         node: &SeiNode,
         events: impl IntoIterator<Item = &'a Event>,
         default_sidecar_image: Option<&str>,
     ) -> FleetRow {
         let mut row = FleetRow {
-            key: ObjectKey::of(node),
+            key,
             mode: None,
             chain_id: String::new(),
             phase: None,

@@ -11,6 +11,8 @@ use crate::api::{NodeMode, Phase};
 /// Columns of the fleet table, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Column {
+    /// The kubeconfig context; shown only when more than one is watched.
+    Cluster,
     Namespace,
     Name,
     Mode,
@@ -24,7 +26,8 @@ pub enum Column {
 }
 
 impl Column {
-    pub const ALL: [Column; 10] = [
+    pub const ALL: [Column; 11] = [
+        Column::Cluster,
         Column::Namespace,
         Column::Name,
         Column::Mode,
@@ -39,6 +42,7 @@ impl Column {
 
     pub fn title(self) -> &'static str {
         match self {
+            Column::Cluster => "CLUSTER",
             Column::Namespace => "NAMESPACE",
             Column::Name => "NAME",
             Column::Mode => "MODE",
@@ -113,7 +117,9 @@ fn sort_by_key_stable<'a, K: Ord>(
 fn sort_rows(rows: &mut [&FleetRow], sort: Sort) {
     let descending = sort.descending;
     match sort.column {
+        // Rows arrive in cluster, namespace, name order.
         Column::Namespace => {}
+        Column::Cluster => sort_by_key_stable(rows, descending, |r| r.key.context.as_ref()),
         Column::Name => sort_by_key_stable(rows, descending, |r| r.key.name.as_ref()),
         Column::Mode => sort_by_key_stable(rows, descending, |r| r.mode),
         Column::Chain => sort_by_key_stable(rows, descending, |r| r.chain_id.as_str()),
@@ -147,6 +153,8 @@ pub struct Counts {
     pub by_mode: BTreeMap<Option<NodeMode>, usize>,
     pub drifted: usize,
     pub warnings: usize,
+    /// Rows per kubeconfig context (one entry when one cluster is watched).
+    pub by_context: BTreeMap<std::sync::Arc<str>, usize>,
 }
 
 /// Orderable phase key for the header (Running first, then progress, then trouble).
@@ -186,12 +194,25 @@ pub struct Listing {
 /// The counts are of the whole scope, so a filter never hides a Failed node from the header;
 /// `shown` is how many rows pass the filter.
 pub fn listing(fleet: &Fleet, filter: &Filter, sort: Sort) -> Listing {
-    let mut counts = Counts {
-        total: fleet.len(),
-        ..Counts::default()
-    };
+    listing_of(fleet.rows(), filter, sort)
+}
+
+/// [`listing`] over rows of any number of clusters, in key order (cluster, namespace, name).
+pub fn listing_of<'a>(
+    all_rows: impl Iterator<Item = &'a FleetRow>,
+    filter: &Filter,
+    sort: Sort,
+) -> Listing {
+    let mut counts = Counts::default();
     let mut rows: Vec<&FleetRow> = Vec::new();
-    for row in fleet.rows() {
+    for row in all_rows {
+        counts.total += 1;
+        match counts.by_context.get_mut(&row.key.context) {
+            Some(count) => *count += 1,
+            None => {
+                counts.by_context.insert(row.key.context.clone(), 1);
+            }
+        }
         *counts.by_phase.entry(PhaseKey::of(row.phase)).or_default() += 1;
         *counts.by_mode.entry(row.mode).or_default() += 1;
         counts.drifted += usize::from(row.drift.any());

@@ -153,6 +153,7 @@ fn spec_order(fleet: &Fleet, sort: Sort) -> Vec<ObjectKey> {
     let compare = |a: &FleetRow, b: &FleetRow| -> Ordering {
         match sort.column {
             Column::Namespace => Ordering::Equal,
+            Column::Cluster => a.key.context.cmp(&b.key.context),
             Column::Name => a.key.name.cmp(&b.key.name),
             Column::Mode => a.mode.cmp(&b.mode),
             Column::Chain => a.chain_id.cmp(&b.chain_id),

@@ -16,27 +16,45 @@ use std::sync::Arc;
 
 use kube::ResourceExt;
 
-/// Namespace and name of an object; the store's key and the selection key of the screens.
+/// Kubeconfig context, namespace and name of an object; the store's key and the selection key
+/// of the screens. The context is empty where only one cluster is read (`get` of one context,
+/// tests); the console's stores stamp every key with the context they watch, so one fleet can
+/// hold the same namespace/name from two clusters.
 ///
 /// The strings are shared, so cloning a key allocates nothing: every re-listing of the fleet
 /// copies one key per row, and a 10,000-row copy of owned strings cost more than the sort.
+/// The context comes first, so keys order by cluster, then namespace, then name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ObjectKey {
+    pub context: Arc<str>,
     pub namespace: Arc<str>,
     pub name: Arc<str>,
+}
+
+/// The empty context shared by every key without one (no allocation per key).
+fn no_context() -> Arc<str> {
+    static EMPTY: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| Arc::from("")).clone()
 }
 
 impl ObjectKey {
     pub fn new(namespace: impl Into<Arc<str>>, name: impl Into<Arc<str>>) -> ObjectKey {
         ObjectKey {
+            context: no_context(),
             namespace: namespace.into(),
             name: name.into(),
         }
     }
 
-    /// Key of any namespaced Kubernetes object.
+    /// Key of any namespaced Kubernetes object (no context).
     pub fn of<K: kube::Resource>(object: &K) -> ObjectKey {
         ObjectKey::new(object.namespace().unwrap_or_default(), object.name_any())
+    }
+
+    /// This key in `context` (the context's string is shared, not copied).
+    pub fn in_context(mut self, context: &Arc<str>) -> ObjectKey {
+        self.context = context.clone();
+        self
     }
 }
 
@@ -80,9 +98,11 @@ pub enum Change {
     Dropped(Vec<ObjectKey>),
 }
 
-/// Objects of one kind, ordered by namespace then name.
+/// Objects of one kind of one cluster, ordered by namespace then name.
 #[derive(Debug, Clone)]
 pub struct Store<K> {
+    /// The kubeconfig context every key of this store carries (empty: none).
+    context: Arc<str>,
     objects: BTreeMap<ObjectKey, Box<K>>,
     /// Objects that could not be decoded, by key (never also in `objects`).
     skipped: BTreeMap<ObjectKey, String>,
@@ -95,6 +115,7 @@ pub struct Store<K> {
 impl<K> Default for Store<K> {
     fn default() -> Self {
         Store {
+            context: no_context(),
             objects: BTreeMap::new(),
             skipped: BTreeMap::new(),
             relist: None,
@@ -126,14 +147,29 @@ impl<K> Delta<K> {
 }
 
 impl<K: kube::Resource> Store<K> {
+    /// An empty store of the objects of `context`.
+    pub fn in_context(context: &Arc<str>) -> Store<K> {
+        Store {
+            context: context.clone(),
+            ..Store::default()
+        }
+    }
+
+    /// The key of `object` in this store's context.
+    pub fn key_of(&self, object: &K) -> ObjectKey {
+        ObjectKey::of(object).in_context(&self.context)
+    }
+
     /// Applies one delta and says what changed.
     pub fn apply(&mut self, delta: Delta<K>) -> Change {
         match delta {
             Delta::Applied(object) => self.insert(object),
-            Delta::Deleted(object) => self.remove(ObjectKey::of(object.as_ref())),
-            Delta::DeletedKey(key) => self.remove(key),
+            Delta::Deleted(object) => self.remove(self.key_of(object.as_ref())),
+            // The watch knows no context: keys it made are stamped with this store's.
+            Delta::DeletedKey(key) => self.remove(key.in_context(&self.context)),
             Delta::Skipped(skipped) => {
                 let SkippedObject { key, reason } = *skipped;
+                let key = key.in_context(&self.context);
                 if let Some(listed) = self.relist.as_mut() {
                     listed.insert(key.clone());
                 }
@@ -151,7 +187,7 @@ impl<K: kube::Resource> Store<K> {
                 Change::Nothing
             }
             Delta::RelistItem(object) => {
-                let key = ObjectKey::of(object.as_ref());
+                let key = self.key_of(object.as_ref());
                 self.relist.get_or_insert_with(HashSet::new).insert(key);
                 self.insert(object)
             }
@@ -194,7 +230,7 @@ impl<K: kube::Resource> Store<K> {
 
     /// Stores `object` unless the stored copy has the same `resourceVersion`.
     fn insert(&mut self, object: Box<K>) -> Change {
-        let key = ObjectKey::of(object.as_ref());
+        let key = self.key_of(object.as_ref());
         if self.skipped.remove(&key).is_some() {
             self.bump();
         }

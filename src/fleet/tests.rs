@@ -264,7 +264,7 @@ fn stored_nodes_are_slimmed_without_changing_what_screens_show() {
             "managedFields": [{"manager": "kubectl", "operation": "Apply"}],
         }}),
     );
-    let row_before = FleetRow::build(&updating, [], None);
+    let row_before = FleetRow::build(ObjectKey::of(&updating), &updating, [], None);
     let mut fleet = Fleet::new(None);
     fleet.apply(FleetDelta::Node(Delta::applied(updating.clone())));
     let stored = fleet.nodes.get(&key("rpc-1")).expect("stored");
@@ -500,9 +500,19 @@ fn refreshing_a_row_in_place_equals_building_it_afresh() {
         for after in &nodes {
             let renamed =
                 sample::patched(after.clone(), json!({"metadata": {"name": before.name()}}));
-            let mut row = FleetRow::build(before, &events_of(before), Some(SIDECAR_IMAGE));
+            let mut row = FleetRow::build(
+                ObjectKey::of(before),
+                before,
+                &events_of(before),
+                Some(SIDECAR_IMAGE),
+            );
             row.refresh(&renamed, &events_of(after), Some(SIDECAR_IMAGE));
-            let fresh = FleetRow::build(&renamed, &events_of(after), Some(SIDECAR_IMAGE));
+            let fresh = FleetRow::build(
+                ObjectKey::of(&renamed),
+                &renamed,
+                &events_of(after),
+                Some(SIDECAR_IMAGE),
+            );
             assert_eq!(
                 row,
                 fresh,

@@ -191,3 +191,22 @@ pub fn warning_short(row: &FleetRow) -> String {
         Some(w) => format!("⚠ {}", w.reason),
     }
 }
+
+/// Longest abbreviated context in the fleet table's compact CLUSTER column.
+pub const CONTEXT_SHORT: usize = 8;
+
+/// A kubeconfig context abbreviated for 80 columns: the tail after an ARN's or a path's last
+/// `/` or `:` (EKS contexts are ARNs ending in the cluster name), cut to [`CONTEXT_SHORT`]
+/// characters with `…`.
+pub fn context_short(context: &str) -> String {
+    let tail = context
+        .rsplit(['/', ':'])
+        .find(|part| !part.is_empty())
+        .unwrap_or(context);
+    if tail.chars().count() <= CONTEXT_SHORT {
+        return tail.to_owned();
+    }
+    let mut short: String = tail.chars().take(CONTEXT_SHORT - 1).collect();
+    short.push('…');
+    short
+}

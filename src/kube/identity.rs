@@ -40,6 +40,23 @@ pub enum IdentityError {
     UnknownContext(String),
 }
 
+/// The operator of `context` (or the current context) in the kubeconfig at `path` (else the
+/// default kubeconfig); `unknown` where it cannot be read.
+pub fn operator(path: Option<&Path>, context: Option<&str>) -> OperatorIdentity {
+    let kubeconfig = match path {
+        Some(path) => Kubeconfig::read_from(path),
+        None => Kubeconfig::read(),
+    };
+    kubeconfig
+        .ok()
+        .and_then(|k| from_kubeconfig(&k, context).ok())
+        .unwrap_or_else(|| OperatorIdentity {
+            context: context.map_or_else(|| "unknown".into(), str::to_owned),
+            user: "unknown".into(),
+            certificate_cn: None,
+        })
+}
+
 /// The identity for `context` (or the current context) of `kubeconfig`. The certificate is read
 /// from `client-certificate-data`, else from the `client-certificate` file; an unreadable or
 /// unparsable certificate just leaves the CN out.

@@ -8,7 +8,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::theme::Theme;
 use crate::api::Phase;
-use crate::app::model::{InputKind, Model, Screen, WatchState};
+use crate::app::model::{ClusterState, InputKind, Model, Screen, WatchState};
 use crate::fleet::text::{age, phase_short, phase_symbol};
 
 /// One piece of the header that is never split: its text in full and abbreviated.
@@ -42,12 +42,21 @@ fn segments(model: &Model, theme: &Theme) -> Vec<Segment> {
     let counts = &model.listing.counts;
     let scope = format!(
         "ctx:{} ns:{}",
-        model.scope.context,
+        model.scope.contexts_label(),
         model.scope.namespace_label()
     );
+    let short_scope = if model.multi_cluster() {
+        format!(
+            "{} clusters ns:{}",
+            model.scope.contexts.len(),
+            model.scope.namespace_label()
+        )
+    } else {
+        scope.clone()
+    };
     let mut out = vec![
         Segment::new(" sei-console".into(), " sei".into(), theme.title).keep(2),
-        Segment::new(scope.clone(), scope, theme.accent),
+        Segment::new(scope, short_scope, theme.accent),
     ];
     if model.settings.guard.is_read_only() {
         out.push(Segment::new("READ-ONLY".into(), "RO".into(), theme.warn));
@@ -63,6 +72,24 @@ fn segments(model: &Model, theme: &Theme) -> Vec<Segment> {
         format!("│ {} ({} shown)", counts.total, counts.shown)
     };
     out.push(Segment::new(nodes, short, theme.header).keep(4));
+    if model.multi_cluster() {
+        // Each watched cluster's node count, the empty ones too (a cluster down shows 0).
+        for context in &model.scope.contexts {
+            let n = counts
+                .by_context
+                .get(context.as_str())
+                .copied()
+                .unwrap_or(0);
+            out.push(
+                Segment::new(
+                    format!("{context} {n}"),
+                    format!("{} {n}", crate::fleet::text::context_short(context)),
+                    theme.dim,
+                )
+                .keep(3),
+            );
+        }
+    }
     if !model.filter.is_empty() {
         let (full, short) = if model.filter_saved {
             (
@@ -167,11 +194,54 @@ pub fn header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// The banner text: the oldest STALE watch, else a forbidden one, else the config file's first
-/// problem (until the first key).
+/// The banner lines: per watched cluster in trouble, one line (its API server silent, else its
+/// oldest STALE watch, else a forbidden one), each naming its cluster when several are
+/// watched, so one cluster down never reads as all of them; else undecodable objects, else the
+/// config file's first problem (until the first key). At most [`MAX_BANNERS`] lines.
+pub fn banner_lines(model: &Model) -> Vec<String> {
+    let multi = model.multi_cluster();
+    let mut lines: Vec<String> = model
+        .clusters
+        .iter()
+        .filter_map(|(context, cluster)| {
+            let name = if multi {
+                format!(" {context}")
+            } else {
+                String::new()
+            };
+            cluster_banner(model, context, cluster, &name)
+        })
+        .collect();
+    if lines.len() > MAX_BANNERS {
+        let more = lines.len() - (MAX_BANNERS - 1);
+        lines.truncate(MAX_BANNERS - 1);
+        lines.push(format!(" … and {more} more clusters in trouble "));
+    }
+    if lines.is_empty()
+        && let Some(line) = skipped_line(model).or_else(|| config_problem_line(model))
+    {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Banner lines at most (the table keeps the rest of the screen).
+pub const MAX_BANNERS: usize = 3;
+
+/// The first banner line, if any.
 pub fn banner_line(model: &Model) -> Option<String> {
-    if let Some((_, error)) = &model.server.silent {
-        let confirmed = match model.server.confirmed_at {
+    banner_lines(model).into_iter().next()
+}
+
+/// The trouble of one cluster (`name`: how the line names it, empty for the only one).
+fn cluster_banner(
+    model: &Model,
+    context: &str,
+    cluster: &ClusterState,
+    name: &str,
+) -> Option<String> {
+    if let Some((_, error)) = &cluster.server.silent {
+        let confirmed = match cluster.server.confirmed_at {
             Some(at) => format!(
                 "data last confirmed {} ago ({} UTC)",
                 age(Some(at), model.now),
@@ -181,45 +251,48 @@ pub fn banner_line(model: &Model) -> Option<String> {
         };
         // The age first: it is what a narrow terminal must still show.
         return Some(format!(
-            " STALE — {confirmed}: the API server does not answer ({error}) — retrying "
+            " STALE{name} — {confirmed}: the API server does not answer ({error}) — retrying "
         ));
     }
-    if let Some((kind, WatchState::Stale { since, error })) = model.stale() {
+    let detail_visible = model.screen_context() == Some(context);
+    if let Some((kind, WatchState::Stale { since, error })) = cluster.stale(detail_visible) {
         let clock = since
             .to_zoned(jiff::tz::TimeZone::UTC)
             .strftime("%H:%M:%S")
             .to_string();
         return Some(format!(
-            " STALE since {clock} UTC ({} ago) — {}: {error} — retrying ",
+            " STALE{name} since {clock} UTC ({} ago) — {}: {error} — retrying ",
             age(Some(*since), model.now),
             kind.resource()
         ));
     }
-    let detail_visible = matches!(model.screen, Screen::Node(_));
-    model
+    cluster
         .watches
         .iter()
         .filter(|(kind, _)| detail_visible || !kind.is_detail())
         .find_map(|(kind, state)| match state {
             WatchState::Forbidden(error) => {
-                Some(format!(" FORBIDDEN {}: {error} ", kind.resource()))
+                Some(format!(" FORBIDDEN{name} {}: {error} ", kind.resource()))
             }
             _ => None,
         })
-        .or_else(|| skipped_line(model))
-        .or_else(|| config_problem_line(model))
 }
 
 /// Objects left out because they could not be decoded: how many, the first named with why.
 fn skipped_line(model: &Model) -> Option<String> {
     let skipped = model.fleet.skipped();
-    let first = skipped.first()?;
+    let (context, first) = skipped.first()?;
+    let cluster = if model.multi_cluster() {
+        format!(" in {context}")
+    } else {
+        String::new()
+    };
     let more = match skipped.len() {
         1 => String::new(),
         n => format!(" (+{} more)", n - 1),
     };
     Some(format!(
-        " SKIPPED {} undecodable object{}: {} {} — {}{more} ",
+        " SKIPPED {} undecodable object{}: {} {}{cluster} — {}{more} ",
         skipped.len(),
         if skipped.len() == 1 { "" } else { "s" },
         first.kind,
@@ -239,8 +312,12 @@ fn config_problem_line(model: &Model) -> Option<String> {
 }
 
 pub fn banner(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    if let Some(text) = banner_line(model) {
-        frame.render_widget(Paragraph::new(text).style(theme.banner), area);
+    let lines: Vec<Line> = banner_lines(model)
+        .into_iter()
+        .map(|text| Line::styled(text, theme.banner))
+        .collect();
+    if !lines.is_empty() {
+        frame.render_widget(Paragraph::new(lines), area);
     }
 }
 

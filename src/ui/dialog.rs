@@ -115,6 +115,7 @@ fn request_lines(request: &ActionRequest, theme: &Theme) -> Vec<Line<'static>> {
             image,
             waves,
             canaries,
+            ..
         } => {
             let plan = match (nodes.len(), canaries.as_slice()) {
                 (1, _) => String::new(),
@@ -281,8 +282,11 @@ fn status_line(flow: &ActionFlow, theme: &Theme) -> Option<Line<'static>> {
     })
 }
 
+/// Draws the dialog; `cluster` (several clusters watched) is named in its title, so the
+/// operator confirms knowing which cluster the action goes to.
 pub fn render(
     flow: &ActionFlow,
+    cluster: Option<&str>,
     now: jiff::Timestamp,
     theme: &Theme,
     frame: &mut Frame,
@@ -308,7 +312,10 @@ pub fn render(
         .map_or(0, |l| l.width().max(1).div_ceil(inner_width));
     let rect = popup(area, wrapped + status_height + 3);
     frame.render_widget(Clear, rect);
-    let title = format!(" {} ", flow.title());
+    let title = match cluster {
+        Some(cluster) => format!(" {} · cluster {cluster} ", flow.title()),
+        None => format!(" {} ", flow.title()),
+    };
     let block = Block::new()
         .borders(Borders::ALL)
         .border_style(theme.border)

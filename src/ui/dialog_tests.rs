@@ -12,7 +12,6 @@ use crate::app::model::{Model, Msg};
 use crate::app::tests::{demo_model, key, press};
 use crate::app::update::update;
 use crate::fleet::sample;
-use crate::fleet::store::ObjectKey;
 use crate::keymap::{Key, KeyCode};
 use crate::ops::seed::{SeedRequest, seed_node, seed_preview_text};
 use crate::planner::{PlanContext, preview};
@@ -28,8 +27,7 @@ fn ctx() -> PlanContext {
 fn stored(model: &Model, name: &str) -> crate::api::SeiNode {
     model
         .fleet
-        .nodes
-        .get(&ObjectKey::new("sei", name))
+        .node(&crate::app::tests::demo_key(name))
         .cloned()
         .expect("demo node")
 }

@@ -16,23 +16,34 @@ use crate::kube::watches::WatchKind;
 
 /// What to give up, in order, until the table fits: NAME, PHASE, the drift mark, PLAN and the
 /// warning mark are kept to the end (compacted, never dropped).
-const DEGRADE: [(Column, Step); 10] = [
+/// The CLUSTER column (several clusters watched) is abbreviated with the others and dropped
+/// only when nothing else is left to give.
+const DEGRADE: [(Column, Step); 13] = [
     (Column::Age, Step::Drop),
     (Column::Chain, Step::Drop),
     (Column::Conditions, Step::Compact),
     (Column::Plan, Step::Compact),
     (Column::Warning, Step::Compact),
     (Column::Mode, Step::Drop),
+    (Column::Cluster, Step::Compact),
     (Column::Image, Step::Compact),
     (Column::Conditions, Step::Drop),
     (Column::Phase, Step::Compact),
     (Column::Namespace, Step::Compact),
+    // The last column fills the rest of the line: its reason may be cut, its ⚠ mark stays.
+    (Column::Warning, Step::Squeeze(SQUEEZED_WARNING)),
+    (Column::Cluster, Step::Drop),
 ];
+
+/// The room a squeezed warning column still claims (the mark and the start of the reason).
+const SQUEEZED_WARNING: usize = 12;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
     Compact,
     Drop,
+    /// Claim at most this width (the last, filling column only).
+    Squeeze(usize),
 }
 
 fn max_width(column: Column) -> usize {
@@ -48,21 +59,28 @@ fn max_width(column: Column) -> usize {
 fn fit_columns(model: &Model, width: usize) -> Vec<(Column, Form, usize)> {
     let widths = model.fleet.widths();
     let mark = usize::from(!model.marked.is_empty());
+    let mut squeezed: Option<(Column, usize)> = None;
     let mut shown: Vec<(Column, Form, usize)> = Column::ALL
         .iter()
         .filter(|c| **c != Column::Namespace || model.scope.namespace.is_none())
+        .filter(|c| **c != Column::Cluster || model.multi_cluster())
         .map(|c| (*c, Form::Full, 0))
         .collect();
-    let measure = |shown: &mut Vec<(Column, Form, usize)>| {
+    let measure = |shown: &mut Vec<(Column, Form, usize)>, squeezed: Option<(Column, usize)>| {
         for (column, form, w) in shown.iter_mut() {
             let extra = if *column == Column::Name { mark } else { 0 };
             *w = (widths.get(*column, *form) + extra).min(max_width(*column));
+            if let Some((squeezed, most)) = squeezed
+                && squeezed == *column
+            {
+                *w = (*w).min(most);
+            }
         }
         // The highlight symbol, then one space between columns.
         1 + shown.iter().map(|(_, _, w)| w + 1).sum::<usize>() - 1
     };
     let mut steps = DEGRADE.iter();
-    while measure(&mut shown) > width {
+    while measure(&mut shown, squeezed) > width {
         let Some((column, step)) = steps.next() else {
             break;
         };
@@ -71,6 +89,12 @@ fn fit_columns(model: &Model, width: usize) -> Vec<(Column, Form, usize)> {
             Step::Compact => {
                 for entry in shown.iter_mut().filter(|(c, _, _)| c == column) {
                     entry.1 = Form::Compact;
+                }
+            }
+            // Only the last column fills (and so may be cut); another would cut its neighbour.
+            Step::Squeeze(most) => {
+                if shown.last().is_some_and(|(c, _, _)| c == column) {
+                    squeezed = Some((*column, *most));
                 }
             }
         }
@@ -167,8 +191,22 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 }
 
 fn render_empty(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let nodes_state = model.watches.get(&WatchKind::Nodes);
-    let lines: Vec<Line> = match nodes_state {
+    let lines = if model.multi_cluster() {
+        empty_clusters_lines(model, theme)
+    } else {
+        empty_lines(model, theme, model.scope.context())
+    };
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// Why the table of one watched cluster is empty.
+fn empty_lines(model: &Model, theme: &Theme, context: &str) -> Vec<Line<'static>> {
+    let nodes_state = model.watch_state(context, WatchKind::Nodes);
+    let synced = model
+        .fleet
+        .fleet(context)
+        .is_some_and(|fleet| fleet.nodes.is_synced());
+    match nodes_state {
         Some(WatchState::Forbidden(error)) => vec![
             Line::styled("  ✖ forbidden: cannot list SeiNodes here", theme.bad),
             Line::styled(format!("  {error}"), theme.dim),
@@ -177,7 +215,7 @@ fn render_empty(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
                 theme.dim,
             ),
         ],
-        Some(WatchState::Stale { error, .. }) if !model.fleet.nodes.is_synced() => vec![
+        Some(WatchState::Stale { error, .. }) if !synced => vec![
             Line::styled("  ✗ cannot reach the API server yet; retrying", theme.bad),
             Line::styled(format!("  {error}"), theme.dim),
         ],
@@ -192,13 +230,51 @@ fn render_empty(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
                 theme.dim,
             ),
         ],
-        _ => vec![
-            Line::styled(
-                format!("  No SeiNode matches the filter `{}`.", model.filter),
+        _ => no_match_lines(model, theme),
+    }
+}
+
+fn no_match_lines(model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+    vec![
+        Line::styled(
+            format!("  No SeiNode matches the filter `{}`.", model.filter),
+            theme.header,
+        ),
+        Line::styled("  esc clears the filter; / edits it.", theme.dim),
+    ]
+}
+
+/// Several clusters and no row: one line per cluster saying why it shows none.
+fn empty_clusters_lines(model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+    if !model.fleet.is_empty() {
+        return no_match_lines(model, theme);
+    }
+    let mut lines = Vec::new();
+    for context in &model.scope.contexts {
+        let synced = model
+            .fleet
+            .fleet(context)
+            .is_some_and(|fleet| fleet.nodes.is_synced());
+        let line = match model.watch_state(context, WatchKind::Nodes) {
+            Some(WatchState::Forbidden(error)) => {
+                Line::styled(format!("  ✖ {context}: forbidden: {error}"), theme.bad)
+            }
+            Some(WatchState::Stale { error, .. }) if !synced => Line::styled(
+                format!("  ✗ {context}: cannot reach the API server yet ({error}); retrying"),
+                theme.bad,
+            ),
+            Some(WatchState::Syncing) | None => {
+                Line::styled(format!("  … {context}: listing SeiNodes"), theme.dim)
+            }
+            _ => Line::styled(
+                format!(
+                    "  {context}: no SeiNodes in {}",
+                    model.scope.namespace_label()
+                ),
                 theme.header,
             ),
-            Line::styled("  esc clears the filter; / edits it.", theme.dim),
-        ],
-    };
-    frame.render_widget(Paragraph::new(lines), area);
+        };
+        lines.push(line);
+    }
+    lines
 }

@@ -10,6 +10,8 @@ pub mod theme;
 pub mod viewer;
 
 #[cfg(test)]
+mod multi_tests;
+#[cfg(test)]
 mod resilience_tests;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -30,7 +32,7 @@ pub fn draw(model: &Model, no_color: bool, frame: &mut Frame) {
 pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     let area = frame.area();
     frame.render_widget(ratatui::widgets::Block::new().style(theme.base), area);
-    let banner_height = u16::from(chrome::banner_line(model).is_some());
+    let banner_height = u16::try_from(chrome::banner_lines(model).len()).unwrap_or(1);
     let header_height =
         u16::try_from(chrome::header_lines(model, theme, area.width).len()).unwrap_or(1);
     let [header, banner, body, footer] = Layout::vertical([
@@ -57,7 +59,8 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
         help::render(model.help_scroll, theme, frame, area);
     }
     if let Some(flow) = model.action.as_ref().filter(|flow| !flow.hidden) {
-        dialog::render(flow, model.now, theme, frame, area);
+        let cluster = flow.context().filter(|_| model.multi_cluster());
+        dialog::render(flow, cluster, model.now, theme, frame, area);
     }
 }
 

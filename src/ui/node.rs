@@ -271,7 +271,7 @@ fn plan_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'st
 }
 
 fn watch_note(model: &Model, kind: WatchKind, theme: &Theme) -> Option<Line<'static>> {
-    match model.watches.get(&kind)? {
+    match model.node_watch(kind)? {
         WatchState::Forbidden(error) => Some(Line::styled(
             format!("  ✖ {}: forbidden — {error}", kind.resource()),
             theme.bad,
@@ -346,7 +346,7 @@ fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'s
 
 /// Whether `kind`'s watch has listed, so an empty result means none rather than unknown.
 fn listed(model: &Model, kind: WatchKind) -> bool {
-    matches!(model.watches.get(&kind), Some(WatchState::Live))
+    matches!(model.node_watch(kind), Some(WatchState::Live))
 }
 
 fn workload_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
@@ -470,6 +470,15 @@ fn scrolled(
         .scroll((scroll, 0))
 }
 
+/// The node screen's title; with several clusters watched it names the node's cluster.
+fn node_title(model: &Model, key: &ObjectKey) -> String {
+    if model.multi_cluster() {
+        format!(" SeiNode {key} · cluster {} ", key.context)
+    } else {
+        format!(" SeiNode {key} ")
+    }
+}
+
 pub fn render(model: &Model, key: &ObjectKey, theme: &Theme, frame: &mut Frame, area: Rect) {
     let Some(detail) = &model.detail else {
         let text = vec![
@@ -485,7 +494,7 @@ pub fn render(model: &Model, key: &ObjectKey, theme: &Theme, frame: &mut Frame, 
     let block = Block::new()
         .borders(Borders::TOP)
         .border_style(theme.border)
-        .title(Line::styled(format!(" SeiNode {key} "), theme.title));
+        .title(Line::styled(node_title(model, key), theme.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let spec = spec_lines(detail, model, theme);

@@ -8,7 +8,7 @@ use crate::app::tests::demo_model;
 use crate::app::update::update;
 use crate::fleet::FleetDelta;
 use crate::fleet::sample;
-use crate::fleet::store::{Delta, ObjectKey};
+use crate::fleet::store::Delta;
 use crate::ports::probe::fake::FakeProber;
 use crate::ports::probe::{CheckName, ProbeTarget};
 
@@ -47,7 +47,7 @@ fn probed_fleet() -> Model {
     update(
         &mut model,
         Msg::SeedProbed {
-            key: ObjectKey::new("sei", "seed-0"),
+            key: crate::app::tests::demo_key("seed-0"),
             at: ago(120),
             outcome: Ok(reachable),
         },
@@ -62,7 +62,7 @@ fn probed_fleet() -> Model {
     update(
         &mut model,
         Msg::SeedProbed {
-            key: ObjectKey::new("sei", "seed-1"),
+            key: crate::app::tests::demo_key("seed-1"),
             at: ago(60),
             outcome: Ok(refused),
         },

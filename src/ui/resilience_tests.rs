@@ -9,7 +9,7 @@ use crate::app::tests::demo_model;
 use crate::app::update::update;
 use crate::fleet::FleetDelta;
 use crate::fleet::sample;
-use crate::fleet::store::{Delta, ObjectKey};
+use crate::fleet::store::Delta;
 use crate::kube::liveness::ServerReport;
 
 fn at(seconds: i64) -> jiff::Timestamp {
@@ -42,7 +42,11 @@ fn frozen_model() -> Model {
 fn a_silent_server_is_stale_with_the_age_of_the_last_confirmed_data() {
     let model = frozen_model();
     assert_eq!(
-        model.server.silent.as_ref().map(|(since, _)| *since),
+        model.clusters["kind-sei"]
+            .server
+            .silent
+            .as_ref()
+            .map(|(since, _)| *since),
         Some(at(5))
     );
     assert_eq!(
@@ -59,10 +63,10 @@ fn the_first_answer_clears_stale_and_resyncs_the_watches() {
     let mut model = frozen_model();
     let before = model.scope_epoch;
     let cmds = server(&mut model, ServerReport::Answered { at: at(10) });
-    assert!(model.server.silent.is_none());
+    assert!(model.clusters["kind-sei"].server.silent.is_none());
     assert_eq!(model.scope_epoch, before + 1);
     assert!(
-        matches!(&cmds[..], [Cmd::WatchScope { epoch, .. }] if *epoch == before + 1),
+        matches!(&cmds[..], [Cmd::WatchCluster { epoch, .. }] if *epoch == before + 1),
         "{cmds:?}"
     );
     assert_eq!(super::chrome::banner_line(&model), None);
@@ -81,7 +85,7 @@ fn probes_of_a_replaced_scope_are_ignored() {
             report: ServerReport::Silent { error: "x".into() },
         },
     );
-    assert!(model.server.silent.is_none());
+    assert!(model.clusters["kind-sei"].server.silent.is_none());
 }
 
 #[test]
@@ -102,7 +106,7 @@ fn an_undecodable_node_is_kept_out_counted_and_named() {
     let mut model = demo_model();
     let rows = model.fleet.len();
     let epoch = model.scope_epoch;
-    let deep = ObjectKey::new("sei", "deep-0");
+    let deep = crate::app::tests::demo_key("deep-0");
     update(
         &mut model,
         Msg::Delta {

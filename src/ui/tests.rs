@@ -117,7 +117,7 @@ fn stale_banner() {
 #[test]
 fn empty_fleet() {
     let scope = Scope {
-        context: "kind-sei".into(),
+        contexts: vec!["kind-sei".into()],
         namespace: Some("empty".into()),
     };
     let mut model = Model::new(scope, sample::now(), None);
@@ -151,7 +151,7 @@ fn empty_fleet() {
 #[test]
 fn error_screens_forbidden_and_unreachable() {
     let scope = Scope {
-        context: "kind-sei".into(),
+        contexts: vec!["kind-sei".into()],
         namespace: Some("locked".into()),
     };
     let mut model = Model::new(scope.clone(), sample::now(), None);
@@ -328,7 +328,7 @@ fn seed_with_node_id(lookup: crate::fleet::detail::NodeIdLookup) -> String {
     open(&mut model, "seed-0");
     let epoch = model.detail_epoch;
     let delta = FleetDelta::NodeId {
-        key: crate::fleet::store::ObjectKey::new("sei", "seed-0"),
+        key: crate::app::tests::demo_key("seed-0"),
         lookup,
     };
     update(&mut model, Msg::Delta { epoch, delta });

@@ -12,7 +12,6 @@ use crate::app::tests::{demo_model, key, press};
 use crate::app::update::update;
 use crate::config::WaveDefaults;
 use crate::fleet::sample;
-use crate::fleet::store::ObjectKey;
 use crate::keymap::{Key, KeyCode};
 use crate::ops::PermissionVerdict;
 use crate::ops::rollout::{Blocked, NodeToRoll, RolloutInput, RolloutPrepared, Selection};
@@ -55,6 +54,7 @@ fn the_prompt_chooses_the_canary_among_the_marked_nodes_and_the_batch_size() {
     assert_eq!(
         request,
         &ActionRequest::Rollout {
+            context: "kind-sei".into(),
             namespace: "sei".into(),
             nodes: ["archive-0", "rpc-0", "rpc-1", "validator-0"]
                 .map(String::from)
@@ -122,8 +122,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
     let stored = |name: &str| {
         model
             .fleet
-            .nodes
-            .get(&ObjectKey::new("sei", name))
+            .node(&crate::app::tests::demo_key(name))
             .cloned()
             .expect("demo node")
     };

@@ -24,6 +24,7 @@ pub mod audit;
 pub mod console;
 pub mod controller;
 pub mod identity;
+pub mod second;
 pub mod seed_standin;
 
 /// Where the control plane of this run lives.

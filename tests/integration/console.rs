@@ -64,11 +64,22 @@ impl Console {
     pub(crate) fn start_on(
         context: &str,
         namespace: &str,
+        effects: Effects,
+        rx: mpsc::Receiver<Msg>,
+    ) -> Console {
+        Console::start_multi(&[context], namespace, effects, rx)
+    }
+
+    /// The console watching `namespace` in every one of `contexts` at once (`effects` holds
+    /// the first one's connection and a kubeconfig naming the others).
+    pub(crate) fn start_multi(
+        contexts: &[&str],
+        namespace: &str,
         mut effects: Effects,
         rx: mpsc::Receiver<Msg>,
     ) -> Console {
         let scope = Scope {
-            context: context.to_owned(),
+            contexts: contexts.iter().map(|c| (*c).to_owned()).collect(),
             namespace: Some(namespace.to_owned()),
         };
         let mut model = Model::new(scope, Timestamp::now(), None);
@@ -187,7 +198,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
 
     console
         .until("the first (empty) sync", |m, screen| {
-            m.watches.get(&WatchKind::Nodes) == Some(&WatchState::Live)
+            m.watch_state(m.scope.context(), WatchKind::Nodes) == Some(&WatchState::Live)
                 && screen.contains("No SeiNodes in")
         })
         .await;
@@ -234,7 +245,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
     let row = console
         .model
         .fleet
-        .row(&ObjectKey::new(ns.name.as_str(), "full-0"))
+        .row(&ObjectKey::new(ns.name.as_str(), "full-0").in_context(&"test".into()))
         .expect("row");
     assert_eq!(
         row.plan.as_ref().map(|p| (p.phase, p.done, p.total)),
@@ -271,7 +282,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
     console.key(KeyCode::Enter);
     assert_eq!(
         console.model.screen,
-        Screen::Node(ObjectKey::new(ns.name.as_str(), "seed-0"))
+        Screen::Node(ObjectKey::new(ns.name.as_str(), "seed-0").in_context(&"test".into()))
     );
     console.key(KeyCode::Tab);
     console.key(KeyCode::Tab);
@@ -317,10 +328,14 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
     );
     assert_eq!(items[1]["lastWarning"]["reason"], "StatefulSetRenderFailed");
     assert_eq!(items[1]["lastWarning"]["count"], 2);
+    // Every row names the kubeconfig context it was read from (several clusters: `get
+    // --context A --context B`).
+    assert_eq!(full["context"], "sei-console-test");
     let keys: Vec<&String> = full.as_object().expect("object").keys().collect();
     assert_eq!(
         keys,
         [
+            "context",
             "namespace",
             "name",
             "mode",
@@ -460,7 +475,8 @@ async fn statefulset_events_reach_the_node_screen_and_describe_names_forbidden_s
     console.key(KeyCode::Tab);
     let screen = console
         .until("the StatefulSet's event in the node screen", |m, screen| {
-            m.watches.get(&WatchKind::StatefulSetEvents) == Some(&WatchState::Live)
+            m.watch_state(m.scope.context(), WatchKind::StatefulSetEvents)
+                == Some(&WatchState::Live)
                 && screen.contains("FailedCreate")
         })
         .await;
@@ -615,13 +631,16 @@ async fn sidecar_drift_follows_the_controllers_config_map_live() {
         .patch_status("full-0", &PatchParams::default(), &Patch::Merge(&status))
         .await
         .expect("patch status");
-    let key = ObjectKey::new(ns.name.as_str(), "full-0");
+    let key = ObjectKey::new(ns.name.as_str(), "full-0").in_context(&"test".into());
     let sidecar_drift = |m: &Model| m.fleet.row(&key).map(|r| r.drift.sidecar);
 
     let mut console = Console::start_with(&ns, Some(&controller.name));
     let screen = console
         .until("the ConfigMap's sidecar image, no drift", |m, _| {
-            m.fleet.default_sidecar_image() == Some(RUNNING_SIDECAR)
+            m.fleet
+                .fleet("test")
+                .and_then(|f| f.default_sidecar_image())
+                == Some(RUNNING_SIDECAR)
                 && sidecar_drift(m) == Some(false)
         })
         .await;

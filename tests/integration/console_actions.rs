@@ -176,10 +176,7 @@ async fn console_on_a_running_node(
             sei_console::p2p::tcp::TcpDialer,
         )),
     };
-    let scope = Scope {
-        context: "test".into(),
-        namespace: Some(ns.name.clone()),
-    };
+    let scope = Scope::one("test", Some(ns.name.clone()));
     let mut model = Model::new(scope, Timestamp::now(), None);
     model.settings.executor = ExecutorMode::Embedded;
     let (tx, rx) = mpsc::channel(4096);

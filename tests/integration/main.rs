@@ -21,6 +21,7 @@ mod exec;
 mod handoff;
 mod logs_cli;
 mod logs_tui;
+mod multi_cluster;
 mod peers;
 mod platform_sidecar;
 mod port_forward;

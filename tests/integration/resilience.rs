@@ -149,7 +149,9 @@ async fn one_over_deep_seinode_is_skipped_and_named_and_never_hides_the_others()
         "{screen}"
     );
     assert_eq!(
-        console.model.watches.get(&WatchKind::Nodes),
+        console
+            .model
+            .watch_state(console.model.scope.context(), WatchKind::Nodes),
         Some(&WatchState::Live)
     );
     // A watch that meets one keeps running: a good node turned deep leaves the table, a new
@@ -166,7 +168,9 @@ async fn one_over_deep_seinode_is_skipped_and_named_and_never_hides_the_others()
         })
         .await;
     assert_eq!(
-        console.model.watches.get(&WatchKind::Nodes),
+        console
+            .model
+            .watch_state(console.model.scope.context(), WatchKind::Nodes),
         Some(&WatchState::Live)
     );
 }
@@ -291,7 +295,7 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
     console.ticking = true;
     console
         .until("the row, the server confirmed", |m, _| {
-            m.listing.keys.len() == 1 && m.server.confirmed_at.is_some()
+            m.listing.keys.len() == 1 && m.clusters[m.scope.context()].server.confirmed_at.is_some()
         })
         .await;
 
@@ -306,7 +310,8 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
     console.send(Msg::Key(Key::plain(KeyCode::Enter)));
     let screen = console
         .until_within("STALE", Duration::from_secs(30), |m, screen| {
-            m.server.silent.is_some() && screen.contains("STALE — data last confirmed")
+            m.clusters[m.scope.context()].server.silent.is_some()
+                && screen.contains("STALE — data last confirmed")
         })
         .await;
     let stale_after = stopped_at.elapsed();
@@ -337,8 +342,8 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
     let resumed_at = Instant::now();
     console
         .until_within("recovery", Duration::from_secs(30), |m, screen| {
-            m.server.silent.is_none()
-                && m.watches.get(&WatchKind::Nodes) == Some(&WatchState::Live)
+            m.clusters[m.scope.context()].server.silent.is_none()
+                && m.watch_state(m.scope.context(), WatchKind::Nodes) == Some(&WatchState::Live)
                 && !screen.contains("STALE")
         })
         .await;
