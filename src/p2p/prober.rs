@@ -79,20 +79,14 @@ fn not_dialled(target: &ProbeTarget, why: &str, in_cluster: bool) -> ProbeOutcom
         detail: format!("not dialled: {why}"),
     }];
     checks.extend(
-        [
-            CheckName::Handshake,
-            CheckName::NodeId,
-            CheckName::SelfAddress,
-            CheckName::Network,
-            CheckName::ListenAddress,
-            CheckName::PexAddresses,
-        ]
-        .into_iter()
-        .map(|check| Check {
-            check,
-            verdict: Verdict::Unknown,
-            detail: "not reached".to_owned(),
-        }),
+        CheckName::ALL
+            .into_iter()
+            .filter(|check| *check != CheckName::Reachable)
+            .map(|check| Check {
+                check,
+                verdict: Verdict::Unknown,
+                detail: "not reached".to_owned(),
+            }),
     );
     ProbeOutcome {
         target: target.peer(),

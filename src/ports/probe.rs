@@ -44,6 +44,17 @@ pub enum CheckName {
 }
 
 impl CheckName {
+    /// Every check, in the order a probe makes them.
+    pub const ALL: [CheckName; 7] = [
+        CheckName::Reachable,
+        CheckName::Handshake,
+        CheckName::NodeId,
+        CheckName::SelfAddress,
+        CheckName::Network,
+        CheckName::ListenAddress,
+        CheckName::PexAddresses,
+    ];
+
     pub fn label(self) -> &'static str {
         match self {
             CheckName::Reachable => "reachable",
@@ -151,16 +162,7 @@ pub mod fake {
         /// What the fake answers for `target`.
         pub fn outcome(&self, target: &ProbeTarget) -> ProbeOutcome {
             let failing = self.failing.lock().map(|f| f.clone()).unwrap_or_default();
-            let all = [
-                CheckName::Reachable,
-                CheckName::Handshake,
-                CheckName::NodeId,
-                CheckName::SelfAddress,
-                CheckName::Network,
-                CheckName::ListenAddress,
-                CheckName::PexAddresses,
-            ];
-            let checks = all
+            let checks = CheckName::ALL
                 .into_iter()
                 .map(|check| match &failing {
                     Some((name, detail)) if *name == check => Check {

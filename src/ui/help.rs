@@ -33,8 +33,10 @@ pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
     for section in help_sections(DEFAULT_BINDINGS) {
         lines.push(Line::styled(section.title, theme.title));
         for (keys, help) in section.lines {
+            // A key list as wide as the column keeps a space before its help.
+            let gap = if keys.chars().count() >= 16 { " " } else { "" };
             lines.push(Line::from(vec![
-                Span::styled(format!("  {keys:<16}"), theme.accent),
+                Span::styled(format!("  {keys:<16}{gap}"), theme.accent),
                 Span::raw(help),
             ]));
         }

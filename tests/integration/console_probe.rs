@@ -10,7 +10,6 @@ use sei_console::api::{NodeMode, SeiNode};
 use sei_console::app::effects::Effects;
 use sei_console::app::model::Msg;
 use sei_console::fleet::sample;
-use sei_console::fleet::store::ObjectKey;
 use sei_console::keymap::{Key, KeyCode};
 use sei_console::kube::client::Connection;
 use sei_console::p2p::prober::P2pProber;
@@ -98,13 +97,13 @@ async fn the_console_probes_published_seeds_against_their_node_key_secret() {
     console.send(Msg::Key(Key::plain(KeyCode::Esc)));
     console.send(Msg::Key(Key::plain(KeyCode::Down)));
     console.send(Msg::Key(Key::plain(KeyCode::Enter)));
-    let imposter_key = ObjectKey::new(ns.name.as_str(), "seed-1");
     let published = format!("published {}", key.node_id());
     let screen = console
         .until("the imposter's probe line", |m, screen| {
-            let problem = m
-                .fleet
-                .seed_probe(&imposter_key)
+            // The key as the console holds it (stamped with its cluster's context).
+            let imposter_key = m.listing.keys.iter().find(|k| &*k.name == "seed-1");
+            let problem = imposter_key
+                .and_then(|k| m.fleet.seed_probe(k))
                 .and_then(|p| p.last.as_ref())
                 .and_then(|l| l.problem.clone())
                 .unwrap_or_default();

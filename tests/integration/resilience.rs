@@ -140,9 +140,14 @@ async fn one_over_deep_seinode_is_skipped_and_named_and_never_hides_the_others()
     // The console: the good rows, the bad one counted and named, the watch live.
     let mut console = Console::start(&ns);
     let screen = console
-        .until("the good rows and the skipped one named", |m, screen| {
-            m.listing.keys.len() == 2 && screen.contains("SKIPPED 1 undecodable object: SeiNode")
-        })
+        .until(
+            "the good rows and the skipped one named, the watch live",
+            |m, screen| {
+                m.listing.keys.len() == 2
+                    && screen.contains("SKIPPED 1 undecodable object: SeiNode")
+                    && m.watch_state(m.scope.context(), WatchKind::Nodes) == Some(&WatchState::Live)
+            },
+        )
         .await;
     assert!(
         screen.contains("deep-0 — nested deeper than 128 levels"),
