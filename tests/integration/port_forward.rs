@@ -330,3 +330,45 @@ async fn grant_cluster_reads(ns: &TestNamespace, operator: &Operator) {
         .await
         .expect("ClusterRoleBinding");
 }
+
+/// The admin's kubeconfig authenticates with a client certificate only: through the
+/// port-forward kube-rbac-proxy would refuse every sidecar call, so the embedded rollout is
+/// refused in its checks, naming why and the fix, and the node is left as it was.
+#[tokio::test]
+async fn a_client_certificate_identity_is_refused_before_any_change_through_the_port_forward() {
+    let ns = TestNamespace::new("pf-cert").await;
+    crate::common::console::node_reported_running(&ns, "rpc-0", OLD).await;
+    let state = tempfile::tempdir().expect("tempdir");
+    let admin = crate::common::control_plane()
+        .kubeconfig
+        .display()
+        .to_string();
+    let run = console_in(
+        production_env(),
+        &[
+            "rollout",
+            "rpc-0",
+            "-n",
+            &ns.name,
+            "--image",
+            NEW,
+            "--executor",
+            "embedded",
+            "--yes",
+        ],
+        state.path(),
+        &[("KUBECONFIG", admin)],
+    )
+    .await;
+    assert!(!run.ok, "{run:?}");
+    let said = format!("{run:?}");
+    assert!(
+        said.contains("has none (client certificate only)")
+            && said.contains("SEI_CONSOLE_SIDECAR_TOKEN_FILE")
+            && said.contains("seinodetasks"),
+        "{said}"
+    );
+    let node = ns.seinodes().get("rpc-0").await.expect("node");
+    assert_eq!(node.data["spec"]["image"], OLD);
+    assert!(node.data["status"]["plan"].is_null(), "no plan persisted");
+}
