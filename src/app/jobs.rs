@@ -172,7 +172,6 @@ impl Job {
             platform_source: resolved.source,
             platform_note: resolved.note,
             sidecar_reach: sidecar.transport().reach(),
-            sidecar_lacks_token: sidecar.transport().lacks_token(),
             driver: env.driver.clone(),
             // The console refuses in read-only mode before any job starts (`action_update`),
             // and its client refuses every mutating request anyway.

@@ -208,7 +208,6 @@ impl ActionContext {
             platform: resolved.platform.clone(),
             platform_source: resolved.source,
             sidecar_reach: sidecar.transport().reach(),
-            sidecar_lacks_token: sidecar.transport().lacks_token(),
             driver: DriverConfig {
                 deadline: options.timeout,
                 max_wait: options.max_wait,

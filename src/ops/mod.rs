@@ -16,7 +16,7 @@ use crate::executor::driver::{Driver, DriverConfig};
 use crate::journal::{Journal, JournalEntry, Outcome};
 use crate::planner::PlanContext;
 use crate::platform::PlatformConfig;
-use crate::ports::access::{AccessError, AccessReview, Denial, PermissionCheck, check_permissions};
+use crate::ports::access::{AccessError, AccessReview, PermissionCheck, check_permissions};
 use crate::ports::{Clock, ClusterApi, ClusterError, HolderProbe, SidecarApi};
 use crate::tasks::WorkloadRenderer;
 
@@ -90,10 +90,6 @@ pub struct Settings {
     pub platform_note: Option<String>,
     /// How sidecar calls travel (pod proxy, port-forward, ...), which decides their permissions.
     pub sidecar_reach: crate::ports::SidecarReach,
-    /// The sidecar is reached through a port-forward with an identity that has no bearer token
-    /// (client certificate only): kube-rbac-proxy refuses every call but its health paths, so
-    /// the checks deny the proxy's reviews before any change.
-    pub sidecar_lacks_token: bool,
     pub driver: DriverConfig,
     /// Read-only mode and where it was switched on (`started with --read-only`): every change
     /// is refused before any call.
@@ -265,14 +261,11 @@ impl<'a> Ops<'a> {
 
     /// Asks every check; a dry run asks none.
     pub async fn check(&self, checks: Vec<PermissionCheck>, ask: bool) -> PermissionVerdict {
-        let mut outcome = if ask {
+        let outcome = if ask {
             Some(check_permissions(self.ports.access, &checks).await)
         } else {
             None
         };
-        if ask && self.settings.sidecar_lacks_token {
-            outcome = outcome.map(|answer| without_token(&checks, answer));
-        }
         PermissionVerdict { checks, outcome }
     }
 
@@ -402,35 +395,4 @@ pub fn journal_entry(
 pub fn needs_typed_name(node: &SeiNode) -> bool {
     use crate::api::NodeMode;
     matches!(node.spec.mode(), Ok(NodeMode::Validator | NodeMode::Seed))
-}
-
-/// Why kube-rbac-proxy refuses an identity without a bearer token.
-pub const NO_TOKEN_REASON: &str = "kube-rbac-proxy authenticates bearer tokens only and this \
-     kubeconfig identity has none (client certificate only): use a token user (exec plugin, \
-     token or token file) or set SEI_CONSOLE_SIDECAR_TOKEN_FILE";
-
-/// The proxy's reviews (`seinodetasks`) denied, one per verb, beside what the review said: with
-/// no bearer token none of them can pass, whatever RBAC allows.
-fn without_token(
-    checks: &[PermissionCheck],
-    answer: Result<(), AccessError>,
-) -> Result<(), AccessError> {
-    let mut denied: Vec<Denial> = Vec::new();
-    for check in checks.iter().filter(|c| c.resource == "seinodetasks") {
-        if !denied.iter().any(|d| d.check.verb == check.verb) {
-            denied.push(Denial {
-                check: check.clone(),
-                reason: NO_TOKEN_REASON.to_owned(),
-            });
-        }
-    }
-    match answer {
-        _ if denied.is_empty() => answer,
-        Ok(()) => Err(AccessError::Denied(denied)),
-        Err(AccessError::Denied(mut others)) => {
-            others.extend(denied);
-            Err(AccessError::Denied(others))
-        }
-        Err(review) => Err(review),
-    }
 }

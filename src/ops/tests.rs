@@ -131,7 +131,6 @@ impl World {
                 platform_source: PlatformSource::File("platform.yaml".into()),
                 platform_note: None,
                 sidecar_reach: crate::ports::SidecarReach::Direct,
-                sidecar_lacks_token: false,
                 driver: DriverConfig {
                     holder: "test-console".into(),
                     max_wait: Duration::from_millis(1),
@@ -411,38 +410,6 @@ async fn a_denied_permission_refuses_the_rollout_before_any_change() {
     assert!(denials.iter().all(|d| d.check.verb == "patch"));
     assert_eq!(world.patches_of("a") + world.patches_of("b"), 0);
     assert!(world.log.lines().contains(&"ns/a,ns/b refused".to_owned()));
-}
-
-/// Through a port-forward an identity without a bearer token (client certificate only) gets
-/// past kube-rbac-proxy on its health paths alone: the embedded executor's sidecar calls are
-/// denied in the checks, naming why and the fix, and nothing is changed.
-#[tokio::test]
-async fn an_identity_without_a_token_is_refused_before_any_change_through_the_port_forward() {
-    let mut world = World::new();
-    world.settings.sidecar_reach = crate::ports::SidecarReach::PortForward;
-    world.settings.sidecar_lacks_token = true;
-    world.running_fleet(&["a"]).await;
-    let ops = world.ops();
-    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
-        .await
-        .expect("prepare");
-    assert!(!prepared.permissions.allowed());
-    let refused = rollout::run(&ops, &prepared, &Recording::default()).await;
-    let Err(OpsError::Access(AccessError::Denied(denials))) = refused else {
-        panic!("denied expected: {refused:?}");
-    };
-    assert!(!denials.is_empty());
-    assert!(
-        denials
-            .iter()
-            .all(|d| d.check.resource == "seinodetasks" && d.reason == NO_TOKEN_REASON),
-        "{denials:?}"
-    );
-    let text = OpsError::Access(AccessError::Denied(denials)).to_string();
-    assert!(text.contains("SEI_CONSOLE_SIDECAR_TOKEN_FILE"), "{text}");
-    assert_eq!(world.patches_of("a"), 0);
-    assert_eq!(world.h.cluster.count_calls("patch seinodes/status a"), 0);
-    assert!(world.log.lines().contains(&"ns/a refused".to_owned()));
 }
 
 #[tokio::test]

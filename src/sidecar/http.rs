@@ -156,12 +156,6 @@ impl SidecarTransport {
     }
 
     /// How calls travel, for the permission checks.
-    /// A port-forward whose kubeconfig identity has no bearer token: kube-rbac-proxy admits
-    /// only its health paths.
-    pub fn lacks_token(&self) -> bool {
-        matches!(self, Self::PortForward(forwards) if !forwards.has_bearer())
-    }
-
     pub fn reach(&self) -> SidecarReach {
         match self {
             Self::PortForward(_) => SidecarReach::PortForward,
