@@ -630,3 +630,31 @@ fn preview_re_evaluates_the_state_sync_gate_when_syncers_are_given() {
         json!(["h1:26657", "h2:26657"])
     );
 }
+
+/// Upstream's init plans never run observe-image, so a node leaves its init plan Running with
+/// `currentImage` empty and the next reconcile builds the backfill update plan (empty counts as
+/// drift). A rollout arriving then finds that plan Active and must let it end before it pins
+/// the image (`ops::rollout`).
+#[test]
+fn quirk_init_plan_sets_no_current_image_so_an_update_plan_follows_every_init() {
+    let mut node = full_node("f");
+    let init = build_plan(&mut node, &ctx())
+        .expect("build")
+        .expect("init plan");
+    assert!(
+        init.tasks.iter().all(|t| t.kind != TaskKind::ObserveImage),
+        "{init:?}"
+    );
+    assert_eq!(init.target_phase, Some(Phase::Running));
+    let mut after = running(full_node("f"), "", "");
+    let backfill = build_plan(&mut after, &ctx())
+        .expect("build")
+        .expect("backfill plan");
+    assert_eq!(classify_plan(&backfill), PlanClass::NodeUpdate);
+    assert!(
+        backfill
+            .tasks
+            .iter()
+            .any(|t| t.kind == TaskKind::ObserveImage)
+    );
+}
