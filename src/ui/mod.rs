@@ -8,9 +8,12 @@ pub mod logs;
 pub mod node;
 pub mod theme;
 pub mod viewer;
+mod wrap;
 
 #[cfg(test)]
 mod multi_tests;
+#[cfg(test)]
+mod picture_tests;
 #[cfg(test)]
 mod resilience_tests;
 #[cfg(test)]

@@ -4,9 +4,10 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::theme::Theme;
+use super::wrap::hanging;
 use crate::actions::render_fix::event_render_fix;
 use crate::api::{PlanPhase, TaskStatus};
 use crate::app::model::{Model, NodePane, WatchState};
@@ -430,12 +431,14 @@ fn pane_title(pane: NodePane) -> &'static str {
     }
 }
 
-/// Stacks panes into one column of lines; returns the lines and the first line of `focus`.
+/// Stacks panes into one column of lines wrapped to `width` (continuations under their value
+/// column); returns the lines and the first line of `focus`.
 fn column(
     panes: &[NodePane],
     detail: &NodeDetail,
     model: &Model,
     theme: &Theme,
+    width: u16,
 ) -> (Vec<Line<'static>>, Option<usize>) {
     let mut lines = Vec::new();
     let mut focus_at = None;
@@ -444,7 +447,7 @@ fn column(
             focus_at = Some(lines.len());
         }
         lines.push(title(pane_title(*pane), *pane == model.node_pane, theme));
-        lines.extend(pane_lines(*pane, detail, model, theme));
+        lines.extend(hanging(pane_lines(*pane, detail, model, theme), width));
         lines.push(Line::raw(""));
     }
     (lines, focus_at)
@@ -465,9 +468,7 @@ fn scrolled(
     } else {
         scroll
     };
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .scroll((scroll, 0))
+    Paragraph::new(lines).scroll((scroll, 0))
 }
 
 /// The node screen's title; with several clusters watched it names the node's cluster.
@@ -503,35 +504,43 @@ pub fn render(model: &Model, key: &ObjectKey, theme: &Theme, frame: &mut Frame, 
         let [left, right] =
             Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
                 .areas(inner);
+        // One column of gutter keeps a full left line from touching the right pane.
+        let left_width = left.width.saturating_sub(1);
         let mut left_lines = vec![title("Spec", false, theme)];
-        left_lines.extend(spec);
+        left_lines.extend(hanging(spec, left_width));
         left_lines.push(Line::raw(""));
         let (more, focus_left) = column(
             &[NodePane::Conditions, NodePane::Workload],
             detail,
             model,
             theme,
+            left_width,
         );
         let offset = left_lines.len();
         left_lines.extend(more);
-        let (right_lines, focus_right) =
-            column(&[NodePane::Plan, NodePane::Events], detail, model, theme);
+        let (right_lines, focus_right) = column(
+            &[NodePane::Plan, NodePane::Events],
+            detail,
+            model,
+            theme,
+            right.width,
+        );
         let left_focus = focus_left.map(|at| at + offset);
         let left_para = if left_focus.is_some() {
             scrolled(left_lines, left_focus, model)
         } else {
-            Paragraph::new(left_lines).wrap(Wrap { trim: false })
+            Paragraph::new(left_lines)
         };
         let right_para = if focus_right.is_some() {
             scrolled(right_lines, focus_right, model)
         } else {
-            Paragraph::new(right_lines).wrap(Wrap { trim: false })
+            Paragraph::new(right_lines)
         };
         frame.render_widget(left_para, left);
         frame.render_widget(right_para, right);
     } else {
         let mut lines = vec![title("Spec", false, theme)];
-        lines.extend(spec);
+        lines.extend(hanging(spec, inner.width));
         lines.push(Line::raw(""));
         let offset = lines.len();
         let (more, focus) = column(
@@ -544,6 +553,7 @@ pub fn render(model: &Model, key: &ObjectKey, theme: &Theme, frame: &mut Frame, 
             detail,
             model,
             theme,
+            inner.width,
         );
         lines.extend(more);
         let focus = focus
