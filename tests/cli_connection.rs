@@ -1,4 +1,5 @@
-//! A server that cannot be reached is named in the error (a closed port on 127.0.0.1), and
+//! A server that cannot be reached is named in the error (a closed port on 127.0.0.1) of the
+//! reads and of the actions, and
 //! `get`'s and `describe`'s help list their own flags apart from the global ones.
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -33,6 +34,51 @@ fn get_and_describe_name_the_server_they_cannot_reach() {
             .stderr(predicate::str::contains(
                 "cannot reach the API server https://127.0.0.1:1/",
             ));
+    }
+}
+
+#[test]
+fn actions_name_the_server_they_cannot_reach() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = kubeconfig_to_closed_port(dir.path());
+    for args in [
+        vec![
+            "rollout",
+            "rpc-0",
+            "--image",
+            "ghcr.io/sei-protocol/sei:v2",
+            "--dry-run",
+        ],
+        vec![
+            "address",
+            "rpc-0",
+            "--external-address",
+            "203.0.113.7:26656",
+            "--yes",
+        ],
+        vec!["exec", "rpc-0", "--yes"],
+        vec!["seed", "probe", "seed-0"],
+    ] {
+        let output = Command::cargo_bin("sei-console")
+            .expect("binary")
+            .args(&args)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .env("XDG_STATE_HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path())
+            .env_remove("SEI_CONSOLE_PLATFORM_CONFIG")
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        let error = stderr
+            .lines()
+            .find(|line| line.starts_with("error: "))
+            .unwrap_or_else(|| panic!("{args:?}: no error line in {stderr}"));
+        assert!(
+            error.contains("cannot reach the API server https://127.0.0.1:1/"),
+            "{args:?}: {error}"
+        );
     }
 }
 

@@ -38,6 +38,8 @@ use crate::tasks::platform_renderer::PlatformRenderer;
 /// What action jobs need besides the cluster connection.
 #[derive(Clone)]
 pub struct ActionEnv {
+    /// The API server's URL, named in errors of requests that cannot reach it.
+    pub server: Option<String>,
     /// The controller's namespace: its platform ConfigMap and leader-election Lease.
     pub controller_namespace: String,
     /// The platform config file, else the controller's ConfigMap is read.
@@ -63,6 +65,7 @@ impl ActionEnv {
         operator: String,
     ) -> ActionEnv {
         ActionEnv {
+            server: conn.kube_config.as_ref().map(|c| c.cluster_url.to_string()),
             sidecar: crate::sidecar::env::client_from_env(conn.kube_config.clone()),
             operator,
             ..self.clone()
@@ -153,6 +156,7 @@ impl Job {
         let sidecar = env.sidecar.clone()?;
         let resolved = resolve_platform(
             client,
+            env.server.as_deref(),
             env.platform_file.as_deref(),
             &env.controller_namespace,
             false,
@@ -177,9 +181,13 @@ impl Job {
             // and its client refuses every mutating request anyway.
             read_only: None,
         };
+        let cluster = KubeCluster::new(client.clone());
         Ok(Job {
             settings,
-            cluster: KubeCluster::new(client.clone()),
+            cluster: match &env.server {
+                Some(server) => cluster.with_server(server.clone()),
+                None => cluster,
+            },
             access: KubeAccess::new(client.clone()),
             sidecar,
             renderer: PlatformRenderer::new(resolved.platform),

@@ -65,8 +65,10 @@ impl ActionSetup {
     /// The environment of actions once connected: the sidecar transport from
     /// `SEI_CONSOLE_SIDECAR_*` (the pod proxy needs the connection's config).
     pub fn env(self, config: Option<kube::Config>) -> ActionEnv {
+        let server = config.as_ref().map(|c| c.cluster_url.to_string());
         let sidecar = crate::sidecar::env::client_from_env(config);
         ActionEnv {
+            server,
             controller_namespace: self.controller_namespace,
             platform_file: self.platform_file,
             sidecar,

@@ -179,6 +179,7 @@ impl ActionContext {
             .namespace
             .clone()
             .unwrap_or_else(|| kube.default_namespace.clone());
+        let server = kube.cluster_url.to_string();
         let client = guard.client(kube.clone()).map_err(|e| {
             CliError::Failed(format!(
                 "cannot create Kubernetes client: {}",
@@ -187,6 +188,7 @@ impl ActionContext {
         })?;
         let resolved = resolve_platform(
             &client,
+            Some(&server),
             options.platform_config.as_deref(),
             &options.controller_namespace,
             options.require_platform,
@@ -220,7 +222,7 @@ impl ActionContext {
             output: options.output,
             config,
             name_nodes: options.name_nodes,
-            cluster: KubeCluster::new(client.clone()),
+            cluster: KubeCluster::new(client.clone()).with_server(server),
             access: KubeAccess::new(client),
             sidecar,
             renderer: PlatformRenderer::new(resolved.platform),

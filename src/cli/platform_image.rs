@@ -46,7 +46,12 @@ pub async fn resolve_default_sidecar_image(
         return default_sidecar_image();
     }
     let namespace = controller_namespace();
-    match tokio::time::timeout(CONFIG_MAP_TIMEOUT, load_platform_config(client, &namespace)).await {
+    match tokio::time::timeout(
+        CONFIG_MAP_TIMEOUT,
+        load_platform_config(client, &namespace, None),
+    )
+    .await
+    {
         Ok(Ok(config)) => Ok(Some(config.images.sidecar).filter(|image| !image.is_empty())),
         Ok(Err(err)) => {
             tracing::warn!(%err, "platform config for sidecar drift");

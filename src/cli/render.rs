@@ -122,14 +122,16 @@ async fn platform_from_cluster(
     global: &GlobalArgs,
     namespace: &str,
 ) -> Result<PlatformConfig, CliError> {
-    let client = connect(global).await?;
-    load_platform_config(&client, namespace)
+    let config = kube_config(global).await?;
+    let server = config.cluster_url.to_string();
+    let client = connect(config)?;
+    load_platform_config(&client, namespace, Some(&server))
         .await
         .map_err(|e| CliError::Failed(e.to_string()))
 }
 
-async fn connect(global: &GlobalArgs) -> Result<::kube::Client, CliError> {
-    crate::kube::timeout::client(kube_config(global).await?, false).map_err(|e| {
+fn connect(config: ::kube::Config) -> Result<::kube::Client, CliError> {
+    crate::kube::timeout::client(config, false).map_err(|e| {
         CliError::Failed(format!(
             "cannot create Kubernetes client: {}",
             crate::kube::errors::describe(&e)

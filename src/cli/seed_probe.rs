@@ -120,7 +120,13 @@ async fn from_seinode(global: &GlobalArgs, args: &SeedProbeArgs) -> Result<Expec
     let node = api
         .get_opt(name)
         .await
-        .map_err(|e| CliError::Failed(format!("reading SeiNode {namespace}/{name}: {e}")))?
+        .map_err(|e| {
+            let server = conn.kube_config.as_ref().map(|c| c.cluster_url.to_string());
+            CliError::Failed(format!(
+                "reading SeiNode {namespace}/{name}: {}",
+                crate::kube::errors::describe_at(&e, server.as_deref())
+            ))
+        })?
         .ok_or_else(|| CliError::BadInput(format!("SeiNode {namespace}/{name} not found")))?;
     let lookup = {
         let sidecar = crate::sidecar::env::client_from_env(conn.kube_config.clone());

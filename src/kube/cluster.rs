@@ -28,11 +28,26 @@ pub const EVENT_COMPONENT: &str = "seinode-controller";
 #[derive(Clone)]
 pub struct KubeCluster {
     client: kube::Client,
+    /// The API server's URL, named in the error of a request that could not reach it.
+    server: Option<String>,
 }
 
 impl KubeCluster {
     pub fn new(client: kube::Client) -> Self {
-        Self { client }
+        Self {
+            client,
+            server: None,
+        }
+    }
+
+    /// Names `server` (the kubeconfig's cluster URL) in errors of requests that cannot reach it.
+    pub fn with_server(mut self, server: impl Into<String>) -> Self {
+        self.server = Some(server.into());
+        self
+    }
+
+    fn error(&self, err: kube::Error) -> ClusterError {
+        map_error_at(err, self.server.as_deref())
     }
 
     fn api<K>(&self, namespace: &str) -> Api<K>
@@ -53,25 +68,25 @@ impl KubeCluster {
         let name = object.name();
         Ok(match object {
             ClusterObject::StatefulSet(o) => {
-                ClusterObject::StatefulSet(apply_typed(self.api(ns), o, name, dry_run).await?)
+                ClusterObject::StatefulSet(apply_typed(self, self.api(ns), o, name, dry_run).await?)
             }
             ClusterObject::Service(o) => {
-                ClusterObject::Service(apply_typed(self.api(ns), o, name, dry_run).await?)
+                ClusterObject::Service(apply_typed(self, self.api(ns), o, name, dry_run).await?)
             }
             ClusterObject::PersistentVolumeClaim(o) => ClusterObject::PersistentVolumeClaim(
-                apply_typed(self.api(ns), o, name, dry_run).await?,
+                apply_typed(self, self.api(ns), o, name, dry_run).await?,
             ),
             ClusterObject::ConfigMap(o) => {
-                ClusterObject::ConfigMap(apply_typed(self.api(ns), o, name, dry_run).await?)
+                ClusterObject::ConfigMap(apply_typed(self, self.api(ns), o, name, dry_run).await?)
             }
             ClusterObject::Job(o) => {
-                ClusterObject::Job(apply_typed(self.api(ns), o, name, dry_run).await?)
+                ClusterObject::Job(apply_typed(self, self.api(ns), o, name, dry_run).await?)
             }
             ClusterObject::Secret(o) => {
-                ClusterObject::Secret(apply_typed(self.api(ns), o, name, dry_run).await?)
+                ClusterObject::Secret(apply_typed(self, self.api(ns), o, name, dry_run).await?)
             }
             ClusterObject::Pod(o) => {
-                ClusterObject::Pod(apply_typed(self.api(ns), o, name, dry_run).await?)
+                ClusterObject::Pod(apply_typed(self, self.api(ns), o, name, dry_run).await?)
             }
         })
     }
@@ -79,6 +94,11 @@ impl KubeCluster {
 
 /// Maps a kube-rs error onto the port's error kinds.
 pub fn map_error(err: kube::Error) -> ClusterError {
+    map_error_at(err, None)
+}
+
+/// [`map_error`], naming `server` when it could not be reached or did not answer.
+pub fn map_error_at(err: kube::Error, server: Option<&str>) -> ClusterError {
     match err {
         kube::Error::Api(status) => {
             let kind = match (status.code, status.reason.as_str()) {
@@ -95,18 +115,26 @@ pub fn map_error(err: kube::Error) -> ClusterError {
             };
             ClusterError::new(kind, message)
         }
-        other => ClusterError::new(ClusterErrorKind::Other, super::errors::describe(&other)),
+        other => ClusterError::new(
+            ClusterErrorKind::Other,
+            super::errors::describe_at(&other, server),
+        ),
     }
 }
 
-async fn get_opt<K>(api: Api<K>, name: &str) -> Result<Option<K>, ClusterError>
+async fn get_opt<K>(
+    cluster: &KubeCluster,
+    api: Api<K>,
+    name: &str,
+) -> Result<Option<K>, ClusterError>
 where
     K: Clone + DeserializeOwned + std::fmt::Debug,
 {
-    api.get_opt(name).await.map_err(map_error)
+    api.get_opt(name).await.map_err(|e| cluster.error(e))
 }
 
 async fn apply_typed<K>(
+    cluster: &KubeCluster,
     api: Api<K>,
     object: &K,
     name: &str,
@@ -119,16 +147,16 @@ where
     params.dry_run = dry_run;
     api.patch(name, &params, &Patch::Apply(object))
         .await
-        .map_err(map_error)
+        .map_err(|e| cluster.error(e))
 }
 
-async fn create_typed<K>(api: Api<K>, object: &K) -> Result<K, ClusterError>
+async fn create_typed<K>(cluster: &KubeCluster, api: Api<K>, object: &K) -> Result<K, ClusterError>
 where
     K: Clone + DeserializeOwned + Serialize + std::fmt::Debug,
 {
     api.create(&PostParams::default(), object)
         .await
-        .map_err(map_error)
+        .map_err(|e| cluster.error(e))
 }
 
 impl ClusterApi for KubeCluster {
@@ -137,7 +165,7 @@ impl ClusterApi for KubeCluster {
         namespace: &'a str,
         name: &'a str,
     ) -> ClusterFuture<'a, Option<SeiNode>> {
-        Box::pin(async move { get_opt(self.api::<SeiNode>(namespace), name).await })
+        Box::pin(async move { get_opt(self, self.api::<SeiNode>(namespace), name).await })
     }
 
     fn patch_seinode_status<'a>(
@@ -150,7 +178,7 @@ impl ClusterApi for KubeCluster {
             self.api::<SeiNode>(namespace)
                 .patch_status(name, &PatchParams::default(), &Patch::Merge(patch.body()))
                 .await
-                .map_err(map_error)
+                .map_err(|e| self.error(e))
         })
     }
 
@@ -171,7 +199,7 @@ impl ClusterApi for KubeCluster {
                     &Patch::Merge(patch),
                 )
                 .await
-                .map_err(map_error)
+                .map_err(|e| self.error(e))
         })
     }
 
@@ -185,7 +213,7 @@ impl ClusterApi for KubeCluster {
             self.api::<SeiNode>(namespace)
                 .create(&params, node)
                 .await
-                .map_err(map_error)
+                .map_err(|e| self.error(e))
         })
     }
 
@@ -203,7 +231,7 @@ impl ClusterApi for KubeCluster {
                 .list(&params)
                 .await
                 .map(|list| list.items)
-                .map_err(map_error)
+                .map_err(|e| self.error(e))
         })
     }
 
@@ -213,9 +241,12 @@ impl ClusterApi for KubeCluster {
         name: &'a str,
     ) -> ClusterFuture<'a, bool> {
         Box::pin(async move {
-            let found =
-                get_opt::<k8s_openapi::api::core::v1::ServiceAccount>(self.api(namespace), name)
-                    .await?;
+            let found = get_opt::<k8s_openapi::api::core::v1::ServiceAccount>(
+                self,
+                self.api(namespace),
+                name,
+            )
+            .await?;
             Ok(found.is_some())
         })
     }
@@ -235,7 +266,7 @@ impl ClusterApi for KubeCluster {
                 .api::<Event>(namespace)
                 .list(&ListParams::default().fields(&fields))
                 .await
-                .map_err(map_error)?;
+                .map_err(|e| self.error(e))?;
             Ok(list.items)
         })
     }
@@ -247,7 +278,7 @@ impl ClusterApi for KubeCluster {
                 .create(&PostParams::default(), event)
                 .await
                 .map(|_| ())
-                .map_err(map_error)
+                .map_err(|e| self.error(e))
         })
     }
 
@@ -264,22 +295,26 @@ impl ClusterApi for KubeCluster {
             let ns = object.namespace();
             Ok(match object {
                 ClusterObject::StatefulSet(o) => {
-                    ClusterObject::StatefulSet(create_typed(self.api(ns), o).await?)
+                    ClusterObject::StatefulSet(create_typed(self, self.api(ns), o).await?)
                 }
                 ClusterObject::Service(o) => {
-                    ClusterObject::Service(create_typed(self.api(ns), o).await?)
+                    ClusterObject::Service(create_typed(self, self.api(ns), o).await?)
                 }
                 ClusterObject::PersistentVolumeClaim(o) => {
-                    ClusterObject::PersistentVolumeClaim(create_typed(self.api(ns), o).await?)
+                    ClusterObject::PersistentVolumeClaim(create_typed(self, self.api(ns), o).await?)
                 }
                 ClusterObject::ConfigMap(o) => {
-                    ClusterObject::ConfigMap(create_typed(self.api(ns), o).await?)
+                    ClusterObject::ConfigMap(create_typed(self, self.api(ns), o).await?)
                 }
-                ClusterObject::Job(o) => ClusterObject::Job(create_typed(self.api(ns), o).await?),
+                ClusterObject::Job(o) => {
+                    ClusterObject::Job(create_typed(self, self.api(ns), o).await?)
+                }
                 ClusterObject::Secret(o) => {
-                    ClusterObject::Secret(create_typed(self.api(ns), o).await?)
+                    ClusterObject::Secret(create_typed(self, self.api(ns), o).await?)
                 }
-                ClusterObject::Pod(o) => ClusterObject::Pod(create_typed(self.api(ns), o).await?),
+                ClusterObject::Pod(o) => {
+                    ClusterObject::Pod(create_typed(self, self.api(ns), o).await?)
+                }
             })
         })
     }
@@ -293,27 +328,27 @@ impl ClusterApi for KubeCluster {
         Box::pin(async move {
             let ns = namespace;
             Ok(match kind {
-                ObjectKind::StatefulSet => get_opt::<StatefulSet>(self.api(ns), name)
+                ObjectKind::StatefulSet => get_opt::<StatefulSet>(self, self.api(ns), name)
                     .await?
                     .map(ClusterObject::StatefulSet),
-                ObjectKind::Service => get_opt::<Service>(self.api(ns), name)
+                ObjectKind::Service => get_opt::<Service>(self, self.api(ns), name)
                     .await?
                     .map(ClusterObject::Service),
                 ObjectKind::PersistentVolumeClaim => {
-                    get_opt::<PersistentVolumeClaim>(self.api(ns), name)
+                    get_opt::<PersistentVolumeClaim>(self, self.api(ns), name)
                         .await?
                         .map(ClusterObject::PersistentVolumeClaim)
                 }
-                ObjectKind::ConfigMap => get_opt::<ConfigMap>(self.api(ns), name)
+                ObjectKind::ConfigMap => get_opt::<ConfigMap>(self, self.api(ns), name)
                     .await?
                     .map(ClusterObject::ConfigMap),
-                ObjectKind::Job => get_opt::<Job>(self.api(ns), name)
+                ObjectKind::Job => get_opt::<Job>(self, self.api(ns), name)
                     .await?
                     .map(ClusterObject::Job),
-                ObjectKind::Secret => get_opt::<Secret>(self.api(ns), name)
+                ObjectKind::Secret => get_opt::<Secret>(self, self.api(ns), name)
                     .await?
                     .map(ClusterObject::Secret),
-                ObjectKind::Pod => get_opt::<Pod>(self.api(ns), name)
+                ObjectKind::Pod => get_opt::<Pod>(self, self.api(ns), name)
                     .await?
                     .map(ClusterObject::Pod),
             })
@@ -324,9 +359,14 @@ impl ClusterApi for KubeCluster {
         &'a self,
         name: &'a str,
     ) -> ClusterFuture<'a, Option<PersistentVolume>> {
-        Box::pin(
-            async move { get_opt(Api::<PersistentVolume>::all(self.client.clone()), name).await },
-        )
+        Box::pin(async move {
+            get_opt(
+                self,
+                Api::<PersistentVolume>::all(self.client.clone()),
+                name,
+            )
+            .await
+        })
     }
 
     fn list_pods<'a>(
@@ -344,7 +384,7 @@ impl ClusterApi for KubeCluster {
                 .api::<Pod>(namespace)
                 .list(&ListParams::default().labels(&labels))
                 .await
-                .map_err(map_error)?;
+                .map_err(|e| self.error(e))?;
             Ok(list.items)
         })
     }
@@ -394,7 +434,7 @@ impl ClusterApi for KubeCluster {
                     .map(|_| ()),
                 ObjectKind::Pod => self.api::<Pod>(ns).delete(name, &params).await.map(|_| ()),
             };
-            match result.map_err(map_error) {
+            match result.map_err(|e| self.error(e)) {
                 Ok(()) => Ok(true),
                 Err(err) if err.is_not_found() => Ok(false),
                 Err(err) => Err(err),
@@ -434,7 +474,7 @@ impl ClusterApi for KubeCluster {
                 count: Some(1),
                 ..Event::default()
             };
-            create_typed(self.api::<Event>(&event.namespace), &body)
+            create_typed(self, self.api::<Event>(&event.namespace), &body)
                 .await
                 .map(|_| ())
         })
@@ -445,13 +485,13 @@ impl ClusterApi for KubeCluster {
         namespace: &'a str,
         name: &'a str,
     ) -> ClusterFuture<'a, Option<Lease>> {
-        Box::pin(async move { get_opt(self.api::<Lease>(namespace), name).await })
+        Box::pin(async move { get_opt(self, self.api::<Lease>(namespace), name).await })
     }
 
     fn create_lease<'a>(&'a self, lease: &'a Lease) -> ClusterFuture<'a, Lease> {
         Box::pin(async move {
             let ns = lease.metadata.namespace.as_deref().unwrap_or("default");
-            create_typed(self.api::<Lease>(ns), lease).await
+            create_typed(self, self.api::<Lease>(ns), lease).await
         })
     }
 
@@ -462,7 +502,7 @@ impl ClusterApi for KubeCluster {
             self.api::<Lease>(ns)
                 .replace(name, &PostParams::default(), lease)
                 .await
-                .map_err(map_error)
+                .map_err(|e| self.error(e))
         })
     }
 }
@@ -502,5 +542,25 @@ mod tests {
             map_error(api_error(500, "", "")).message,
             "API server answered HTTP 500"
         );
+    }
+
+    #[test]
+    fn a_server_that_cannot_be_reached_is_named_and_an_api_answer_is_not() {
+        let unreachable = || kube::Error::Service(Box::new(std::io::Error::other("refused")));
+        let named = map_error_at(unreachable(), Some("https://10.0.0.1:6443/"));
+        assert_eq!(named.kind, ClusterErrorKind::Other);
+        assert_eq!(
+            named.message,
+            "cannot reach the API server https://10.0.0.1:6443/: refused"
+        );
+        assert_eq!(
+            map_error(unreachable()).message,
+            "cannot reach the API server: refused"
+        );
+        let answered = map_error_at(
+            api_error(404, "NotFound", "pods \"a\" not found"),
+            Some("https://10.0.0.1:6443/"),
+        );
+        assert_eq!(answered.message, "pods \"a\" not found");
     }
 }

@@ -32,10 +32,12 @@ pub enum PlatformSourceError {
     },
 }
 
-/// Reads and decodes `config.yaml` of the `sei-controller-config` ConfigMap in `namespace`.
+/// Reads and decodes `config.yaml` of the `sei-controller-config` ConfigMap in `namespace`;
+/// `server` (the API server's URL) is named when it cannot be reached.
 pub async fn load_platform_config(
     client: &Client,
     namespace: &str,
+    server: Option<&str>,
 ) -> Result<PlatformConfig, PlatformSourceError> {
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
     let config_map = api
@@ -43,7 +45,7 @@ pub async fn load_platform_config(
         .await
         .map_err(|e| PlatformSourceError::Api {
             namespace: namespace.to_owned(),
-            reason: super::errors::describe(&e),
+            reason: super::errors::describe_at(&e, server),
         })?
         .ok_or_else(|| PlatformSourceError::NotFound {
             namespace: namespace.to_owned(),
@@ -113,6 +115,7 @@ fn decode_config_map(
 /// work; rendering tasks then fail with the controller's own messages).
 pub async fn resolve_platform(
     client: &Client,
+    server: Option<&str>,
     file: Option<&std::path::Path>,
     controller_namespace: &str,
     required: bool,
@@ -136,7 +139,7 @@ pub async fn resolve_platform(
     let source = PlatformSource::ConfigMap {
         namespace: controller_namespace.to_owned(),
     };
-    match load_platform_config(client, controller_namespace).await {
+    match load_platform_config(client, controller_namespace, server).await {
         Ok(platform) => Ok(ResolvedPlatform {
             platform,
             source,

@@ -163,6 +163,7 @@ async fn console_on_a_running_node(
     driver.max_wait = Duration::from_millis(300);
     driver.deadline = Duration::from_secs(90);
     let actions = ActionEnv {
+        server: None,
         controller_namespace: env
             .get("SEI_CONSOLE_CONTROLLER_NAMESPACE")
             .cloned()

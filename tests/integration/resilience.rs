@@ -284,6 +284,7 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
             .collect();
     let transport = transport_from_env(|k| env.get(k).cloned(), None).expect("sidecar env");
     let actions = ActionEnv {
+        server: None,
         controller_namespace: "sei-system".into(),
         platform_file: Some(platform_config_path()),
         sidecar: Ok(HttpSidecar::new(transport)),
