@@ -47,6 +47,14 @@ pub async fn run(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, Cl
     context.print_preview(&prepared.text(), &json);
     if args.action.dry_run {
         context.journal_dry_run(ActionKind::Address, &nodes, &detail);
+        if let Some(reason) = &prepared.blocked {
+            context.finish(
+                false,
+                &format!("dry run: the run would be refused: {reason}; nothing was changed"),
+                Some(&args.node),
+            );
+            return Ok(exit_code(false));
+        }
         context.finish(true, "dry run: nothing was changed", None);
         return Ok(ExitCode::SUCCESS);
     }

@@ -83,6 +83,14 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
     context.print_preview(&prepared.text(), &json);
     if args.action.dry_run {
         context.journal_dry_run(ActionKind::SeedCreate, &nodes, &detail);
+        if let Some(reason) = &prepared.blocked {
+            context.finish(
+                false,
+                &format!("dry run: the run would be refused: {reason}; nothing was changed"),
+                Some(&prepared.request.name),
+            );
+            return Ok(exit_code(false));
+        }
         context.finish(
             true,
             "dry run: nothing was changed (the generated key was discarded)",

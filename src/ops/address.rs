@@ -51,6 +51,9 @@ impl AddressPrepared {
             text.push_str(note);
             text.push('\n');
         }
+        if let Some(reason) = &self.blocked {
+            text.push_str(&format!("✗ cannot run: {reason}\n"));
+        }
         text
     }
 

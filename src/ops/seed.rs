@@ -98,12 +98,16 @@ impl SeedPrepared {
     }
 
     pub fn text(&self) -> String {
-        seed_preview_text(
+        let mut text = seed_preview_text(
             &self.request,
             self.generated,
             &self.node_id(),
             self.plan.as_ref(),
-        )
+        );
+        if let Some(reason) = &self.blocked {
+            text.push_str(&format!("✗ cannot run: {reason}\n"));
+        }
+        text
     }
 
     /// The `-o json` preview object.
@@ -113,6 +117,7 @@ impl SeedPrepared {
             "chainId": self.request.chain_id, "image": self.request.image.to_string(),
             "nodeKeySecret": self.request.secret_name, "generatedKey": self.generated,
             "nodeId": self.node_id(), "peer": self.peer(), "plan": self.plan,
+            "blocked": self.blocked,
         })
     }
 

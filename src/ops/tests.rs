@@ -19,6 +19,8 @@ use crate::tasks::testing::*;
 
 #[path = "canary_tests.rs"]
 mod canary;
+#[path = "render_block_tests.rs"]
+mod render_block;
 
 const SIDECAR_IMAGE: &str = "ghcr.io/sei-protocol/seictl:platform";
 const V1: &str = "ghcr.io/sei-protocol/seid:v1";

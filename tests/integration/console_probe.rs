@@ -83,8 +83,12 @@ async fn the_console_probes_published_seeds_against_their_node_key_secret() {
     let address = healthy.external_address();
     let screen = console
         .until("the node screen's probe line", |_, screen| {
-            screen.contains(&format!("✓ reachable as {short}…@{address}"))
-                && screen.contains(&format!("dialled {address} from 127.0.0.1:"))
+            // The local address may wrap onto the next line, under the value's column.
+            let local = screen
+                .split(&format!("dialled {address} from"))
+                .nth(1)
+                .map(|rest| rest.trim_start().starts_with("127.0.0.1:"));
+            screen.contains(&format!("✓ reachable as {short}…@{address}")) && local == Some(true)
         })
         .await;
     println!("{screen}");

@@ -1,8 +1,8 @@
 //! `sei-console seed create` to the end with the embedded executor and the stand-in sidecars:
 //! the control-plane add-on puts the node-key Secret where the pod would see it (the node's
 //! `config/node_key.json`), so the sidecar's `/v0/node-id` is checked against the key; a sidecar
-//! holding another key fails naming both NodeIDs; a platform config without `nodepoolSeed` fails
-//! at once with its fix. Every seed is published on a loopback address: a P2P stand-in that takes
+//! holding another key fails naming both NodeIDs; a platform config without `nodepoolSeed` is
+//! refused before any change with its fix (the dry run says so too). Every seed is published on a loopback address: a P2P stand-in that takes
 //! the generated key from the Secret (the outside probe `seed create` ends with), or a closed
 //! port where the run fails before the probe.
 
@@ -173,7 +173,7 @@ async fn a_sidecar_holding_another_key_fails_naming_both_node_ids() {
 }
 
 #[tokio::test]
-async fn a_platform_config_without_the_seed_pool_fails_at_once_with_its_fix() {
+async fn a_platform_config_without_the_seed_pool_is_refused_before_any_change_with_its_fix() {
     let ns = TestNamespace::new("seed-nopool").await;
     // A controller namespace of its own whose ConfigMap lacks scheduling.nodepoolSeed.
     let text = std::fs::read_to_string(repo_path("assets/demo/platform-config.yaml"))
@@ -192,32 +192,59 @@ async fn a_platform_config_without_the_seed_pool_fails_at_once_with_its_fix() {
         .create(&PostParams::default(), &config_map)
         .await
         .expect("create ConfigMap");
+    let fix = format!(
+        "fix: set scheduling.nodepoolSeed in ConfigMap {}/sei-controller-config",
+        ns.name
+    );
 
     let address = closed_loopback_address().await;
-    let run = seed_create(
+    let controller = ["--controller-namespace", ns.name.as_str()];
+    // The dry run says the real run would be refused, and why, with the fix (exit 1).
+    let dry = seed_create(
         &ns.name,
         "seed-2",
         &address,
-        &["--controller-namespace", &ns.name],
+        &[&controller[..], &["--dry-run"]].concat(),
     )
     .await;
-    assert!(!run.ok, "must fail: {:?}", run.lines);
-    let message = run.result()["message"]
+    assert_eq!(dry.code, Some(1), "{}\n{}", dry.stdout, dry.stderr);
+    assert_eq!(dry.lines[0]["event"], "preview", "{:?}", dry.lines);
+    let blocked = dry.lines[0]["preview"]["blocked"]
+        .as_str()
+        .expect("blocked");
+    assert!(blocked.contains("StatefulSetRenderFailed"), "{blocked}");
+    assert!(blocked.contains(&fix), "{blocked}");
+    let message = dry.result()["message"]
         .as_str()
         .expect("message")
         .to_owned();
-    assert!(message.contains("StatefulSetRenderFailed"), "{message}");
     assert!(
-        message.contains(&format!(
-            "fix: set scheduling.nodepoolSeed in ConfigMap {}/sei-controller-config",
-            ns.name
-        )),
+        message.starts_with("dry run: the run would be refused"),
         "{message}"
     );
+
+    // The real run is refused the same way and creates nothing: no Secret, no SeiNode left
+    // at Active 0/9.
+    let run = seed_create(&ns.name, "seed-2", &address, &controller).await;
+    assert_eq!(run.code, Some(1), "{}\n{}", run.stdout, run.stderr);
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(said.contains(&fix), "{said}");
+    assert!(said.contains("nothing was changed"), "{said}");
     assert!(
-        run.lines.iter().any(|l| l["event"] == "render-failed"),
-        "{:?}",
-        run.lines
+        ns.api::<Secret>()
+            .get_opt("seed-2-node-key")
+            .await
+            .expect("get")
+            .is_none(),
+        "no Secret may be created"
+    );
+    assert!(
+        ns.api::<sei_console::api::SeiNode>()
+            .get_opt("seed-2")
+            .await
+            .expect("get")
+            .is_none(),
+        "no SeiNode may be created"
     );
 }
 
