@@ -19,6 +19,7 @@ pub mod plan;
 mod platform_image;
 pub mod render;
 pub mod rollout;
+pub mod rollout_clusters;
 pub mod seed;
 pub mod seed_probe;
 mod tui;
