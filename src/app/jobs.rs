@@ -46,6 +46,8 @@ pub struct ActionEnv {
     pub sidecar: Result<HttpSidecar, String>,
     /// `user (context ctx)`, as Events and the journal name the operator.
     pub operator: String,
+    /// The kubeconfig context actions go to (the journal's `context`).
+    pub context: String,
     pub journal: Option<Journal>,
     /// Deadline and pacing of followed plans.
     pub driver: DriverConfig,
@@ -60,11 +62,12 @@ impl ActionEnv {
     pub fn for_cluster(
         &self,
         conn: &crate::kube::client::Connection,
-        operator: String,
+        identity: &crate::kube::identity::OperatorIdentity,
     ) -> ActionEnv {
         ActionEnv {
             sidecar: crate::sidecar::env::client_from_env(conn.kube_config.clone()),
-            operator,
+            operator: identity.to_string(),
+            context: identity.context.clone(),
             ..self.clone()
         }
     }
@@ -166,6 +169,7 @@ impl Job {
         let settings = Settings {
             namespace: namespace.to_owned(),
             operator: env.operator.clone(),
+            context: env.context.clone(),
             executor,
             controller_namespace: env.controller_namespace.clone(),
             platform: resolved.platform.clone(),
@@ -443,6 +447,7 @@ pub fn record_refusal(
     };
     let entry = journal_entry(
         &env.operator,
+        &env.context,
         kind,
         namespace,
         nodes,

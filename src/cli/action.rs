@@ -151,7 +151,8 @@ impl ActionContext {
             Ok(journal) => Box::new(journal),
             Err(_) => Box::new(NoLog),
         };
-        let operator = operator_identity(global).to_string();
+        let identity = operator_identity(global);
+        let operator = identity.to_string();
         if let (Some(refusal), Some(hint)) = (refusal, guard.hint()) {
             if let Some(kind) = refusal.kind {
                 let namespace = global.namespace.clone().unwrap_or_default();
@@ -161,6 +162,7 @@ impl ActionContext {
                 };
                 let entry = journal_entry(
                     &operator,
+                    &identity.context,
                     kind,
                     &namespace,
                     refusal.nodes,
@@ -207,6 +209,7 @@ impl ActionContext {
         let settings = Settings {
             namespace,
             operator,
+            context: identity.context,
             executor: options.executor.unwrap_or(config.config.executor),
             controller_namespace: options.controller_namespace,
             platform_note: resolved.note,

@@ -133,7 +133,7 @@ impl GlobalArgs {
         if self.context.len() > 1 {
             return Err(CliError::BadInput(format!(
                 "{command} works on one cluster: give one --context (several are read by the \
-                 console, get, describe and rollout --across-clusters; given: {})",
+                 console, get, describe, journal and rollout --across-clusters; given: {})",
                 self.context.join(", ")
             )));
         }
@@ -354,7 +354,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Journal(args)) => {
-            journal::run(&args, &mut std::io::stdout().lock())?;
+            journal::run(&args, &cli.global.context, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Render(args)) => {

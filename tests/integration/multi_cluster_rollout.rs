@@ -294,5 +294,34 @@ async fn a_rollout_across_clusters_previews_every_cluster_refuses_before_any_cha
     );
     assert_eq!(images(&alpha_nodes, &alpha_names).await, all_on(NEW, 2));
     assert_eq!(images(&beta_nodes, &beta_names).await, all_on(NEW, 2));
+
+    // The journal of one context: the rollout's lines there, each naming it.
+    let (ok, stdout, stderr) = clusters.text(&["journal", "--context", "beta", "-o", "json"]);
+    assert!(ok, "{stderr}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout).expect("journal json");
+    let rows: Vec<(&str, &str, &str)> = rows
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter(|r| r["action"] == "rollout")
+        .map(|r| {
+            (
+                r["context"].as_str().unwrap_or("?"),
+                r["nodes"][0].as_str().unwrap_or("?"),
+                r["outcome"].as_str().unwrap_or("?"),
+            )
+        })
+        .collect();
+    let (b0, b1) = (format!("{}/xb-0", ns.name), format!("{}/xb-1", ns.name));
+    assert_eq!(
+        rows,
+        [
+            ("beta", b0.as_str(), "started"),
+            ("beta", b0.as_str(), "succeeded"),
+            ("beta", b1.as_str(), "started"),
+            ("beta", b1.as_str(), "succeeded"),
+        ],
+        "{stdout}"
+    );
     drop(second);
 }
