@@ -200,6 +200,11 @@ mod context_tests {
     }
 
     #[test]
+    fn every_subcommand_takes_its_own_context_without_a_clash() {
+        command().debug_assert();
+    }
+
+    #[test]
     fn a_rollout_over_several_clusters_needs_across_clusters() {
         let parse = |extra: &[&str]| {
             let mut args = vec![
