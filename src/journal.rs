@@ -45,6 +45,10 @@ pub struct JournalEntry {
     pub time: Timestamp,
     /// `name (context ctx)` of the operator.
     pub operator: String,
+    /// The kubeconfig context acted in. Lines written before it existed have none: their
+    /// context is read from `operator` ([`JournalEntry::context_name`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     pub action: ActionKind,
     /// `namespace/name` of every SeiNode touched.
     pub nodes: Vec<String>,
@@ -54,6 +58,25 @@ pub struct JournalEntry {
     /// Why it failed or was refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+impl JournalEntry {
+    /// The context acted in: the typed field, else the `(context ctx)` the operator ends with.
+    pub fn context_name(&self) -> Option<&str> {
+        self.context.as_deref().or_else(|| {
+            self.operator
+                .strip_suffix(')')
+                .and_then(|rest| rest.rsplit_once(" (context "))
+                .map(|(_, context)| context)
+        })
+    }
+
+    /// This entry with its context field filled from the operator when it had none.
+    pub fn with_context(&self) -> JournalEntry {
+        let mut entry = self.clone();
+        entry.context = self.context_name().map(str::to_owned);
+        entry
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -162,6 +185,8 @@ pub struct JournalFilter {
     pub action: Option<ActionKind>,
     /// Part of the operator's `name (context ctx)`, any case.
     pub operator: Option<String>,
+    /// Only entries of these contexts (`--context A --context B`); empty: every context.
+    pub contexts: Vec<String>,
     /// Dry runs too.
     pub dry_runs: bool,
 }
@@ -180,6 +205,10 @@ impl JournalFilter {
             && self.since.is_none_or(|since| entry.time >= since)
             && self.node.as_deref().is_none_or(node_matches)
             && self.action.is_none_or(|action| entry.action == action)
+            && (self.contexts.is_empty()
+                || entry
+                    .context_name()
+                    .is_some_and(|context| self.contexts.iter().any(|c| c == context)))
             && self.operator.as_deref().is_none_or(|operator| {
                 entry
                     .operator
@@ -204,6 +233,11 @@ impl JournalFilter {
         }
         if let Some(operator) = &self.operator {
             words.push(format!("operator {operator}"));
+        }
+        match self.contexts.as_slice() {
+            [] => {}
+            [one] => words.push(format!("context {one}")),
+            several => words.push(format!("contexts {}", several.join(", "))),
         }
         if let Some(since) = self.since {
             words.push(format!("since {}", since.strftime("%Y-%m-%dT%H:%M:%SZ")));
@@ -249,6 +283,7 @@ mod tests {
         JournalEntry {
             time: "2026-11-30T04:00:00Z".parse().expect("time"),
             operator: "alice (context prod)".into(),
+            context: Some("prod".into()),
             action: ActionKind::Rollout,
             nodes: vec!["sei/rpc-0".into(), "sei/rpc-1".into()],
             detail: "image ghcr.io/sei/seid:v2".into(),
@@ -277,7 +312,7 @@ mod tests {
         let line = serde_json::to_string(&entry(Outcome::Refused)).expect("json");
         assert_eq!(
             line,
-            r#"{"time":"2026-11-30T04:00:00Z","operator":"alice (context prod)","action":"rollout","nodes":["sei/rpc-0","sei/rpc-1"],"detail":"image ghcr.io/sei/seid:v2","outcome":"refused","reason":"read-only mode"}"#
+            r#"{"time":"2026-11-30T04:00:00Z","operator":"alice (context prod)","context":"prod","action":"rollout","nodes":["sei/rpc-0","sei/rpc-1"],"detail":"image ghcr.io/sei/seid:v2","outcome":"refused","reason":"read-only mode"}"#
         );
     }
 
@@ -359,6 +394,58 @@ mod tests {
             .is_empty(),
             "whole names only"
         );
+    }
+
+    #[test]
+    fn lines_without_a_context_field_read_it_from_the_operator() {
+        let old = r#"{"time":"2026-11-30T04:00:00Z","operator":"bob (context dev)","action":"address","nodes":["sei/rpc-1"],"detail":"d","outcome":"started"}"#;
+        let entry: JournalEntry = serde_json::from_str(old).expect("old line");
+        assert_eq!(entry.context, None);
+        assert_eq!(entry.context_name(), Some("dev"));
+        assert_eq!(entry.with_context().context.as_deref(), Some("dev"));
+        let mut unknown = entry.clone();
+        unknown.operator = "someone".into();
+        assert_eq!(unknown.context_name(), None);
+        let mut typed = entry;
+        typed.context = Some("prod".into());
+        assert_eq!(typed.context_name(), Some("prod"), "the field wins");
+    }
+
+    #[test]
+    fn the_filter_keeps_the_contexts_given_or_every_one() {
+        let mut dev = entry(Outcome::Started);
+        dev.context = None;
+        dev.operator = "bob (context dev)".into();
+        let mut stage = entry(Outcome::Started);
+        stage.context = Some("stage".into());
+        let mut nowhere = entry(Outcome::Started);
+        nowhere.context = None;
+        nowhere.operator = "someone".into();
+        let entries = vec![entry(Outcome::Started), dev, stage, nowhere];
+        let pick = |contexts: &[&str]| -> Vec<Option<String>> {
+            JournalFilter {
+                contexts: contexts.iter().map(|c| (*c).to_owned()).collect(),
+                ..JournalFilter::default()
+            }
+            .select(&entries)
+            .iter()
+            .map(|e| e.context_name().map(str::to_owned))
+            .collect()
+        };
+        assert_eq!(pick(&[]).len(), 4, "no context: every entry");
+        assert_eq!(pick(&["dev"]), [Some("dev".to_owned())]);
+        assert_eq!(
+            pick(&["stage", "prod"]),
+            [Some("prod".to_owned()), Some("stage".to_owned())],
+            "the journal's order"
+        );
+        assert!(pick(&["elsewhere"]).is_empty());
+        let words = JournalFilter {
+            contexts: vec!["a".into(), "b".into()],
+            ..JournalFilter::default()
+        }
+        .words();
+        assert_eq!(words, "contexts a, b, dry runs hidden");
     }
 
     #[test]

@@ -112,3 +112,61 @@ fn filters_by_node_action_operator_and_since_and_hides_dry_runs_unless_all() {
     let (code, _) = run(&["--since", "soon"]);
     assert_eq!(code, Some(2), "a bad --since is bad input");
 }
+
+#[test]
+fn several_contexts_show_only_their_entries_and_json_rows_carry_context() {
+    let state = state_dir_with_journal();
+    let app = state.path().join("sei-console/journal.jsonl");
+    // A line written with the typed field, in a third context.
+    let stage = r#"{"time":"2026-11-30T04:20:00Z","operator":"dan (context stage)","context":"stage","action":"rollout","nodes":["sei/rpc-2"],"detail":"image seid:v4","outcome":"succeeded"}"#;
+    std::fs::write(&app, format!("{LINES}{stage}\n")).expect("write");
+    let operators = |args: &[&str]| -> Vec<(String, String)> {
+        let output = Command::cargo_bin("sei-console")
+            .expect("binary")
+            .env("XDG_STATE_HOME", state.path())
+            .args(args)
+            .args(["-o", "json"])
+            .output()
+            .expect("run");
+        assert!(output.status.success(), "{output:?}");
+        let rows: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        rows.as_array()
+            .expect("array")
+            .iter()
+            .map(|r| {
+                (
+                    r["context"].as_str().unwrap_or("?").to_owned(),
+                    r["operator"].as_str().unwrap_or("?").to_owned(),
+                )
+            })
+            .collect()
+    };
+    let pair = |context: &str, operator: &str| (context.to_owned(), operator.to_owned());
+    assert_eq!(
+        operators(&["journal"]),
+        [
+            pair("prod", "alice (context prod)"),
+            pair("dev", "bob (context dev)"),
+            pair("stage", "dan (context stage)"),
+        ],
+        "no --context: every entry, each row naming its context"
+    );
+    assert_eq!(
+        operators(&["--context", "stage", "journal", "--context", "prod"]),
+        [
+            pair("prod", "alice (context prod)"),
+            pair("stage", "dan (context stage)"),
+        ]
+    );
+    assert_eq!(
+        operators(&["journal", "--context", "dev"]),
+        [pair("dev", "bob (context dev)")]
+    );
+    Command::cargo_bin("sei-console")
+        .expect("binary")
+        .env("XDG_STATE_HOME", state.path())
+        .args(["--context", "nowhere", "journal"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("context nowhere"));
+}

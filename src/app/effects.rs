@@ -149,9 +149,8 @@ impl Effects {
         if context == self.primary_context {
             return Ok((env, conn.client));
         }
-        let operator =
-            crate::kube::identity::operator(self.kubeconfig.as_deref(), Some(context)).to_string();
-        Ok((env.for_cluster(&conn, operator), conn.client))
+        let identity = crate::kube::identity::operator(self.kubeconfig.as_deref(), Some(context));
+        Ok((env.for_cluster(&conn, &identity), conn.client))
     }
 
     fn action_env(&self, id: u64, context: &str) -> Option<(ActionEnv, kube::Client)> {

@@ -48,6 +48,8 @@ pub struct ActionEnv {
     pub sidecar: Result<HttpSidecar, String>,
     /// `user (context ctx)`, as Events and the journal name the operator.
     pub operator: String,
+    /// The kubeconfig context actions go to (the journal's `context`).
+    pub context: String,
     pub journal: Option<Journal>,
     /// Deadline and pacing of followed plans.
     pub driver: DriverConfig,
@@ -62,12 +64,13 @@ impl ActionEnv {
     pub fn for_cluster(
         &self,
         conn: &crate::kube::client::Connection,
-        operator: String,
+        identity: &crate::kube::identity::OperatorIdentity,
     ) -> ActionEnv {
         ActionEnv {
             server: conn.kube_config.as_ref().map(|c| c.cluster_url.to_string()),
             sidecar: crate::sidecar::env::client_from_env(conn.kube_config.clone()),
-            operator,
+            operator: identity.to_string(),
+            context: identity.context.clone(),
             ..self.clone()
         }
     }
@@ -170,6 +173,7 @@ impl Job {
         let settings = Settings {
             namespace: namespace.to_owned(),
             operator: env.operator.clone(),
+            context: env.context.clone(),
             executor,
             controller_namespace: env.controller_namespace.clone(),
             platform: resolved.platform.clone(),
@@ -451,6 +455,7 @@ pub fn record_refusal(
     };
     let entry = journal_entry(
         &env.operator,
+        &env.context,
         kind,
         namespace,
         nodes,

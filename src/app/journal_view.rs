@@ -104,6 +104,7 @@ pub(crate) mod tests {
         JournalEntry {
             time: crate::fleet::sample::now() - jiff::SignedDuration::from_mins(minutes_ago),
             operator: operator.into(),
+            context: None,
             action: ActionKind::Rollout,
             nodes: vec![format!("sei/{node}")],
             detail: "image ghcr.io/sei-protocol/sei:v6.5.0".into(),

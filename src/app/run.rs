@@ -56,6 +56,8 @@ pub struct ActionSetup {
     pub controller_namespace: String,
     pub platform_file: Option<PathBuf>,
     pub operator: String,
+    /// The kubeconfig context of `operator` (the journal's `context`).
+    pub context: String,
     pub journal: Option<crate::journal::Journal>,
     /// The seed probe (`seed create`'s last step, the screens' reachability).
     pub prober: std::sync::Arc<dyn crate::ports::probe::SeedProber>,
@@ -73,6 +75,7 @@ impl ActionSetup {
             platform_file: self.platform_file,
             sidecar,
             operator: self.operator,
+            context: self.context,
             journal: self.journal,
             driver: default_driver_config(),
             prober: self.prober,

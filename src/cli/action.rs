@@ -83,6 +83,8 @@ pub struct ContextOptions {
     pub halt_on_render_failure: bool,
     /// Progress lines name their node (waves follow several nodes at once).
     pub name_nodes: bool,
+    /// Every JSON line carries `"context": NAME` (a command over several clusters).
+    pub json_context: Option<String>,
 }
 
 impl From<&ActionArgs> for ContextOptions {
@@ -97,6 +99,7 @@ impl From<&ActionArgs> for ContextOptions {
             require_platform: false,
             halt_on_render_failure: true,
             name_nodes: true,
+            json_context: None,
         }
     }
 }
@@ -107,6 +110,8 @@ pub struct ActionContext {
     pub config: LoadedConfig,
     pub settings: Settings,
     name_nodes: bool,
+    /// Set when one command acts in several clusters: every JSON line names its `context`.
+    json_context: Option<String>,
     cluster: KubeCluster,
     access: KubeAccess,
     sidecar: HttpSidecar,
@@ -146,7 +151,8 @@ impl ActionContext {
             Ok(journal) => Box::new(journal),
             Err(_) => Box::new(NoLog),
         };
-        let operator = operator_identity(global).to_string();
+        let identity = operator_identity(global);
+        let operator = identity.to_string();
         if let (Some(refusal), Some(hint)) = (refusal, guard.hint()) {
             if let Some(kind) = refusal.kind {
                 let namespace = global.namespace.clone().unwrap_or_default();
@@ -156,6 +162,7 @@ impl ActionContext {
                 };
                 let entry = journal_entry(
                     &operator,
+                    &identity.context,
                     kind,
                     &namespace,
                     refusal.nodes,
@@ -204,6 +211,7 @@ impl ActionContext {
         let settings = Settings {
             namespace,
             operator,
+            context: identity.context,
             executor: options.executor.unwrap_or(config.config.executor),
             controller_namespace: options.controller_namespace,
             platform_note: resolved.note,
@@ -222,6 +230,7 @@ impl ActionContext {
             output: options.output,
             config,
             name_nodes: options.name_nodes,
+            json_context: options.json_context,
             cluster: KubeCluster::new(client.clone()).with_server(server),
             access: KubeAccess::new(client),
             sidecar,
@@ -259,12 +268,20 @@ impl ActionContext {
         )
     }
 
+    /// One JSON line, with the context when one is named.
+    fn json_line(&self, mut value: serde_json::Value) -> String {
+        if let (Some(context), Some(object)) = (&self.json_context, value.as_object_mut()) {
+            object.insert("context".into(), context.as_str().into());
+        }
+        value.to_string()
+    }
+
     /// Prints a preview (text, or one JSON line).
     pub fn print_preview(&self, text: &str, json: &serde_json::Value) {
         let mut out = std::io::stdout().lock();
         let _ = match self.output {
             ActionOutput::Text => write!(out, "{text}"),
-            ActionOutput::Json => writeln!(out, "{json}"),
+            ActionOutput::Json => writeln!(out, "{}", self.json_line(json.clone())),
         };
         let _ = out.flush();
     }
@@ -276,7 +293,7 @@ impl ActionContext {
             ActionOutput::Text => eprintln!("error: {message}"),
             ActionOutput::Json => println!(
                 "{}",
-                serde_json::json!({"event": "result", "ok": ok, "message": message, "failedNode": failed_node})
+                self.json_line(serde_json::json!({"event": "result", "ok": ok, "message": message, "failedNode": failed_node}))
             ),
         }
     }
@@ -323,7 +340,7 @@ impl Report for ActionContext {
             ActionOutput::Json => {
                 println!(
                     "{}",
-                    serde_json::json!({"event": "note", "message": message})
+                    self.json_line(serde_json::json!({"event": "note", "message": message}))
                 )
             }
         }
@@ -338,7 +355,7 @@ impl Report for ActionContext {
                 {
                     object.insert("node".into(), node.into());
                 }
-                value.to_string()
+                self.json_line(value)
             }
             ActionOutput::Text if self.name_nodes => {
                 format!("{node}: {}", progress_text(progress, total))
@@ -357,24 +374,77 @@ pub(crate) fn operator_identity(global: &GlobalArgs) -> OperatorIdentity {
     identity::operator(global.kubeconfig.as_deref(), global.one_context())
 }
 
+/// `--yes`; else the names typed on a terminal when `names` is not empty (validators and
+/// seeds), else an interactive yes; refuses without a terminal.
+pub fn confirm_with_names(
+    args: &ActionArgs,
+    question: &str,
+    names: &[String],
+) -> Result<(), CliError> {
+    if args.yes {
+        return Ok(());
+    }
+    if names.is_empty() {
+        return ask_on_terminal(question);
+    }
+    let expected = names.join(" ");
+    let answer = read_answer(&format!("{question}\nType {expected:?} to confirm:"))?;
+    if typed_names_match(&answer, names) {
+        Ok(())
+    } else {
+        Err(CliError::Failed(format!(
+            "the names typed do not match {expected:?}; aborted, nothing was changed"
+        )))
+    }
+}
+
+/// Whether `answer` is the names, in order, separated by any whitespace.
+pub fn typed_names_match(answer: &str, names: &[String]) -> bool {
+    answer
+        .split_whitespace()
+        .eq(names.iter().map(String::as_str))
+}
+
 /// Asks `question [y/N]` on the terminal; refuses outright when stdin is not a terminal, so a
 /// script never acts without `--yes`.
 pub fn ask_on_terminal(question: &str) -> Result<(), CliError> {
+    let answer = read_answer(&format!("{question} [y/N]"))?;
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        Ok(())
+    } else {
+        Err(CliError::Failed("aborted; nothing was changed".into()))
+    }
+}
+
+/// Prints `prompt` on stderr and reads one line from the terminal; refuses when stdin is not a
+/// terminal.
+fn read_answer(prompt: &str) -> Result<String, CliError> {
     if !std::io::stdin().is_terminal() {
         return Err(CliError::BadInput(
             "refusing to act without confirmation: pass --yes (stdin is not a terminal)".into(),
         ));
     }
-    eprint!("{question} [y/N] ");
+    eprint!("{prompt} ");
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
     std::io::stdin()
         .lock()
         .read_line(&mut answer)
         .map_err(|e| CliError::Failed(format!("reading the answer: {e}")))?;
-    if matches!(answer.trim(), "y" | "Y" | "yes") {
-        Ok(())
-    } else {
-        Err(CliError::Failed("aborted; nothing was changed".into()))
+    Ok(answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_names_match_only_all_of_them_in_order() {
+        let names = ["val-0".to_owned(), "seed-1".to_owned()];
+        assert!(typed_names_match("val-0 seed-1\n", &names));
+        assert!(typed_names_match("  val-0\tseed-1 ", &names));
+        assert!(!typed_names_match("val-0", &names));
+        assert!(!typed_names_match("seed-1 val-0", &names));
+        assert!(!typed_names_match("y", &names));
     }
 }

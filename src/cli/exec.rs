@@ -85,6 +85,7 @@ pub async fn run(global: &GlobalArgs, args: &ExecArgs) -> Result<std::process::E
         require_platform: true,
         halt_on_render_failure: false,
         name_nodes: false,
+        json_context: None,
     };
     // Executing a plan writes the node's status, its workload and Events: refused in read-only
     // mode before any request, and the client refuses mutations anyway.

@@ -1,5 +1,6 @@
-//! `sei-console journal [--since D] [--node NODE] [--action A] [--operator TEXT] [--all]`: lists
-//! the local record of operator actions, oldest first; dry runs only with `--all`.
+//! `sei-console [--context A ...] journal [--since D] [--node NODE] [--action A] [--operator TEXT]
+//! [--all]`: lists the local record of operator actions, oldest first; dry runs only with
+//! `--all`; with `--context`, only the actions in those contexts.
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -44,7 +45,8 @@ pub struct JournalArgs {
 }
 
 impl JournalArgs {
-    fn filter(&self, now: jiff::Timestamp) -> Result<JournalFilter, CliError> {
+    /// The filter of these flags and the global `--context`s.
+    fn filter(&self, contexts: &[String], now: jiff::Timestamp) -> Result<JournalFilter, CliError> {
         let since = match &self.since {
             Some(text) => Some(parse_since(text, now).map_err(CliError::BadInput)?),
             None => None,
@@ -54,13 +56,15 @@ impl JournalArgs {
             node: self.node.clone(),
             action: self.action,
             operator: self.operator.clone(),
+            contexts: contexts.to_vec(),
             dry_runs: self.all,
         })
     }
 }
 
-pub fn run(args: &JournalArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let filter = args.filter(jiff::Timestamp::now())?;
+/// Lists the entries of `contexts` (every one when empty) that the flags keep.
+pub fn run(args: &JournalArgs, contexts: &[String], out: &mut dyn Write) -> Result<(), CliError> {
+    let filter = args.filter(contexts, jiff::Timestamp::now())?;
     let journal = match &args.file {
         Some(path) => Journal::at(path),
         None => Journal::default_location().map_err(|e| CliError::Failed(e.to_string()))?,
@@ -71,10 +75,11 @@ pub fn run(args: &JournalArgs, out: &mut dyn Write) -> Result<(), CliError> {
     for problem in &contents.problems {
         eprintln!("warning: {problem}");
     }
+    // Rows carry their context, old lines' read from the operator.
     let entries: Vec<JournalEntry> = filter
         .select(&contents.entries)
         .into_iter()
-        .cloned()
+        .map(JournalEntry::with_context)
         .collect();
     let written = match args.output {
         JournalFormat::Json => serde_json::to_string_pretty(&entries)
@@ -152,6 +157,7 @@ mod tests {
             JournalEntry {
                 time: "2026-11-30T04:00:00Z".parse().expect("time"),
                 operator: "alice (context prod)".into(),
+                context: Some("prod".into()),
                 action: ActionKind::Rollout,
                 nodes: vec!["sei/rpc-0".into()],
                 detail: "image seid:v2".into(),
@@ -161,6 +167,7 @@ mod tests {
             JournalEntry {
                 time: "2026-11-30T04:05:00Z".parse().expect("time"),
                 operator: "bob (context dev)".into(),
+                context: None,
                 action: ActionKind::SeedCreate,
                 nodes: vec!["sei/seed-a".into()],
                 detail: "seed for pacific-1".into(),

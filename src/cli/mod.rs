@@ -19,6 +19,7 @@ pub mod plan;
 mod platform_image;
 pub mod render;
 pub mod rollout;
+pub mod rollout_clusters;
 pub mod seed;
 pub mod seed_probe;
 mod tui;
@@ -51,8 +52,12 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "FILE")]
     pub kubeconfig: Option<std::path::PathBuf>,
     /// Kubeconfig context to use (default: the current context). Repeat it (or give A,B) to
-    /// watch several clusters as one fleet: the console, `get` and `describe`.
-    #[arg(long, global = true, value_name = "NAME", value_delimiter = ',', action = clap::ArgAction::Append)]
+    /// watch several clusters as one fleet: the console, `get`, `describe`, `journal` and
+    /// `rollout --across-clusters`.
+    // Not `global = true`: clap would let the values after the subcommand replace those
+    // before it; [`command`] gives every subcommand its own `--context` and [`parse_from`]
+    // appends them, so every value given anywhere is used, in order (as kubectl does).
+    #[arg(long, value_name = "NAME", value_delimiter = ',', action = clap::ArgAction::Append)]
     pub context: Vec<String>,
     /// Namespace to work in (default: the context's namespace).
     #[arg(short = 'n', long, global = true, value_name = "NS")]
@@ -74,6 +79,48 @@ pub struct GlobalArgs {
     pub theme: Option<crate::config::ThemeName>,
 }
 
+/// The id of `--context` given after a subcommand.
+const CONTEXT_AFTER_SUBCOMMAND: &str = "context_after_subcommand";
+
+/// The command line, every subcommand (nested ones too) taking `--context` as well.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    fn with_context(command: clap::Command) -> clap::Command {
+        command
+            .arg(
+                clap::Arg::new(CONTEXT_AFTER_SUBCOMMAND)
+                    .long("context")
+                    .value_name("NAME")
+                    .value_delimiter(',')
+                    .action(clap::ArgAction::Append)
+                    .help_heading("Global options")
+                    .help("Kubeconfig context to use; repeat it (or give A,B) for several"),
+            )
+            .mut_subcommands(with_context)
+    }
+    Cli::command().mut_subcommands(with_context)
+}
+
+/// Parses `args` (the program name first): every `--context` given before or after the
+/// subcommand is kept, in the order given.
+pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::FromArgMatches;
+    let matches = command().try_get_matches_from(args)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    let mut level = matches.subcommand();
+    while let Some((_, sub)) = level {
+        if let Some(values) = sub.get_many::<String>(CONTEXT_AFTER_SUBCOMMAND) {
+            cli.global.context.extend(values.cloned());
+        }
+        level = sub.subcommand();
+    }
+    Ok(cli)
+}
+
 impl GlobalArgs {
     /// The one context of a command that acts on one cluster (the first `--context`, else the
     /// kubeconfig's current one).
@@ -86,7 +133,7 @@ impl GlobalArgs {
         if self.context.len() > 1 {
             return Err(CliError::BadInput(format!(
                 "{command} works on one cluster: give one --context (several are read by the \
-                 console, get, describe and rollout --across-clusters; given: {})",
+                 console, get, describe, journal and rollout --across-clusters; given: {})",
                 self.context.join(", ")
             )));
         }
@@ -100,10 +147,61 @@ mod context_tests {
 
     #[test]
     fn several_contexts_parse_repeated_or_comma_separated() {
-        let cli = Cli::try_parse_from(["sei-console", "get", "--context", "a", "--context", "b,c"])
+        let cli = parse_from(["sei-console", "get", "--context", "a", "--context", "b,c"])
             .expect("parses");
         assert_eq!(cli.global.context, ["a", "b", "c"]);
         assert_eq!(cli.global.one_context(), Some("a"));
+    }
+
+    #[test]
+    fn every_context_given_anywhere_is_used_in_order() {
+        let contexts = |args: &[&str]| {
+            parse_from(std::iter::once("sei-console").chain(args.iter().copied()))
+                .expect("parses")
+                .global
+                .context
+        };
+        assert_eq!(
+            contexts(&["get", "--context", "a", "--context", "b"]),
+            ["a", "b"]
+        );
+        assert_eq!(
+            contexts(&["--context", "a", "get", "--context", "b"]),
+            ["a", "b"]
+        );
+        assert_eq!(
+            contexts(&[
+                "--context",
+                "a,b",
+                "rollout",
+                "x",
+                "--image",
+                "i",
+                "--context",
+                "c"
+            ]),
+            ["a", "b", "c"]
+        );
+        assert_eq!(
+            contexts(&[
+                "rollout",
+                "x",
+                "--context",
+                "a",
+                "--image",
+                "i",
+                "--context",
+                "b"
+            ]),
+            ["a", "b"]
+        );
+        assert_eq!(contexts(&["--context", "a", "journal"]), ["a"]);
+        assert!(contexts(&["journal"]).is_empty());
+    }
+
+    #[test]
+    fn every_subcommand_takes_its_own_context_without_a_clash() {
+        command().debug_assert();
     }
 
     #[test]
@@ -119,7 +217,7 @@ mod context_tests {
                 "i",
             ];
             args.extend(extra);
-            let cli = Cli::try_parse_from(args).expect("parses");
+            let cli = parse_from(args).expect("parses");
             let Some(Command::Rollout(rollout)) = cli.command else {
                 panic!("rollout");
             };
@@ -137,7 +235,7 @@ mod context_tests {
 
     #[test]
     fn a_one_cluster_command_refuses_several_contexts_in_one_line() {
-        let cli = Cli::try_parse_from(["sei-console", "--context", "a,b", "get"]).expect("parses");
+        let cli = parse_from(["sei-console", "--context", "a,b", "get"]).expect("parses");
         let refused = cli.global.single_cluster("rollout").expect_err("refused");
         assert!(matches!(refused, CliError::BadInput(_)));
         let text = refused.to_string();
@@ -204,7 +302,10 @@ impl CliError {
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse_from(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(err) => err.exit(),
+    };
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
@@ -241,8 +342,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     }
     match cli.command {
         Some(Command::Completions { shell }) => {
-            use clap::CommandFactory;
-            let mut cmd = Cli::command();
+            let mut cmd = command();
             clap_complete::generate(shell, &mut cmd, "sei-console", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
         }
@@ -259,7 +359,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Journal(args)) => {
-            journal::run(&args, &mut std::io::stdout().lock())?;
+            journal::run(&args, &cli.global.context, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Render(args)) => {

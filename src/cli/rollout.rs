@@ -6,15 +6,15 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::action::{ActionArgs, ActionContext, ActionOutput, Refusal, exit_code};
+use super::action::{ActionArgs, ActionContext, ActionOutput, ContextOptions, Refusal, exit_code};
 use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::preview::image_pin_text;
 use crate::api::NodeMode;
 use crate::config::WaveDefaults;
-use crate::ops::rollout::{self, RolloutInput, Selection};
-use crate::ops::{Note, Report};
+use crate::ops::rollout::{self, RolloutInput, RolloutPrepared, Selection};
+use crate::ops::{Note, Report, RunEnd};
 
 #[derive(Debug, Args)]
 pub struct RolloutArgs {
@@ -37,9 +37,10 @@ pub struct RolloutArgs {
     /// Nodes per wave after the canary (default: `waves.batch` in the config, 3).
     #[arg(long, value_name = "N")]
     pub batch: Option<u32>,
-    /// With several `--context`: roll out in each cluster in turn, in the order given (each
-    /// cluster's own preview, waves and confirmation); the first cluster that fails halts the
-    /// rest. Without it a rollout naming several clusters is refused before any request.
+    /// With several `--context`: prepare the rollout in every cluster (each cluster's preview
+    /// and waves, nothing changed), one confirmation naming them all, then cluster after
+    /// cluster in the order given; the first cluster that fails halts the rest. Without it a
+    /// rollout naming several clusters is refused before any request.
     #[arg(long)]
     pub across_clusters: bool,
     #[command(flatten)]
@@ -62,41 +63,64 @@ pub fn clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<Vec<Option<St
     }
 }
 
-/// `rollout` over every cluster [`clusters`] names, one after the other; the first cluster
-/// that does not succeed halts the rest (named on stderr).
+/// `rollout` over every cluster [`clusters`] names: one as before, several through
+/// [`super::rollout_clusters::run`] (every preview, one confirmation, cluster after cluster).
 pub async fn run_clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
     let clusters = clusters(global, args)?;
     if clusters.len() == 1 {
         return run(global, args).await;
     }
-    let names: Vec<String> = clusters.iter().flatten().cloned().collect();
-    for (index, context) in names.iter().enumerate() {
-        eprintln!(
-            "== cluster {context} ({} of {}: {}) ==",
-            index + 1,
-            names.len(),
-            names.join(", ")
-        );
-        let mut one = global.clone();
-        one.context = vec![context.clone()];
-        let code = run(&one, args).await;
-        let failed = !matches!(&code, Ok(code) if *code == ExitCode::SUCCESS);
-        if failed {
-            let rest = &names[index + 1..];
-            if !rest.is_empty() {
-                eprintln!(
-                    "rollout halted at cluster {context}: {} left untouched",
-                    rest.join(", ")
-                );
-            }
-            return code;
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    let names: Vec<String> = clusters.into_iter().flatten().collect();
+    super::rollout_clusters::run(global, args, &names).await
 }
 
+/// The rollout in one cluster: preview, confirmation, waves.
 pub async fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
-    let image = ImageRef::parse(&args.image).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let image = image(args)?;
+    let cluster = prepare_cluster(global, args, &image, None).await?;
+    cluster.print_preview();
+    if cluster.nothing_to_do() {
+        cluster.finish_nothing_to_do();
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.action.dry_run {
+        cluster.journal_dry_run();
+        cluster
+            .context
+            .finish(true, "dry run: nothing was changed", None);
+        return Ok(ExitCode::SUCCESS);
+    }
+    cluster.refuse()?;
+    cluster
+        .context
+        .confirm(&args.action, &cluster.prepared.question)?;
+    let end = cluster.run().await?;
+    cluster
+        .context
+        .finish(end.ok, &end.message, end.failed_node.as_deref());
+    Ok(exit_code(end.ok))
+}
+
+/// The image asked for, parsed.
+pub fn image(args: &RolloutArgs) -> Result<ImageRef, CliError> {
+    ImageRef::parse(&args.image).map_err(|e| CliError::BadInput(e.to_string()))
+}
+
+/// One cluster's rollout before any change: its adapters (identity, permission checks,
+/// controller Lease, platform config, sidecar transport) and what `prepare` found there.
+pub struct PreparedCluster {
+    pub context: ActionContext,
+    pub prepared: RolloutPrepared,
+}
+
+/// Opens the context `global` names (read-only refusal first) and prepares the rollout there;
+/// nothing is changed. `json_context`: every JSON line names that context.
+pub async fn prepare_cluster(
+    global: &GlobalArgs,
+    args: &RolloutArgs,
+    image: &ImageRef,
+    json_context: Option<&str>,
+) -> Result<PreparedCluster, CliError> {
     let selection = selection(args);
     let detail = format!("image {image}");
     let words = selection.words();
@@ -106,11 +130,13 @@ pub async fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, Cl
         detail: &detail,
         action: format!("run rollout on {}", words.join(", ")),
     });
-    let context = ActionContext::open(global, (&args.action).into(), refusal).await?;
+    let mut options: ContextOptions = (&args.action).into();
+    options.json_context = json_context.map(str::to_owned);
+    let context = ActionContext::open(global, options, refusal).await?;
     let defaults = context.config.config.waves;
     let input = RolloutInput {
         selection,
-        image,
+        image: image.clone(),
         waves: WaveDefaults {
             canary: args.canary.unwrap_or(defaults.canary),
             batch: args.batch.unwrap_or(defaults.batch),
@@ -119,48 +145,63 @@ pub async fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, Cl
         wait: !args.action.no_wait,
         dry_run: args.action.dry_run,
     };
-    let ops = context.ops();
-    let prepared = rollout::prepare(&ops, input).await?;
-    // The wave plan first, above the nodes left alone and each node's plan (JSON readers get
-    // the waves in the result's progress notes).
-    if context.output == ActionOutput::Text {
-        print!("{}", prepared.waves_text());
+    let prepared = rollout::prepare(&context.ops(), input).await?;
+    Ok(PreparedCluster { context, prepared })
+}
+
+impl PreparedCluster {
+    /// The wave plan first, above the nodes left alone and each node's plan (JSON readers get
+    /// the waves in the result's progress notes).
+    pub fn print_preview(&self) {
+        let (context, prepared) = (&self.context, &self.prepared);
+        if context.output == ActionOutput::Text {
+            print!("{}", prepared.waves_text());
+        }
+        for note in &prepared.already_rolled {
+            context.note(&Note::AlreadyRolled(note.clone()));
+        }
+        for note in &prepared.peer_notes {
+            context.note(&Note::Info(note.clone()));
+        }
+        for blocked in &prepared.blocked {
+            context.note(&Note::Skipped {
+                node: blocked.node.clone(),
+                reason: blocked.reason.clone(),
+            });
+        }
+        for node in &prepared.nodes {
+            let json = serde_json::json!({"event": "preview", "preview": node.preview});
+            context.print_preview(&image_pin_text(&node.preview), &json);
+        }
     }
-    for note in &prepared.already_rolled {
-        context.note(&Note::AlreadyRolled(note.clone()));
+
+    /// Every selected node is already on the image.
+    pub fn nothing_to_do(&self) -> bool {
+        self.prepared.nodes.is_empty() && self.prepared.blocked.is_empty()
     }
-    for note in &prepared.peer_notes {
-        context.note(&Note::Info(note.clone()));
+
+    pub fn finish_nothing_to_do(&self) {
+        let message = format!("every node is already on {}", self.prepared.input.image);
+        self.context.finish(true, &message, None);
     }
-    for blocked in &prepared.blocked {
-        context.note(&Note::Skipped {
-            node: blocked.node.clone(),
-            reason: blocked.reason.clone(),
-        });
-    }
-    for node in &prepared.nodes {
-        let json = serde_json::json!({"event": "preview", "preview": node.preview});
-        context.print_preview(&image_pin_text(&node.preview), &json);
-    }
-    let names = prepared.names();
-    if names.is_empty() && prepared.blocked.is_empty() {
-        context.finish(
-            true,
-            &format!("every node is already on {}", prepared.input.image),
-            None,
+
+    pub fn journal_dry_run(&self) {
+        self.context.journal_dry_run(
+            ActionKind::Rollout,
+            &self.prepared.names(),
+            &self.prepared.input.detail(),
         );
-        return Ok(ExitCode::SUCCESS);
     }
-    if args.action.dry_run {
-        context.journal_dry_run(ActionKind::Rollout, &names, &prepared.input.detail());
-        context.finish(true, "dry run: nothing was changed", None);
-        return Ok(ExitCode::SUCCESS);
+
+    /// What `prepare` said cannot run (nothing to roll, a permission missing), journaled.
+    pub fn refuse(&self) -> Result<(), CliError> {
+        Ok(rollout::refuse(&self.context.ops(), &self.prepared)?)
     }
-    rollout::refuse(&ops, &prepared)?;
-    context.confirm(&args.action, &prepared.question)?;
-    let end = rollout::run(&ops, &prepared, &context).await?;
-    context.finish(end.ok, &end.message, end.failed_node.as_deref());
-    Ok(exit_code(end.ok))
+
+    /// The waves, reported through the context.
+    pub async fn run(&self) -> Result<RunEnd, CliError> {
+        Ok(rollout::run(&self.context.ops(), &self.prepared, &self.context).await?)
+    }
 }
 
 fn parse_mode(text: &str) -> Result<NodeMode, String> {

@@ -32,14 +32,20 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
     for problem in &config.problems {
         tracing::warn!(%problem, "config file");
     }
+    // `--context` wins over the config file's `contexts`.
+    let contexts = if global.context.is_empty() {
+        config.config.contexts.clone()
+    } else {
+        global.context.clone()
+    };
+    // The operator of the first context (the primary cluster's actions).
+    let identity = crate::kube::identity::operator(
+        global.kubeconfig.as_deref(),
+        contexts.first().map(String::as_str),
+    );
     let options = RunOptions {
         kubeconfig: global.kubeconfig.clone(),
-        // `--context` wins over the config file's `contexts`.
-        contexts: if global.context.is_empty() {
-            config.config.contexts.clone()
-        } else {
-            global.context.clone()
-        },
+        contexts,
         namespace: global.namespace.clone(),
         all_namespaces: global.all_namespaces,
         config,
@@ -60,7 +66,8 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
             platform_file: std::env::var_os(super::platform_image::PLATFORM_CONFIG_ENV)
                 .filter(|p| !p.is_empty())
                 .map(std::path::PathBuf::from),
-            operator: super::action::operator_identity(global).to_string(),
+            operator: identity.to_string(),
+            context: identity.context.clone(),
             journal: crate::journal::Journal::default_location().ok(),
             prober: std::sync::Arc::new(crate::p2p::prober::P2pProber::new(
                 crate::p2p::tcp::TcpDialer,

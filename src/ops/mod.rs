@@ -80,6 +80,8 @@ pub struct Settings {
     pub namespace: String,
     /// The operator as the journal and Events name them (`user (context ctx)`).
     pub operator: String,
+    /// The kubeconfig context acted in (the journal's `context`).
+    pub context: String,
     pub executor: ExecutorMode,
     /// The controller's namespace: its leader-election Lease and platform ConfigMap.
     pub controller_namespace: String,
@@ -357,6 +359,7 @@ impl<'a> Ops<'a> {
     ) -> JournalEntry {
         journal_entry(
             &self.settings.operator,
+            &self.settings.context,
             kind,
             self.namespace(),
             nodes,
@@ -372,6 +375,7 @@ impl<'a> Ops<'a> {
 #[allow(clippy::too_many_arguments)]
 pub fn journal_entry(
     operator: &str,
+    context: &str,
     kind: ActionKind,
     namespace: &str,
     nodes: &[String],
@@ -383,6 +387,7 @@ pub fn journal_entry(
     JournalEntry {
         time: clock.now(),
         operator: operator.to_owned(),
+        context: Some(context.to_owned()),
         action: kind,
         nodes: nodes.iter().map(|n| format!("{namespace}/{n}")).collect(),
         detail: detail.to_owned(),

@@ -127,6 +127,7 @@ impl World {
             settings: Settings {
                 namespace: "ns".into(),
                 operator: "alice (context test)".into(),
+                context: "test".into(),
                 executor: ExecutorMode::Embedded,
                 controller_namespace: "ctl".into(),
                 platform,

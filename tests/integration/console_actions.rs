@@ -171,6 +171,7 @@ async fn console_on_a_running_node(
         platform_file: None,
         sidecar: Ok(HttpSidecar::new(transport)),
         operator: "tester (context test)".into(),
+        context: "test".into(),
         journal: Some(journal.clone()),
         driver,
         prober: std::sync::Arc::new(sei_console::p2p::prober::P2pProber::new(

@@ -22,6 +22,7 @@ mod handoff;
 mod logs_cli;
 mod logs_tui;
 mod multi_cluster;
+mod multi_cluster_rollout;
 mod peers;
 mod platform_sidecar;
 mod port_forward;

@@ -289,6 +289,7 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
         platform_file: Some(platform_config_path()),
         sidecar: Ok(HttpSidecar::new(transport)),
         operator: "tester (context test)".into(),
+        context: "test".into(),
         journal: None,
         driver: default_driver_config(),
         prober: std::sync::Arc::new(sei_console::p2p::prober::P2pProber::new(
