@@ -27,7 +27,7 @@ pub const MAX_VALUE_BYTES: usize = 2048;
 /// Values larger than this are not even parsed (someone else's; no console writes them).
 const MAX_READ_BYTES: usize = 64 * 1024;
 /// Characters of an unreadable value quoted in its one line.
-const SHOWN_UNREADABLE_CHARS: usize = 60;
+const SHOWN_UNREADABLE_CHARS: usize = 40;
 
 /// One console action as recorded on the node.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,7 +87,7 @@ pub fn parse(value: &str) -> Recorded {
     }
     let items = match serde_json::from_str::<Vec<serde_json::Value>>(value) {
         Ok(items) => items,
-        Err(err) => {
+        Err(_) => {
             let shown: String = value
                 .chars()
                 .map(|c| if c.is_control() { ' ' } else { c })
@@ -98,10 +98,7 @@ pub fn parse(value: &str) -> Recorded {
             } else {
                 String::new()
             };
-            return Recorded::Unreadable(format!(
-                "not a console action list ({}): {shown:?}{more}",
-                first_line(&err.to_string())
-            ));
+            return Recorded::Unreadable(format!("not a console action list: '{shown}'{more}"));
         }
     };
     let total = items.len();
@@ -181,10 +178,6 @@ pub fn line(action: &ConsoleAction, now: Timestamp) -> String {
 
 fn encode(actions: &[ConsoleAction]) -> String {
     serde_json::to_string(actions).unwrap_or_else(|_| "[]".to_owned())
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or_default()
 }
 
 /// `text` with control characters as spaces, cut to `max` characters (the last one `…`).
@@ -322,7 +315,10 @@ mod tests {
         let Recorded::Unreadable(why) = parse(&format!("oops\n{}", "y".repeat(500))) else {
             panic!("unreadable");
         };
-        assert!(why.starts_with("not a console action list ("), "{why}");
+        assert!(
+            why.starts_with("not a console action list: 'oops "),
+            "{why}"
+        );
         assert!(why.ends_with("… (505 characters)"), "{why}");
         assert!(!why.contains('\n'), "{why}");
         assert!(why.len() < 200, "{why}");
