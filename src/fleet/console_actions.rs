@@ -16,14 +16,17 @@ use serde::{Deserialize, Serialize};
 pub const ANNOTATION: &str = "sei.io/console-actions";
 /// Entries kept: older ones fall off.
 pub const MAX_ENTRIES: usize = 5;
-/// Characters of an entry's detail (`image a -> b`) kept; longer ones end in `…`.
-pub const MAX_DETAIL_CHARS: usize = 160;
+/// Characters of an entry's detail kept; longer ones end in `…`. Room for `image A -> B` with
+/// both references pinned by digest (about 220).
+pub const MAX_DETAIL_CHARS: usize = 256;
 /// Characters of the operator kept.
 pub const MAX_BY_CHARS: usize = 100;
 /// Characters of the action kind and of the plan ID kept.
 pub const MAX_SHORT_CHARS: usize = 64;
-/// Bytes of the whole annotation value at most.
-pub const MAX_VALUE_BYTES: usize = 2048;
+/// Bytes of the whole annotation value at most: five digest-pinned rollouts by an operator
+/// with a 100-character name take 2,156 bytes; one entry at every cap in 4-byte characters
+/// about 2,000.
+pub const MAX_VALUE_BYTES: usize = 4096;
 /// Values larger than this are not even parsed (someone else's; no console writes them).
 const MAX_READ_BYTES: usize = 64 * 1024;
 /// Characters of an unreadable value quoted in its one line.
@@ -306,6 +309,33 @@ mod tests {
         }
         assert_eq!(actions_of(&value).len(), 5);
         assert!(value.len() < MAX_VALUE_BYTES / 2, "{}", value.len());
+    }
+
+    #[test]
+    fn five_digest_pinned_rollouts_by_a_long_named_operator_fit_uncut() {
+        let digest = |tag: u32| {
+            format!(
+                "ghcr.io/sei-protocol/sei:v6.{tag}.0@sha256:{}",
+                "0123456789abcdef".repeat(4)
+            )
+        };
+        let mut value: Option<String> = None;
+        let mut written = Vec::new();
+        for n in 0..5 {
+            let entry = ConsoleAction {
+                at: at(n.into()),
+                by: format!("{} (context production-eu-west-1)", "o".repeat(69)),
+                action: "rollout".into(),
+                detail: format!("image {} -> {}", digest(n), digest(n + 1)),
+                plan: Some("a0580f37-ffa9-46d5-b3e3-42d4dfa832ec".into()),
+            };
+            assert_eq!(entry.by.chars().count(), MAX_BY_CHARS);
+            value = Some(append(value.as_deref(), &entry).value);
+            written.push(entry);
+        }
+        let value = value.expect("value");
+        assert_eq!(actions_of(&value), written, "nothing cut, nothing dropped");
+        assert!(value.len() <= MAX_VALUE_BYTES, "{}", value.len());
     }
 
     #[test]
