@@ -34,6 +34,18 @@ fn ts(t: Option<Timestamp>) -> Value {
 
 /// The detail as JSON (field names follow the CRD's camelCase). `unavailable` lists the
 /// related resources that could not be read, so an empty section is never mistaken for none.
+/// The record as stored (`null`: none), or `{"unreadable": why}`.
+fn console_actions_json(d: &NodeDetail) -> Value {
+    use crate::fleet::console_actions::Recorded;
+    match &d.console_actions {
+        None => Value::Null,
+        Some(Recorded::Actions { actions, dropped }) => {
+            json!({"actions": actions, "undecodable": dropped})
+        }
+        Some(Recorded::Unreadable(why)) => json!({"unreadable": why}),
+    }
+}
+
 pub fn to_json(d: &NodeDetail, unavailable: &[Unavailable]) -> Value {
     json!({
         "namespace": d.key.namespace.as_ref(),
@@ -73,6 +85,7 @@ pub fn to_json(d: &NodeDetail, unavailable: &[Unavailable]) -> Value {
                 "retryCount": f.retries, "maxRetries": f.max_retries,
             })),
         })),
+        "consoleActions": console_actions_json(d),
         "events": d.events.iter().map(|e| json!({
             "type": if e.warning { "Warning" } else { "Normal" }, "reason": e.reason,
             "message": e.message, "count": e.count, "lastSeen": ts(e.last_seen), "object": e.object,
@@ -258,5 +271,74 @@ mod tests {
         let json = to_json(&detail(), &unavailable);
         assert_eq!(json["unavailable"][0]["resource"], "statefulsets");
         assert_eq!(json["unavailable"].as_array().map(Vec::len), Some(3));
+    }
+
+    fn detail_with_record(value: &str) -> NodeDetail {
+        let mut fleet = Fleet::new(None);
+        let mut node = sample::running(sample::node("sei", "rpc-0", NodeMode::Full, 600));
+        node.metadata.annotations = Some(std::collections::BTreeMap::from([(
+            crate::fleet::console_actions::ANNOTATION.to_owned(),
+            value.to_owned(),
+        )]));
+        fleet.apply(FleetDelta::Node(Delta::applied(node)));
+        NodeDetail::build(&fleet, &ObjectKey::new("sei", "rpc-0"), None).expect("detail")
+    }
+
+    #[test]
+    fn console_actions_are_listed_newest_last_with_their_plan() {
+        use crate::fleet::console_actions::{ConsoleAction, append};
+        let ago = |s: i64| {
+            sample::now()
+                .checked_sub(jiff::SignedDuration::from_secs(s))
+                .expect("time")
+        };
+        let first = ConsoleAction {
+            at: ago(7200),
+            by: "bob (context prod)".into(),
+            action: "address".into(),
+            detail: "external address (unset) -> 203.0.113.7:26656".into(),
+            plan: None,
+        };
+        let second = ConsoleAction {
+            at: ago(720),
+            by: "alice (context prod)".into(),
+            action: "rollout".into(),
+            detail: "image a:v1 -> a:v2".into(),
+            plan: Some("p-1".into()),
+        };
+        let value = append(Some(&append(None, &first).value), &second).value;
+        let d = detail_with_record(&value);
+        let text = to_text(&d, &[], sample::now());
+        assert!(
+            text.contains(
+                "Console actions (sei.io/console-actions):\n  \
+                 2h ago bob (context prod) address external address (unset) -> 203.0.113.7:26656\n  \
+                 12m ago alice (context prod) rollout image a:v1 -> a:v2 (plan p-1)\n\nEvents:"
+            ),
+            "{text}"
+        );
+        let json = to_json(&d, &[]);
+        assert_eq!(json["consoleActions"]["actions"][1]["plan"], "p-1");
+        assert_eq!(
+            json["consoleActions"]["actions"][1]["by"],
+            "alice (context prod)"
+        );
+    }
+
+    #[test]
+    fn an_unreadable_record_is_one_line_and_none_says_none() {
+        let text = to_text(&detail_with_record("{garbage"), &[], sample::now());
+        assert!(
+            text.contains(
+                "Console actions (sei.io/console-actions):\n  ✖ unreadable: not a console action list: '{garbage'\n\n"
+            ),
+            "{text}"
+        );
+        let none = to_text(&detail(), &[], sample::now());
+        assert!(
+            none.contains("Console actions (sei.io/console-actions):\n  none recorded\n"),
+            "{none}"
+        );
+        assert_eq!(to_json(&detail(), &[])["consoleActions"], json!(null));
     }
 }

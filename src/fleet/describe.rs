@@ -1,6 +1,7 @@
 //! A node's detail as `describe` text: shared by `sei-console describe` and the console's `d`.
 use jiff::Timestamp;
 
+use super::console_actions::{self, Recorded};
 use super::detail::{NodeDetail, SeedPeer};
 use super::text::{age, drift_text, phase_text, plan_symbol, task_symbol};
 
@@ -18,6 +19,38 @@ fn unreadable<'a>(unavailable: &'a [Unavailable], resource: &str) -> Option<&'a 
         .iter()
         .find(|u| u.resource == resource)
         .map(|u| u.reason.as_str())
+}
+
+/// The node's recorded console actions, oldest first as stored (newest last, as Events read),
+/// one line each (`12m ago alice (context prod) rollout image a -> b`, then the plan ID when
+/// `with_plan`); an unreadable record is one line saying so; none is `none recorded`.
+pub fn console_action_lines(d: &NodeDetail, now: Timestamp, with_plan: bool) -> Vec<String> {
+    match &d.console_actions {
+        None => vec!["none recorded".to_owned()],
+        Some(Recorded::Unreadable(why)) => vec![format!("✖ unreadable: {why}")],
+        Some(Recorded::Actions { actions, dropped }) => {
+            let mut lines: Vec<String> = actions
+                .iter()
+                .map(|action| {
+                    let text = console_actions::line(action, now);
+                    match (&action.plan, with_plan) {
+                        (Some(plan), true) => format!("{text} (plan {plan})"),
+                        _ => text,
+                    }
+                })
+                .collect();
+            if actions.is_empty() && *dropped == 0 {
+                lines.push("none recorded".to_owned());
+            }
+            if *dropped > 0 {
+                lines.push(format!(
+                    "✖ {dropped} more entr{} did not decode (left out)",
+                    if *dropped == 1 { "y" } else { "ies" }
+                ));
+            }
+            lines
+        }
+    }
 }
 
 /// The detail as human-readable text, in the node screen's order.
@@ -188,6 +221,14 @@ pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> S
                 c.image
             ));
         }
+    }
+    line(String::new());
+    line(format!(
+        "Console actions ({}):",
+        console_actions::ANNOTATION
+    ));
+    for text in console_action_lines(d, now, true) {
+        line(format!("  {text}"));
     }
     line(String::new());
     line("Events:".to_owned());

@@ -270,6 +270,8 @@ pub struct NodeDetail {
     /// A seed's outside probes (`None` for other modes, or none ran yet).
     pub probe: Option<super::probe::SeedProbe>,
     pub created: Option<Timestamp>,
+    /// The node's `sei.io/console-actions` record (`None`: the node has none).
+    pub console_actions: Option<super::console_actions::Recorded>,
 }
 
 fn spec_summary(node: &SeiNode, default_sidecar_image: Option<&str>) -> SpecSummary {
@@ -411,6 +413,7 @@ impl NodeDetail {
             seed_peer: (mode == Some(NodeMode::Seed)).then(|| seed_peer(fleet, key, node)),
             probe: fleet.seed_probe(key).cloned(),
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            console_actions: super::console_actions::read(node.metadata.annotations.as_ref()),
         })
     }
 }

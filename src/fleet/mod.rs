@@ -3,6 +3,7 @@
 //! `Fleet` owns one `Store` per watched kind and keeps one `FleetRow` per SeiNode up to date as
 //! deltas arrive, so drawing and `get` never rebuild rows from scratch.
 pub mod columns;
+pub mod console_actions;
 pub mod describe;
 pub mod detail;
 pub mod events;

@@ -9,6 +9,7 @@ use crate::actions::permissions::{address_checks, tasks_to_run};
 use crate::actions::preview::{AddressPreview, address_preview, address_text, addressed_node};
 use crate::actions::statefulset_diff::statefulset_preview;
 use crate::api::{SeiNode, TaskPlan};
+use crate::fleet::console_actions;
 use crate::journal::Outcome;
 use crate::ports::StatusPatch;
 
@@ -161,13 +162,17 @@ async fn change_and_follow(
     let nodes = vec![name.to_owned()];
     let detail = input.detail();
     let kind = ActionKind::Address;
-    let (patched, plan) = set_address(ops, name, &input.address, prepared.plan_id).await?;
-    let uid = patched.metadata.uid.clone().unwrap_or_default();
-    let from = match prepared.node.spec.external_address() {
+    // Read now, under the Lease: the record appends to the node's record as it is.
+    let stored = ops.read_node(name).await?;
+    let from = match stored.spec.external_address() {
         "" => "(unset)",
         from => from,
     };
     let what = format!("external address {from} -> {}", input.address);
+    let plan_id = prepared.plan_id.to_string();
+    let record = ops.action_record(kind, Some(&stored), &what, Some(plan_id), report);
+    let (patched, plan) = set_address(ops, name, &input.address, prepared.plan_id, &record).await?;
+    let uid = patched.metadata.uid.clone().unwrap_or_default();
     ops.event(kind, name, &uid, &what, report).await;
     report.note(&Note::PlanPersisted {
         node: name.to_owned(),
@@ -204,7 +209,8 @@ async fn change_and_follow(
     })
 }
 
-/// Patches `spec.externalAddress` and persists the update plan whose config-patch carries it.
+/// Patches `spec.externalAddress` (the console-action `record` in the same patch) and persists
+/// the update plan whose config-patch carries it.
 /// The plan is built from the stored node and written under its resourceVersion, so a
 /// concurrent writer (the controller persisting its own plan) makes this fail, not clobber.
 async fn set_address(
@@ -212,9 +218,11 @@ async fn set_address(
     node: &str,
     address: &ExternalAddress,
     plan_id: uuid::Uuid,
+    record: &str,
 ) -> Result<(SeiNode, TaskPlan), OpsError> {
     let namespace = ops.namespace();
-    let patch = serde_json::json!({"spec": {"externalAddress": address.to_string()}});
+    let mut patch = serde_json::json!({"spec": {"externalAddress": address.to_string()}});
+    console_actions::add_to_patch(&mut patch, record);
     let patched = ops
         .ports
         .cluster

@@ -13,6 +13,7 @@ use crate::actions::render_fix::PlatformSource;
 use crate::api::SeiNode;
 use crate::config::ExecutorMode;
 use crate::executor::driver::{Driver, DriverConfig};
+use crate::fleet::console_actions;
 use crate::journal::{Journal, JournalEntry, Outcome};
 use crate::planner::PlanContext;
 use crate::platform::PlatformConfig;
@@ -296,6 +297,35 @@ impl<'a> Ops<'a> {
                 "could not record the Event on {node}: {err}"
             )));
         }
+    }
+
+    /// The node's [`console_actions::ANNOTATION`] value with this action appended, to write in
+    /// the same patch as the change (so the record and the change land together or not at
+    /// all). `stored` is the node as just read (`None` for a node being created). A previous
+    /// value that could not be kept (someone else's garbage) is replaced and said so.
+    pub fn action_record(
+        &self,
+        kind: ActionKind,
+        stored: Option<&SeiNode>,
+        what: &str,
+        plan: Option<String>,
+        report: &dyn Report,
+    ) -> String {
+        let action = console_actions::ConsoleAction {
+            at: self.ports.clock.now(),
+            by: self.settings.operator.clone(),
+            action: kind.name().to_owned(),
+            detail: what.to_owned(),
+            plan,
+        };
+        let existing = stored
+            .and_then(|node| node.metadata.annotations.as_ref())
+            .and_then(|annotations| annotations.get(console_actions::ANNOTATION));
+        let appended = console_actions::append(existing.map(String::as_str), &action);
+        if let (Some(lost), Some(node)) = (appended.lost, stored) {
+            report.note(&Note::Warning(format!("{}: {lost}", node.name())));
+        }
+        appended.value
     }
 
     /// Appends one journal line for `nodes` (names in this namespace); a failure is a warning.

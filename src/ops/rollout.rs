@@ -15,6 +15,7 @@ use crate::actions::waves::{Gate, already_rolled, plan_waves, wave_gate};
 use crate::api::{NodeMode, SeiNode, TaskKind};
 use crate::config::WaveDefaults;
 use crate::executor::driver::Persisted;
+use crate::fleet::console_actions;
 use crate::journal::Outcome;
 use crate::ports::{ClusterObject, ObjectKind};
 
@@ -456,8 +457,8 @@ fn halted(ops: &Ops<'_>, name: &str, reason: &str, left: usize) -> RunEnd {
 
 /// One node of a wave, its Lease held: a plan already Active goes first (pinning under it
 /// would strand it: its pod is replaced before the new template, and `OnDelete` never rolls
-/// it); then the update plan is persisted, `spec.image` pinned, the Event and journal
-/// written, and (waiting) the node followed to the image and the gate. `Ok(Some(reason))`
+/// it); then the update plan is persisted, `spec.image` pinned (the console-action record on
+/// the node in the same patch), the Event and journal written, and (waiting) the node followed to the image and the gate. `Ok(Some(reason))`
 /// when the node failed (journaled).
 async fn roll_one(
     ops: &Ops<'_>,
@@ -486,8 +487,14 @@ async fn roll_one(
     let plan_id = loop {
         match persist_for_image(ops, name, &input.image, target.plan_id).await? {
             Persisted::Built(plan) => {
-                pin_image(ops, name, &input.image).await?;
-                emit_pinned(ops, target, &image, report).await;
+                // Read after the plan was persisted: the record appends to what is there now.
+                let stored = ops.read_node(name).await?;
+                let what = format!("image {} -> {image}", stored.spec.image);
+                let record =
+                    ops.action_record(kind, Some(&stored), &what, Some(plan.id.clone()), report);
+                pin_image(ops, name, &input.image, Some(&record)).await?;
+                let uid = stored.metadata.uid.as_deref().unwrap_or("");
+                ops.event(kind, name, uid, &what, report).await;
                 report.note(&Note::PlanPersisted {
                     node: name.to_owned(),
                     plan_id: plan.id.clone(),
@@ -520,7 +527,7 @@ async fn roll_one(
             }
             // The plan followed first took the node to the image (a rerun after a crash).
             Persisted::None(_) if on_image(&ops.read_node(name).await?, &image) => {
-                pin_image(ops, name, &input.image).await?;
+                pin_image(ops, name, &input.image, None).await?;
                 break None;
             }
             Persisted::None(reason) => {
@@ -560,14 +567,6 @@ fn on_image(node: &SeiNode, image: &str) -> bool {
         .is_some_and(|s| s.current_image() == image)
 }
 
-/// The Event saying what the rollout changed on the node.
-async fn emit_pinned(ops: &Ops<'_>, target: &NodeToRoll, image: &str, report: &dyn Report) {
-    let uid = target.node.metadata.uid.as_deref().unwrap_or("");
-    let what = format!("image {} -> {image}", target.node.spec.image);
-    ops.event(ActionKind::Rollout, target.node.name(), uid, &what, report)
-        .await;
-}
-
 /// Persists the update plan the node needs once `spec.image` is `image` (planned on the
 /// stored node with the image set in memory, the previewed ID), or returns the plan found
 /// Active. Written before the pin, so a controller reconciling the pinned node finds this
@@ -592,9 +591,17 @@ async fn persist_for_image(
         .map_err(|e| OpsError::Step(format!("{namespace}/{node}: {e}")))
 }
 
-/// Patches `spec.image`.
-async fn pin_image(ops: &Ops<'_>, node: &str, image: &ImageRef) -> Result<(), OpsError> {
-    let patch = serde_json::json!({"spec": {"image": image.to_string()}});
+/// Patches `spec.image`, with the node's console-action record (`record`) in the same patch.
+async fn pin_image(
+    ops: &Ops<'_>,
+    node: &str,
+    image: &ImageRef,
+    record: Option<&str>,
+) -> Result<(), OpsError> {
+    let mut patch = serde_json::json!({"spec": {"image": image.to_string()}});
+    if let Some(record) = record {
+        console_actions::add_to_patch(&mut patch, record);
+    }
     ops.ports
         .cluster
         .patch_seinode(ops.namespace(), node, &patch)

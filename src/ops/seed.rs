@@ -17,6 +17,7 @@ use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
 use crate::actions::permissions::{SeedKey, seed_create_checks};
 use crate::api::{NodeKeySource, SecretNameRef, SeedSpec, SeiNode, SeiNodeSpec, TaskPlan};
 use crate::executor::driver::Persisted;
+use crate::fleet::console_actions;
 use crate::journal::Outcome;
 use crate::planner::preview;
 use crate::ports::probe::{ProbeOutcome, ProbeTarget};
@@ -286,12 +287,16 @@ async fn bring_up(
     let kind = ActionKind::SeedCreate;
     let detail = prepared.input.detail();
     let node_id = prepared.node_id();
-    let created = create_seed(ops, request, prepared.generated.then_some(&prepared.key)).await?;
-    let uid = created.metadata.uid.clone().unwrap_or_default();
     let what = format!(
         "seed created with NodeID {node_id} (Secret {})",
         request.secret_name
     );
+    // Without waiting, the controller persists the init plan under its own ID.
+    let plan = prepared.input.wait.then(|| prepared.plan_id.to_string());
+    let record = ops.action_record(kind, None, &what, plan, report);
+    let key = prepared.generated.then_some(&prepared.key);
+    let created = create_seed(ops, request, key, &record).await?;
+    let uid = created.metadata.uid.clone().unwrap_or_default();
     ops.event(kind, name, &uid, &what, report).await;
     let detail_with_id = format!("{detail}, NodeID {node_id}");
     ops.journal(
@@ -462,11 +467,13 @@ async fn read_node_id(
     }
 }
 
-/// Creates the key's Secret (when generated) and the seed SeiNode; returns the created node.
+/// Creates the key's Secret (when generated) and the seed SeiNode carrying the console-action
+/// `record`; returns the created node.
 async fn create_seed(
     ops: &Ops<'_>,
     request: &SeedRequest,
     generated_key: Option<&NodeKey>,
+    record: &str,
 ) -> Result<SeiNode, OpsError> {
     if let Some(key) = generated_key {
         let secret = node_key_secret(&request.namespace, &request.secret_name, key);
@@ -479,9 +486,14 @@ async fn create_seed(
                 request.secret_name
             )))?;
     }
+    let mut node = seed_node(request);
+    node.metadata.annotations = Some(BTreeMap::from([(
+        console_actions::ANNOTATION.to_owned(),
+        record.to_owned(),
+    )]));
     ops.ports
         .cluster
-        .create_seinode(&seed_node(request))
+        .create_seinode(&node)
         .await
         .map_err(OpsError::cluster(format!(
             "creating SeiNode {}",

@@ -994,3 +994,6 @@ mod waiting_tests;
 
 #[path = "pod_needs_tests.rs"]
 mod pod_needs_tests;
+
+#[path = "record_tests.rs"]
+mod record_tests;

@@ -68,6 +68,8 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
 }
 
 #[cfg(test)]
+mod console_actions_tests;
+#[cfg(test)]
 mod dialog_tests;
 #[cfg(test)]
 mod logs_tests;

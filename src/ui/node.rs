@@ -11,6 +11,7 @@ use super::wrap::hanging;
 use crate::actions::render_fix::event_render_fix;
 use crate::api::{PlanPhase, TaskStatus};
 use crate::app::model::{Model, NodePane, WatchState};
+use crate::fleet::describe::console_action_lines;
 use crate::fleet::detail::{NodeDetail, SeedPeer};
 use crate::fleet::store::ObjectKey;
 use crate::fleet::text::{age, drift_text, phase_text, plan_symbol, task_symbol};
@@ -345,6 +346,31 @@ fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'s
     lines
 }
 
+/// The node's recorded console actions (`sei.io/console-actions`), newest last as Events read;
+/// nothing when the node has no record.
+fn console_action_section(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+    if detail.console_actions.is_none() {
+        return Vec::new();
+    }
+    let mut lines = vec![title("Console actions", false, theme)];
+    for text in console_action_lines(detail, model.now, false) {
+        let style = if text.starts_with('✖') {
+            theme.bad
+        } else {
+            Style::new()
+        };
+        lines.push(match text.split_once(" ago ") {
+            Some((age, rest)) if !text.starts_with('✖') => Line::from(vec![
+                Span::styled(format!("  {age:>6} ago "), theme.dim),
+                Span::styled(rest.to_owned(), style),
+            ]),
+            _ => Line::styled(format!("  {text}"), style),
+        });
+    }
+    lines.push(Line::raw(""));
+    lines
+}
+
 /// Whether `kind`'s watch has listed, so an empty result means none rather than unknown.
 fn listed(model: &Model, kind: WatchKind) -> bool {
     matches!(model.node_watch(kind), Some(WatchState::Live))
@@ -445,6 +471,10 @@ fn column(
     for pane in panes {
         if *pane == model.node_pane {
             focus_at = Some(lines.len());
+        }
+        // Who did what, just above the Events (and shown with them when they are focused).
+        if *pane == NodePane::Events {
+            lines.extend(hanging(console_action_section(detail, model, theme), width));
         }
         lines.push(title(pane_title(*pane), *pane == model.node_pane, theme));
         lines.extend(hanging(pane_lines(*pane, detail, model, theme), width));

@@ -14,6 +14,7 @@ use sei_console::app::jobs::{ActionEnv, default_driver_config};
 use sei_console::app::model::{Model, Msg, Scope};
 use sei_console::app::update::update;
 use sei_console::config::ExecutorMode;
+use sei_console::fleet::console_actions;
 use sei_console::journal::Journal;
 use sei_console::keymap::{Key, KeyCode};
 use sei_console::kube::client::Connection;
@@ -242,6 +243,22 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
             m.fleet
                 .rows()
                 .any(|r| r.current_image.as_deref() == Some(NEW))
+        })
+        .await;
+    // The record on the node, as the watch brings it to every console (the node screen's
+    // "Console actions"): who, what, and the plan.
+    console
+        .until("the watched node to carry the console-action record", |m| {
+            m.fleet.rows().any(|r| {
+                let record = m
+                    .fleet
+                    .node(&r.key)
+                    .and_then(|n| console_actions::read(n.metadata.annotations.as_ref()));
+                matches!(record, Some(console_actions::Recorded::Actions { actions, .. })
+                    if actions.len() == 1
+                        && actions[0].action == "rollout"
+                        && actions[0].detail == format!("image {OLD} -> {NEW}"))
+            })
         })
         .await;
 

@@ -7,6 +7,7 @@ mod common;
 #[path = "../p2p_standin/mod.rs"]
 mod p2p_standin;
 
+mod action_annotation;
 mod action_safety;
 mod address_cli;
 mod address_e2e;
