@@ -28,9 +28,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mimalloc::MiMalloc;
@@ -41,16 +39,17 @@ mod console;
 mod load;
 #[path = "clusters/planes.rs"]
 mod planes;
+#[path = "clusters/procs.rs"]
+mod procs;
 
 use planes::ControlPlanes;
+use procs::{KUBECTL_DEADLINE, KubectlWatch, Reaped, bound_to_us, wait_printed};
 
 // The binary's allocator (src/main.rs), so the console child's RSS is the shipped one's.
 #[global_allocator]
 static ALLOCATOR: MiMalloc = MiMalloc;
 
 const CONTEXTS: [&str; 3] = ["cluster-a", "cluster-b", "cluster-c"];
-/// The longest kubectl may take to print its initial list, or the updates after the churn.
-const KUBECTL_DEADLINE: Duration = Duration::from_secs(300);
 
 fn env_number(name: &str, default: f64) -> f64 {
     std::env::var(name)
@@ -67,20 +66,10 @@ fn load_average() -> String {
         .join(" ")
 }
 
-/// A child process killed (if still running) and reaped when dropped.
-struct Reaped(Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// This binary again, in `role`.
 fn child(role: &str, args: &[String]) -> Command {
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe"));
-    let mut command = Command::new(exe);
+    let mut command = bound_to_us(exe);
     command.env("SEI_BENCH_ROLE", role).args(args);
     command
 }
@@ -105,91 +94,6 @@ fn run_load(kubeconfig: &Path, what: &str, round: usize, targets: &[String]) -> 
     } else {
         Err(format!("load {what} failed ({})", out.status))
     }
-}
-
-/// User + system CPU of process `pid`, from /proc/PID/stat.
-fn cpu_of(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // The fields after the command name (which may hold spaces) start at its closing paren.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the paren.
-    // SAFETY: sysconf only reads a constant.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    Duration::from_secs_f64((ticks(11) + ticks(12)) as f64 / per_second)
-}
-
-/// `kubectl get seinodes -A -w -o json` on one context, with the objects it printed counted
-/// (each starts with a `{` line of its own).
-struct KubectlWatch {
-    process: Reaped,
-    printed: Arc<AtomicUsize>,
-}
-
-impl KubectlWatch {
-    fn start(kubectl: &Path, kubeconfig: &Path, context: &str) -> Result<KubectlWatch, String> {
-        let mut process = Command::new(kubectl)
-            .arg("--kubeconfig")
-            .arg(kubeconfig)
-            .args([
-                "--context",
-                context,
-                "get",
-                "seinodes",
-                "-A",
-                "-w",
-                "-o",
-                "json",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("{}: {e}", kubectl.display()))?;
-        let printed = Arc::new(AtomicUsize::new(0));
-        let stdout = process.stdout.take().ok_or("kubectl has no stdout")?;
-        let counter = printed.clone();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::with_capacity(1 << 20, stdout);
-            let mut line = Vec::new();
-            while reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
-                if line.first() == Some(&b'{') {
-                    counter.fetch_add(1, Ordering::Relaxed);
-                }
-                line.clear();
-            }
-        });
-        Ok(KubectlWatch {
-            process: Reaped(process),
-            printed,
-        })
-    }
-
-    fn cpu(&self) -> Duration {
-        cpu_of(self.process.0.id())
-    }
-}
-
-/// Waits until every watch printed at least its `wanted` objects; false past the deadline.
-fn wait_printed(watches: &[KubectlWatch], wanted: &[usize]) -> bool {
-    let deadline = Instant::now() + KUBECTL_DEADLINE;
-    while Instant::now() < deadline {
-        if watches
-            .iter()
-            .zip(wanted)
-            .all(|(w, n)| w.printed.load(Ordering::Relaxed) >= *n)
-        {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
 }
 
 /// One `key value key value …` line of the console child, by key.
@@ -338,7 +242,7 @@ fn measure(
     println!(
         "  {nodes} nodes: first row {:.1} ms, full sync {:.1} ms ({} frames, {:.0} ms cpu), RSS {:.1} MiB \
          ({:.1} MiB empty, {:.2} KiB/node), peak {:.1} MiB; idle {:.2} ms cpu/s; churn {updates} updates \
-         in {:.2} s: console {:.0} ms cpu, kubectl {:.0} ms cpu (its initial list {:.1} s)",
+         in {:.2} s: console {:.0} ms cpu ({} frames drawn), kubectl {:.0} ms cpu (its initial list {:.1} s)",
         figures.first_row_ms,
         figures.full_sync_ms,
         sync.num("frames"),
@@ -350,6 +254,7 @@ fn measure(
         figures.idle_ms_per_s,
         figures.churn_secs,
         churn.num("cpu_ms"),
+        churn.num("frames"),
         kubectl_used.as_secs_f64() * 1000.0,
         kubectl_list_secs,
     );

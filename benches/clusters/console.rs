@@ -255,6 +255,7 @@ async fn run(kubeconfig: PathBuf, updates: usize, idle: Duration, contexts: Vec<
     // Updates counted from here on; the parent starts the churn when it reads `ready`.
     console.seen.updates = 0;
     console.seen.expected = updates;
+    let frames_before = console.seen.frames;
     let churn_cpu = process_cpu();
     let churn_start = Instant::now();
     println!("ready");
@@ -268,7 +269,7 @@ async fn run(kubeconfig: PathBuf, updates: usize, idle: Duration, contexts: Vec<
         console.seen.updates,
         churn_start.elapsed().as_secs_f64(),
         churn_used.as_secs_f64() * 1000.0,
-        console.seen.frames,
+        console.seen.frames - frames_before,
     );
     ticker.abort();
     drop(console);
