@@ -228,6 +228,8 @@ pub struct ProgressLine {
     pub node: Option<String>,
     pub text: String,
     pub tone: LineTone,
+    /// When the console received it (set by `update` on arrival).
+    pub at: Option<jiff::Timestamp>,
 }
 
 /// How the action ended.
@@ -257,6 +259,8 @@ pub enum Stage {
     /// Executing (or done); nothing can be cancelled any more.
     Running {
         request: ActionRequest,
+        /// When the operator confirmed: progress lines and the status show time since then.
+        started: jiff::Timestamp,
         lines: Vec<ProgressLine>,
         finished: Option<Finished>,
         scroll_from_end: u16,

@@ -408,6 +408,7 @@ fn progress_streams_in_and_esc_hides_while_running() {
         node: Some("rpc-0".into()),
         text: "[1/7] apply-statefulset: submitted".into(),
         tone: LineTone::Info,
+        at: None,
     };
     update(
         &mut model,
@@ -426,7 +427,12 @@ fn progress_streams_in_and_esc_hides_while_running() {
     let Stage::Running { lines, .. } = stage(&model) else {
         panic!("running")
     };
-    assert_eq!(lines, &vec![line]);
+    // Stamped with the console's clock on arrival.
+    let stamped = ProgressLine {
+        at: Some(model.now),
+        ..line
+    };
+    assert_eq!(lines, &vec![stamped]);
     // A second action cannot start while this one runs.
     key(&mut model, KeyCode::Esc);
     assert!(model.action.as_ref().is_some_and(|f| f.hidden));

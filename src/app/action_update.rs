@@ -406,6 +406,7 @@ fn confirm(model: &mut Model) -> Vec<Cmd> {
             _ => (
                 Stage::Running {
                     request: request.clone(),
+                    started: now,
                     lines: Vec::new(),
                     finished: None,
                     scroll_from_end: 0,
@@ -452,6 +453,10 @@ pub fn on_prepared(model: &mut Model, id: u64, result: Result<ActionPreview, Str
 }
 
 pub fn on_progress(model: &mut Model, id: u64, line: ProgressLine) {
+    let line = ProgressLine {
+        at: Some(model.now),
+        ..line
+    };
     let Some(flow) = current(model, id) else {
         return;
     };

@@ -369,6 +369,7 @@ impl Report for ChannelReport {
             node: None,
             text: note.to_string(),
             tone,
+            at: None,
         });
     }
 
@@ -377,6 +378,7 @@ impl Report for ChannelReport {
             node: Some(node.to_owned()),
             text: progress_text(progress, total),
             tone: tone_of(progress),
+            at: None,
         });
     }
 }

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::theme::Theme;
+use super::wrap::hanging;
 use crate::app::action::{ActionFlow, ActionPreview, ActionRequest, Form, LineTone, Stage};
 
 /// The body lines and the footer hint of the flow's current stage.
@@ -74,6 +75,7 @@ fn content(
         }
         Stage::Running {
             request,
+            started,
             lines: progress,
             finished,
             ..
@@ -89,7 +91,14 @@ fn content(
                     Some(node) => format!("{node}: {}", line.text),
                     None => line.text.clone(),
                 };
-                lines.push(Line::styled(text, style));
+                // Time since the operator confirmed, so a slow task shows where time went.
+                let since = line.at.map_or(String::new(), |at| {
+                    format!("{:>7} ", since_start(*started, at))
+                });
+                lines.push(Line::from(vec![
+                    Span::styled(since, theme.dim),
+                    Span::styled(text, style),
+                ]));
             }
             let hint = match finished {
                 None => "esc hide (the action goes on) · j/k scroll",
@@ -255,9 +264,22 @@ fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
-/// The dialog's rectangle: centred, at most 100 wide, as tall as needed and fits.
+/// The widest the dialog gets: a wide terminal shows a preview's long lines whole.
+const MAX_WIDTH: u16 = 160;
+
+/// `+12s`, `+3m05s`, `+1h02m`: how long after `started` something happened.
+fn since_start(started: jiff::Timestamp, at: jiff::Timestamp) -> String {
+    let seconds = at.as_second().saturating_sub(started.as_second()).max(0);
+    match seconds {
+        0..60 => format!("+{seconds}s"),
+        60..3600 => format!("+{}m{:02}s", seconds / 60, seconds % 60),
+        _ => format!("+{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+/// The dialog's rectangle: centred, at most [`MAX_WIDTH`] wide, as tall as needed and fits.
 fn popup(area: Rect, wanted_height: usize) -> Rect {
-    let width = area.width.saturating_sub(2).min(100);
+    let width = area.width.saturating_sub(2).min(MAX_WIDTH);
     let height = u16::try_from(wanted_height)
         .unwrap_or(u16::MAX)
         .min(area.height.saturating_sub(2).max(3))
@@ -270,13 +292,20 @@ fn popup(area: Rect, wanted_height: usize) -> Rect {
     }
 }
 
-/// The status line under the progress: running, or how it ended (wrapped, never cut).
-fn status_line(flow: &ActionFlow, theme: &Theme) -> Option<Line<'static>> {
-    let Stage::Running { finished, .. } = &flow.stage else {
+/// The status line under the progress: running (for how long), or how it ended (wrapped,
+/// never cut).
+fn status_line(flow: &ActionFlow, now: jiff::Timestamp, theme: &Theme) -> Option<Line<'static>> {
+    let Stage::Running {
+        finished, started, ..
+    } = &flow.stage
+    else {
         return None;
     };
     Some(match finished {
-        None => Line::styled("▶ running…", theme.accent),
+        None => Line::styled(
+            format!("▶ running… {}", since_start(*started, now)),
+            theme.accent,
+        ),
         Some(end) if end.ok => Line::styled(format!("✓ {}", end.message), theme.good),
         Some(end) => Line::styled(format!("✗ {}", end.message), theme.bad),
     })
@@ -293,24 +322,15 @@ pub fn render(
     area: Rect,
 ) {
     let (lines, hint) = content(flow, now, theme);
-    let status = status_line(flow, theme);
-    let running = matches!(flow.stage, Stage::Running { .. });
-    // Wide enough to estimate wrapped height: borders plus the footer hint.
-    let inner_width = usize::from(area.width.saturating_sub(4).min(98)).max(1);
-    let wrapped: usize = lines
-        .iter()
-        .map(|l| {
-            if running {
-                1
-            } else {
-                l.width().max(1).div_ceil(inner_width)
-            }
-        })
-        .sum();
+    let status = status_line(flow, now, theme);
+    // The dialog's inner width (borders off): lines are wrapped to it under their own column.
+    let inner_width = area.width.saturating_sub(4).min(MAX_WIDTH - 2).max(1);
+    let lines = hanging(lines, inner_width);
+    let inner_width = usize::from(inner_width);
     let status_height = status
         .as_ref()
         .map_or(0, |l| l.width().max(1).div_ceil(inner_width));
-    let rect = popup(area, wrapped + status_height + 3);
+    let rect = popup(area, lines.len() + status_height + 3);
     frame.render_widget(Clear, rect);
     let title = match cluster {
         Some(cluster) => format!(" {} · cluster {cluster} ", flow.title()),
@@ -351,10 +371,12 @@ pub fn render(
             let start = end.saturating_sub(visible);
             Paragraph::new(lines[start..end].to_vec())
         }
-        Stage::Preview { scroll, .. } => Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((*scroll, 0)),
-        _ => Paragraph::new(lines).wrap(Wrap { trim: false }),
+        Stage::Preview { scroll, .. } => {
+            // Never past the end: the last page stays in view however far j goes.
+            let last_page = u16::try_from(lines.len().saturating_sub(visible)).unwrap_or(u16::MAX);
+            Paragraph::new(lines).scroll(((*scroll).min(last_page), 0))
+        }
+        _ => Paragraph::new(lines),
     };
     frame.render_widget(paragraph, body);
     frame.render_widget(Paragraph::new(Line::styled(hint, theme.dim)), footer);

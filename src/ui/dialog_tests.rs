@@ -293,6 +293,7 @@ fn running() -> Model {
             node: node.map(str::to_owned),
             text: text.into(),
             tone,
+            at: None,
         };
         update(&mut model, Msg::ActionProgress { id, line });
     }
@@ -327,6 +328,7 @@ fn result_of_a_complete_and_a_failed_rollout() {
         text: "[5/7] config-validate: Running -> Failed: seid config validate: exit status 1"
             .into(),
         tone: LineTone::Bad,
+        at: None,
     };
     update(&mut model, Msg::ActionProgress { id, line });
     update(

@@ -5,9 +5,8 @@ use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Where a line's continuations start: under its second span when it has several (a key column,
-/// a task's columns, an event's header) and the longest word after it fits there, else under
-/// its first non-blank character, plus two. Never past two thirds of the width, so a narrow pane
-/// keeps room for the text.
+/// a task's columns, an event's header), that column lies within two thirds of the width and the
+/// longest word after it fits there; else under its first non-blank character, plus two.
 fn indent_of(line: &Line<'_>, width: usize) -> usize {
     let hang = |text: &str| text.len() - text.trim_start().len() + 2;
     let indent = match line.spans.as_slice() {
@@ -19,7 +18,9 @@ fn indent_of(line: &Line<'_>, width: usize) -> usize {
                 .map(UnicodeWidthStr::width)
                 .max()
                 .unwrap_or(0);
-            if column + longest_word <= width {
+            // Past two thirds of the width the value column leaves too little room: the
+            // line's own indent reads better than a column that aligns with nothing.
+            if column + longest_word <= width && column <= width * 2 / 3 {
                 column
             } else {
                 hang(&first.content)
