@@ -324,7 +324,7 @@ pub fn render(
     let (lines, hint) = content(flow, now, theme);
     let status = status_line(flow, now, theme);
     // The dialog's inner width (borders off): lines are wrapped to it under their own column.
-    let inner_width = area.width.saturating_sub(4).min(MAX_WIDTH - 2).max(1);
+    let inner_width = area.width.saturating_sub(4).clamp(1, MAX_WIDTH - 2);
     let lines = hanging(lines, inner_width);
     let inner_width = usize::from(inner_width);
     let status_height = status
