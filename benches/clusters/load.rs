@@ -94,13 +94,7 @@ async fn fill(kubeconfig: &Path, context: &str, count: usize) -> Result<String, 
         .buffer_unordered(CONCURRENCY)
         .collect()
         .await;
-    let failed: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
-    if let Some(first) = failed.first() {
-        return Err(format!(
-            "{context}: {} failed, first: {first}",
-            failed.len()
-        ));
-    }
+    first_failure(context, &results)?;
     Ok(format!(
         "{context}: {} SeiNodes created with status in {:.1?}",
         count - existing.min(count),
@@ -147,13 +141,7 @@ async fn churn(
         .buffer_unordered(CONCURRENCY)
         .collect()
         .await;
-    let failed: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
-    if let Some(first) = failed.first() {
-        return Err(format!(
-            "{context}: {} failed, first: {first}",
-            failed.len()
-        ));
-    }
+    first_failure(context, &results)?;
     Ok(format!(
         "{context}: {updates} status patches in {:.1?}",
         start.elapsed()
@@ -201,4 +189,16 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     code
+}
+
+/// `Err` naming how many requests of `context` failed and the first failure, when any did.
+fn first_failure(context: &str, results: &[Result<(), String>]) -> Result<(), String> {
+    let failed: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    match failed.first() {
+        Some(first) => Err(format!(
+            "{context}: {} failed, first: {first}",
+            failed.len()
+        )),
+        None => Ok(()),
+    }
 }

@@ -464,7 +464,8 @@ async fn watch_scope(
         tx.clone(),
         node_event_delta,
     );
-    let probe = probe_server(conn.client.clone(), epoch, tx.clone());
+    let server = conn.kube_config.as_ref().map(|c| c.cluster_url.to_string());
+    let probe = probe_server(conn.client.clone(), server, epoch, tx.clone());
     let platform = async {
         if let Some(namespace) = platform_config_map {
             watch_default_sidecar_image(conn.client.clone(), namespace, epoch, tx).await;

@@ -451,7 +451,7 @@ pub fn record_refusal(
     namespace: &str,
     nodes: &[String],
     reason: String,
-) -> Result<(), String> {
+) -> Result<(), crate::journal::JournalError> {
     let Some(journal) = &env.journal else {
         return Ok(());
     };

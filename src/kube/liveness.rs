@@ -27,9 +27,14 @@ pub enum ServerReport {
     Silent { error: String },
 }
 
-/// Probes the API server until the receiver is gone; one report per probe.
-pub async fn probe_server<M>(client: kube::Client, epoch: u64, tx: mpsc::Sender<M>)
-where
+/// Probes the API server until the receiver is gone; one report per probe. `server` (its URL)
+/// is named when it cannot be reached.
+pub async fn probe_server<M>(
+    client: kube::Client,
+    server: Option<String>,
+    epoch: u64,
+    tx: mpsc::Sender<M>,
+) where
     M: From<WatchEvent> + Send,
 {
     loop {
@@ -38,11 +43,14 @@ where
                 at: Timestamp::now(),
             },
             Ok(Err(error)) => ServerReport::Silent {
-                error: super::errors::describe(&error),
+                error: super::errors::describe_at(&error, server.as_deref()),
             },
             Err(_) => ServerReport::Silent {
                 error: format!(
-                    "the API server did not answer within {} s",
+                    "the API server{} did not answer within {} s",
+                    server
+                        .as_deref()
+                        .map_or(String::new(), |url| format!(" {url}")),
                     PROBE_DEADLINE.as_secs()
                 ),
             },

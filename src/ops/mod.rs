@@ -14,7 +14,7 @@ use crate::api::SeiNode;
 use crate::config::ExecutorMode;
 use crate::executor::driver::{Driver, DriverConfig};
 use crate::fleet::console_actions;
-use crate::journal::{Journal, JournalEntry, Outcome};
+use crate::journal::{Journal, JournalEntry, JournalError, Outcome};
 use crate::planner::PlanContext;
 use crate::platform::PlatformConfig;
 use crate::ports::access::{AccessError, AccessReview, PermissionCheck, check_permissions};
@@ -40,12 +40,12 @@ pub use report::{Note, Report, RunEnd};
 
 /// Where journal lines go (the local JSONL journal; a list in tests).
 pub trait ActionLog: Send + Sync {
-    fn append(&self, entry: &JournalEntry) -> Result<(), String>;
+    fn append(&self, entry: &JournalEntry) -> Result<(), JournalError>;
 }
 
 impl ActionLog for Journal {
-    fn append(&self, entry: &JournalEntry) -> Result<(), String> {
-        Journal::append(self, entry).map_err(|e| e.to_string())
+    fn append(&self, entry: &JournalEntry) -> Result<(), JournalError> {
+        Journal::append(self, entry)
     }
 }
 
@@ -53,7 +53,7 @@ impl ActionLog for Journal {
 pub struct NoLog;
 
 impl ActionLog for NoLog {
-    fn append(&self, _entry: &JournalEntry) -> Result<(), String> {
+    fn append(&self, _entry: &JournalEntry) -> Result<(), JournalError> {
         Ok(())
     }
 }
@@ -340,7 +340,7 @@ impl<'a> Ops<'a> {
     ) {
         let entry = self.journal_entry(kind, nodes, detail, outcome, reason);
         if let Err(err) = self.ports.log.append(&entry) {
-            report.note(&Note::Warning(err));
+            report.note(&Note::Warning(err.to_string()));
         }
     }
 

@@ -58,7 +58,7 @@ impl HolderProbe for GoneHolders {
 struct MemoryLog(Mutex<Vec<JournalEntry>>);
 
 impl ActionLog for MemoryLog {
-    fn append(&self, entry: &JournalEntry) -> Result<(), String> {
+    fn append(&self, entry: &JournalEntry) -> Result<(), crate::journal::JournalError> {
         self.0.lock().expect("lock").push(entry.clone());
         Ok(())
     }
