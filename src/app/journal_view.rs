@@ -1,6 +1,6 @@
 //! `:journal`: the journal of console actions in the viewer, newest first, with the filters of
-//! the `journal` command as words (`NODE`, `action:A`, `operator:T`, `since:D`, `all`); dry
-//! runs hidden unless `all` (or `a` in the viewer).
+//! the `journal` command as words (`NODE`, `action:A`, `operator:T`, `since:D`, `ctx:NAME`
+//! (repeatable, as `--context`), `all`); dry runs hidden unless `all` (or `a` in the viewer).
 use super::model::Model;
 use crate::actions::event::ActionKind;
 use crate::fleet::text::age;
@@ -15,9 +15,11 @@ pub fn parse(words: &[&str], now: jiff::Timestamp) -> Result<JournalFilter, Stri
             Some(("operator" | "op", text)) => filter.operator = Some(text.to_owned()),
             Some(("since", text)) => filter.since = Some(parse_since(text, now)?),
             Some(("node", name)) => filter.node = Some(name.to_owned()),
+            Some(("ctx" | "context", name)) => filter.contexts.push(name.to_owned()),
             Some((key, _)) => {
                 return Err(format!(
-                    "journal: unknown filter {key:?}; use NODE, action:A, operator:T, since:D, all"
+                    "journal: unknown filter {key:?}; use NODE, action:A, operator:T, since:D, \
+                     ctx:NAME, all"
                 ));
             }
             None if *word == "all" => filter.dry_runs = true,
@@ -142,7 +144,10 @@ pub(crate) mod tests {
             Some(now - jiff::SignedDuration::from_hours(1))
         );
         assert!(filter.dry_runs);
-        assert!(parse(&["colour:red"], now).is_err());
+        assert!(filter.contexts.is_empty(), "every context unless asked");
+        let two = parse(&["ctx:arctic-1", "context:pacific-1"], now).expect("contexts");
+        assert_eq!(two.contexts, ["arctic-1", "pacific-1"]);
+        assert!(parse(&["colour:red"], now).is_err_and(|e| e.contains("ctx:NAME")));
         assert!(parse(&["action:deploy"], now).is_err_and(|e| e.contains("actions: rollout")));
     }
 
