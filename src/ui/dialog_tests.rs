@@ -150,6 +150,19 @@ fn rollout_preview_with_plan_and_config_patch() {
 }
 
 #[test]
+fn rollout_preview_at_80x24_and_120x40() {
+    let mut model = at_rollout_preview("jj", "rpc-0", NEW, false);
+    insta::assert_snapshot!(
+        "rollout_preview_80x24",
+        render(&mut model, 80, 24, &Theme::dark())
+    );
+    insta::assert_snapshot!(
+        "rollout_preview_120x40",
+        render(&mut model, 120, 40, &Theme::dark())
+    );
+}
+
+#[test]
 fn address_preview_dialog() {
     let mut model = demo_model();
     press(&mut model, "jja");

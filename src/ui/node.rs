@@ -529,7 +529,8 @@ pub fn render(model: &Model, key: &ObjectKey, theme: &Theme, frame: &mut Frame, 
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let spec = spec_lines(detail, model, theme);
-    let wide = inner.width >= 120 && inner.height >= 20;
+    // Two columns only where the left one still holds the conditions table (about 62 wide).
+    let wide = inner.width >= 140 && inner.height >= 20;
     if wide {
         let [left, right] =
             Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])

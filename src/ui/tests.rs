@@ -244,6 +244,14 @@ fn node_screen_wide_with_plan_in_progress() {
 }
 
 #[test]
+fn node_screen_at_80x24_and_120x40() {
+    let mut model = demo_model();
+    open(&mut model, "rpc-1");
+    insta::assert_snapshot!("node_screen_80x24", render(&mut model, 80, 24, &dark()));
+    insta::assert_snapshot!("node_screen_120x40", render(&mut model, 120, 40, &dark()));
+}
+
+#[test]
 fn node_screen_failed_plan_narrow() {
     let mut model = demo_model();
     open(&mut model, "validator-0");
