@@ -9,9 +9,13 @@ use super::control_plane;
 /// Verbs that change cluster state.
 pub const MUTATING_VERBS: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
 
-/// One request of the audit log (its RequestReceived or ResponseComplete event).
+/// One event of the audit log: a request has one per stage (RequestReceived, ResponseStarted for
+/// streams such as port-forwards, ResponseComplete).
 #[derive(Debug, Clone)]
 pub struct AuditEvent {
+    pub stage: String,
+    /// The HTTP status, once the stage has one (101 for an upgraded port-forward).
+    pub code: Option<u64>,
     pub verb: String,
     pub api_group: String,
     pub resource: String,
@@ -56,6 +60,8 @@ pub fn events_of(username: &str) -> Vec<AuditEvent> {
                 || event["impersonatedUser"]["username"] == username
         })
         .map(|event| AuditEvent {
+            stage: text(&event["stage"]),
+            code: event["responseStatus"]["code"].as_u64(),
             verb: text(&event["verb"]),
             api_group: text(&event["objectRef"]["apiGroup"]),
             resource: text(&event["objectRef"]["resource"]),
