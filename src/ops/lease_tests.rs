@@ -1,0 +1,141 @@
+//! The node's Lease: a live holder refused before any change, a crashed console of this
+//! machine waited out with a countdown.
+use super::*;
+
+/// A node Lease as another executor left it, renewed `age` ago.
+fn foreign_lease(world: &World, node: &str, holder: &str, age_seconds: i64) {
+    use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
+    let renewed = world
+        .clock
+        .now()
+        .checked_sub(jiff::SignedDuration::from_secs(age_seconds))
+        .expect("time");
+    let lease = Lease {
+        metadata: ObjectMeta {
+            name: Some(crate::executor::lease::node_lease_name(node)),
+            namespace: Some("ns".into()),
+            resource_version: Some("1".into()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(LeaseSpec {
+            holder_identity: Some(holder.into()),
+            lease_duration_seconds: Some(30),
+            acquire_time: Some(MicroTime(renewed)),
+            renew_time: Some(MicroTime(renewed)),
+            ..LeaseSpec::default()
+        }),
+    };
+    world.h.cluster.state.lock().expect("lock").leases.insert(
+        ("ns".into(), crate::executor::lease::node_lease_name(node)),
+        lease,
+    );
+}
+
+#[tokio::test]
+async fn a_node_another_live_executor_holds_is_refused_before_any_change() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    foreign_lease(&world, "a", "sei-console-other-host-7", 3);
+    let ops = world.ops();
+    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
+        .await
+        .expect("prepare");
+    let end = rollout::run(&ops, &prepared, &Recording::default())
+        .await
+        .expect("run");
+    assert!(!end.ok);
+    assert!(
+        end.message
+            .contains("is being changed by sei-console-other-host-7")
+            && end.message.contains("nothing was changed"),
+        "{}",
+        end.message
+    );
+    assert_eq!(world.patches_of("a"), 0, "no spec patch");
+    assert_eq!(
+        world.h.cluster.count_calls("patch seinodes/status a"),
+        0,
+        "no plan"
+    );
+    assert!(
+        world
+            .h
+            .cluster
+            .state
+            .lock()
+            .expect("lock")
+            .recorded_events
+            .is_empty(),
+        "no Event"
+    );
+    assert_eq!(
+        world.log.lines(),
+        ["ns/a refused"],
+        "only the refusal is journaled"
+    );
+    assert_eq!(world.image_of("a"), (V1.into(), V1.into()));
+}
+
+/// A clock that moves with real time from a fixed start (Lease expiry needs time to pass).
+struct TickingClock {
+    base: jiff::Timestamp,
+    started: std::time::Instant,
+}
+
+impl Clock for TickingClock {
+    fn now(&self) -> jiff::Timestamp {
+        let elapsed = jiff::SignedDuration::try_from(self.started.elapsed()).unwrap_or_default();
+        self.base.checked_add(elapsed).unwrap_or(self.base)
+    }
+}
+
+#[tokio::test]
+async fn a_crashed_consoles_lease_is_waited_out_with_a_countdown_then_the_rollout_runs() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    // Renewed 29 s ago by a console of this machine that is gone: 1 s left.
+    foreign_lease(&world, "a", "sei-console-here-4242", 29);
+    world
+        .holders
+        .0
+        .lock()
+        .expect("lock")
+        .push("sei-console-here-4242".into());
+    let clock = TickingClock {
+        base: world.clock.now(),
+        started: std::time::Instant::now(),
+    };
+    let ops = Ops::new(
+        Ports {
+            clock: &clock,
+            ..world.ops().ports
+        },
+        &world.settings,
+    );
+    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
+        .await
+        .expect("prepare");
+    let report = Recording::default();
+    let end = rollout::run(&ops, &prepared, &report).await.expect("run");
+    assert!(end.ok, "{end:?}");
+    let lines = report.0.lock().expect("lock").clone();
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "a: waiting for the Lease of sei-console-here-4242 (no longer running) to expire"
+        )),
+        "{lines:?}"
+    );
+    assert_eq!(world.image_of("a"), (V2.into(), V2.into()));
+}
+
+#[test]
+fn only_this_machines_console_processes_that_are_gone_count_as_gone() {
+    let probe = crate::ports::LocalProcesses {
+        prefix: "sei-console-here-".into(),
+    };
+    assert!(!probe.is_gone(&format!("sei-console-here-{}", std::process::id())));
+    assert!(probe.is_gone(&format!("sei-console-here-{}", u32::MAX - 1)));
+    assert!(!probe.is_gone(&format!("sei-console-elsewhere-{}", u32::MAX - 1)));
+    assert!(!probe.is_gone("seinode-controller-abc"));
+}
