@@ -20,12 +20,7 @@ const FIX: &str = "fix: kubectl -n ns create serviceaccount seid-node";
 async fn a_seed_whose_pod_service_account_is_missing_is_refused_before_any_change() {
     let world = World::new();
     without_service_account(&world);
-    let key = NodeKey::from_seed(&[7; 32]);
-    world.h.cluster.put_secret(
-        "ns",
-        "seed-key",
-        &[("node_key.json", key.to_node_key_json().expose())],
-    );
+    world.put_seed_key("seed-key");
     let ops = world.ops();
     let prepared = seed::prepare(&ops, seed_input("seed-0", Some("seed-key")))
         .await

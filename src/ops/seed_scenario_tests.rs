@@ -29,12 +29,7 @@ async fn a_seed_whose_pod_never_comes_is_not_reported_running_and_says_why() {
     let mut world = World::new();
     // The pod wait is bounded by the run's deadline.
     world.settings.driver.deadline = Duration::from_millis(600);
-    let key = NodeKey::from_seed(&[7; 32]);
-    world.h.cluster.put_secret(
-        "ns",
-        "seed-key",
-        &[("node_key.json", key.to_node_key_json().expose())],
-    );
+    let key = world.put_seed_key("seed-key");
     *world.h.sidecar.node_id.lock().expect("lock") = key.node_id();
     let ops = world.ops();
     let prepared = seed::prepare(&ops, seed_input("seed-0", Some("seed-key")))
@@ -55,12 +50,7 @@ async fn a_seed_whose_pod_never_comes_is_not_reported_running_and_says_why() {
 #[tokio::test]
 async fn a_seed_comes_up_and_its_node_id_is_checked_against_the_sidecar() {
     let world = World::new();
-    let key = NodeKey::from_seed(&[7; 32]);
-    world.h.cluster.put_secret(
-        "ns",
-        "seed-key",
-        &[("node_key.json", key.to_node_key_json().expose())],
-    );
+    let key = world.put_seed_key("seed-key");
     *world.h.sidecar.node_id.lock().expect("lock") = key.node_id();
     for name in ["seed-0", "seed-1"] {
         world
@@ -120,12 +110,7 @@ async fn a_running_seed_that_fails_the_outside_probe_ends_unreachable() {
         CheckName::NodeId,
         "authenticates as ffff, published 7777",
     );
-    let key = NodeKey::from_seed(&[7; 32]);
-    world.h.cluster.put_secret(
-        "ns",
-        "seed-key",
-        &[("node_key.json", key.to_node_key_json().expose())],
-    );
+    let key = world.put_seed_key("seed-key");
     *world.h.sidecar.node_id.lock().expect("lock") = key.node_id();
     world
         .h
@@ -173,12 +158,7 @@ async fn a_running_seed_that_fails_the_outside_probe_ends_unreachable() {
 #[tokio::test]
 async fn a_seed_without_an_external_address_is_not_probed() {
     let world = World::new();
-    let key = NodeKey::from_seed(&[7; 32]);
-    world.h.cluster.put_secret(
-        "ns",
-        "seed-key",
-        &[("node_key.json", key.to_node_key_json().expose())],
-    );
+    let key = world.put_seed_key("seed-key");
     *world.h.sidecar.node_id.lock().expect("lock") = key.node_id();
     world
         .h

@@ -150,6 +150,17 @@ impl World {
         }
     }
 
+    /// A seed's node key in Secret `secret` of namespace `ns` (`node_key.json`, as seid writes it).
+    fn put_seed_key(&self, secret: &str) -> NodeKey {
+        let key = NodeKey::from_seed(&[7; 32]);
+        self.h.cluster.put_secret(
+            "ns",
+            secret,
+            &[("node_key.json", key.to_node_key_json().expose())],
+        );
+        key
+    }
+
     fn ops(&self) -> Ops<'_> {
         Ops::new(
             Ports {

@@ -32,12 +32,7 @@ fn warning(world: &World, kind: &str, name: &str, reason: &str, message: &str, s
 async fn a_seed_whose_statefulset_cannot_create_its_pod_names_the_failed_create() {
     let mut world = World::new();
     world.settings.driver.deadline = Duration::from_millis(600);
-    let key = NodeKey::from_seed(&[7; 32]);
-    world.h.cluster.put_secret(
-        "ns",
-        "seed-key",
-        &[("node_key.json", key.to_node_key_json().expose())],
-    );
+    world.put_seed_key("seed-key");
     warning(
         &world,
         "StatefulSet",
