@@ -85,10 +85,7 @@ async fn fill(kubeconfig: &Path, context: &str, count: usize) -> Result<String, 
                     Err(e) => return Err(e.to_string()),
                 }
                 let patch = json!({ "status": status });
-                api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
+                merge_status(&api, &name, &patch).await
             }
         })
         .buffer_unordered(CONCURRENCY)
@@ -132,10 +129,7 @@ async fn churn(
                         sample::condition("Paused", "False", "NotPaused", "spec.paused is unset or false", 7200),
                     ],
                 }});
-                api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
+                merge_status(&api, &name, &patch).await
             }
         })
         .buffer_unordered(CONCURRENCY)
@@ -201,4 +195,16 @@ fn first_failure(context: &str, results: &[Result<(), String>]) -> Result<(), St
         )),
         None => Ok(()),
     }
+}
+
+/// A merge patch of one SeiNode's status.
+async fn merge_status(
+    api: &Api<SeiNode>,
+    name: &str,
+    patch: &serde_json::Value,
+) -> Result<(), String> {
+    api.patch_status(name, &PatchParams::default(), &Patch::Merge(patch))
+        .await
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
