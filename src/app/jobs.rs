@@ -185,13 +185,9 @@ impl Job {
             // and its client refuses every mutating request anyway.
             read_only: None,
         };
-        let cluster = KubeCluster::new(client.clone());
         Ok(Job {
             settings,
-            cluster: match &env.server {
-                Some(server) => cluster.with_server(server.clone()),
-                None => cluster,
-            },
+            cluster: KubeCluster::new(client.clone()).with_server(env.server.clone()),
             access: KubeAccess::new(client.clone()),
             sidecar,
             renderer: PlatformRenderer::new(resolved.platform),

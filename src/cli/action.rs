@@ -231,7 +231,7 @@ impl ActionContext {
             config,
             name_nodes: options.name_nodes,
             json_context: options.json_context,
-            cluster: KubeCluster::new(client.clone()).with_server(server),
+            cluster: KubeCluster::new(client.clone()).with_server(Some(server)),
             access: KubeAccess::new(client),
             sidecar,
             renderer: PlatformRenderer::new(resolved.platform),

@@ -41,8 +41,8 @@ impl KubeCluster {
     }
 
     /// Names `server` (the kubeconfig's cluster URL) in errors of requests that cannot reach it.
-    pub fn with_server(mut self, server: impl Into<String>) -> Self {
-        self.server = Some(server.into());
+    pub fn with_server(mut self, server: Option<String>) -> Self {
+        self.server = server;
         self
     }
 

@@ -267,14 +267,10 @@ fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
 /// The widest the dialog gets: a wide terminal shows a preview's long lines whole.
 const MAX_WIDTH: u16 = 160;
 
-/// `+12s`, `+3m05s`, `+1h02m`: how long after `started` something happened.
+/// `+12s`, `+3m`, `+1h2m`: how long after `started` something happened, in the ages the
+/// screens use.
 fn since_start(started: jiff::Timestamp, at: jiff::Timestamp) -> String {
-    let seconds = at.as_second().saturating_sub(started.as_second()).max(0);
-    match seconds {
-        0..60 => format!("+{seconds}s"),
-        60..3600 => format!("+{}m{:02}s", seconds / 60, seconds % 60),
-        _ => format!("+{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
-    }
+    format!("+{}", crate::fleet::text::age(Some(started), at))
 }
 
 /// The dialog's rectangle: centred, at most [`MAX_WIDTH`] wide, as tall as needed and fits.
