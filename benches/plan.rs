@@ -66,10 +66,10 @@ fn node(i: usize) -> SeiNode {
     let variant = i / 5;
     match i % 5 {
         0 => {
-            spec.full_node = Some(FullNodeSpec {
+            spec.full_node = Some(Box::new(FullNodeSpec {
                 snapshot: snapshot(variant),
                 ..Default::default()
-            })
+            }))
         }
         1 => {
             let tendermint = TendermintSnapshotGenerationConfig {
@@ -80,17 +80,17 @@ fn node(i: usize) -> SeiNode {
                 tendermint: Some(tendermint),
                 ..Default::default()
             };
-            spec.archive = Some(ArchiveSpec {
+            spec.archive = Some(Box::new(ArchiveSpec {
                 snapshot_generation: variant.is_multiple_of(2).then_some(generation),
                 ..Default::default()
-            })
+            }))
         }
         2 => {
             let snap = snapshot(2 + variant % 2).unwrap_or_default();
-            spec.replayer = Some(ReplayerSpec {
+            spec.replayer = Some(Box::new(ReplayerSpec {
                 snapshot: snap,
                 ..Default::default()
-            })
+            }))
         }
         3 => {
             let mut validator = ValidatorSpec {
@@ -116,16 +116,16 @@ fn node(i: usize) -> SeiNode {
                     ..Default::default()
                 });
             }
-            spec.validator = Some(validator);
+            spec.validator = Some(Box::new(validator));
         }
         _ => {
-            spec.seed = Some(SeedSpec {
+            spec.seed = Some(Box::new(SeedSpec {
                 node_key: NodeKeySource {
                     secret: Some(secret(format!("s{i}-nodekey"))),
                     ..Default::default()
                 },
                 ..Default::default()
-            })
+            }))
         }
     }
     let mut node = SeiNode::new("fleet", &format!("node-{i}"), spec);

@@ -78,7 +78,7 @@ fn maximal_spec() -> SeiNodeSpec {
             unknown: none(),
         }]),
         overrides: Some(map("a.b", "c")),
-        sidecar: Some(SidecarConfig {
+        sidecar: Some(Box::new(SidecarConfig {
             image: Some("s".into()),
             port: Some(7777),
             resources: Some(ResourceRequirements {
@@ -90,25 +90,25 @@ fn maximal_spec() -> SeiNodeSpec {
                 requests: Some(BTreeMap::from([("cpu".to_owned(), Quantity("1".into()))])),
             }),
             unknown: none(),
-        }),
+        })),
         pod_labels: Some(map("k", "v")),
-        data_volume: Some(DataVolumeSpec {
+        data_volume: Some(Box::new(DataVolumeSpec {
             import: Some(DataVolumeImport {
                 pvc_name: "p".into(),
                 unknown: none(),
             }),
             unknown: none(),
-        }),
-        full_node: Some(FullNodeSpec {
+        })),
+        full_node: Some(Box::new(FullNodeSpec {
             snapshot: Some(snapshot()),
             snapshot_generation: Some(snapshot_generation()),
             unknown: none(),
-        }),
-        archive: Some(ArchiveSpec {
+        })),
+        archive: Some(Box::new(ArchiveSpec {
             snapshot_generation: Some(snapshot_generation()),
             unknown: none(),
-        }),
-        replayer: Some(ReplayerSpec {
+        })),
+        replayer: Some(Box::new(ReplayerSpec {
             snapshot: snapshot(),
             result_export: Some(ResultExportConfig {
                 shadow_result: Some(ShadowResultConfig {
@@ -118,8 +118,8 @@ fn maximal_spec() -> SeiNodeSpec {
                 unknown: none(),
             }),
             unknown: none(),
-        }),
-        validator: Some(ValidatorSpec {
+        })),
+        validator: Some(Box::new(ValidatorSpec {
             snapshot: Some(snapshot()),
             genesis_ceremony: Some(GenesisCeremonyNodeConfig {
                 chain_id: "c".into(),
@@ -151,14 +151,14 @@ fn maximal_spec() -> SeiNodeSpec {
                 unknown: none(),
             }),
             unknown: none(),
-        }),
-        seed: Some(SeedSpec {
+        })),
+        seed: Some(Box::new(SeedSpec {
             node_key: NodeKeySource {
                 secret: Some(secret("seed")),
                 unknown: none(),
             },
             unknown: none(),
-        }),
+        })),
         external_address: Some("h:26656".into()),
         paused: Some(true),
         unknown: none(),

@@ -119,6 +119,9 @@ pub struct SeiNodeList {
 }
 
 /// Desired state of a SeiNode.
+///
+/// The mode sub-specs, the sidecar and the data volume are boxed: unset they are 8 bytes each
+/// instead of 3.2 KB in all, and a watched fleet stores one spec per node (10,000 nodes: 31 MiB).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SeiNodeSpec {
@@ -129,21 +132,21 @@ pub struct SeiNodeSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overrides: Option<BTreeMap<String, String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sidecar: Option<SidecarConfig>,
+    pub sidecar: Option<Box<SidecarConfig>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_labels: Option<BTreeMap<String, String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data_volume: Option<DataVolumeSpec>,
+    pub data_volume: Option<Box<DataVolumeSpec>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub full_node: Option<FullNodeSpec>,
+    pub full_node: Option<Box<FullNodeSpec>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub archive: Option<ArchiveSpec>,
+    pub archive: Option<Box<ArchiveSpec>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub replayer: Option<ReplayerSpec>,
+    pub replayer: Option<Box<ReplayerSpec>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub validator: Option<ValidatorSpec>,
+    pub validator: Option<Box<ValidatorSpec>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<SeedSpec>,
+    pub seed: Option<Box<SeedSpec>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external_address: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -324,11 +327,11 @@ mod tests {
         };
         for mode in modes {
             match mode {
-                NodeMode::Full => spec.full_node = Some(FullNodeSpec::default()),
-                NodeMode::Archive => spec.archive = Some(ArchiveSpec::default()),
-                NodeMode::Replayer => spec.replayer = Some(ReplayerSpec::default()),
-                NodeMode::Validator => spec.validator = Some(ValidatorSpec::default()),
-                NodeMode::Seed => spec.seed = Some(SeedSpec::default()),
+                NodeMode::Full => spec.full_node = Some(Box::new(FullNodeSpec::default())),
+                NodeMode::Archive => spec.archive = Some(Box::new(ArchiveSpec::default())),
+                NodeMode::Replayer => spec.replayer = Some(Box::new(ReplayerSpec::default())),
+                NodeMode::Validator => spec.validator = Some(Box::new(ValidatorSpec::default())),
+                NodeMode::Seed => spec.seed = Some(Box::new(SeedSpec::default())),
             }
         }
         spec
@@ -361,7 +364,7 @@ mod tests {
         spec.replayer.as_mut().expect("replayer").snapshot = snap.clone();
         assert_eq!(spec.snapshot_source(), Some(&snap));
         // fullNode wins over the replayer even with no snapshot of its own.
-        spec.full_node = Some(FullNodeSpec::default());
+        spec.full_node = Some(Box::new(FullNodeSpec::default()));
         assert_eq!(spec.snapshot_source(), None);
         assert_eq!(spec_with(&[NodeMode::Archive]).snapshot_source(), None);
         assert_eq!(spec_with(&[NodeMode::Seed]).snapshot_source(), None);
@@ -379,13 +382,13 @@ mod tests {
         let mut spec = spec_with(&[NodeMode::Seed]);
         spec.seed.as_mut().expect("seed").node_key = secret("seed-key");
         assert_eq!(spec.node_key_secret_name(), "seed-key");
-        spec.validator = Some(ValidatorSpec {
+        spec.validator = Some(Box::new(ValidatorSpec {
             node_key: Some(secret("val-key")),
             ..Default::default()
-        });
+        }));
         assert_eq!(spec.node_key_secret_name(), "val-key");
         // A validator without nodeKey falls through to the seed.
-        spec.validator = Some(ValidatorSpec::default());
+        spec.validator = Some(Box::new(ValidatorSpec::default()));
         assert_eq!(spec.node_key_secret_name(), "seed-key");
     }
 

@@ -520,7 +520,7 @@ pub fn seed_node(request: &SeedRequest) -> SeiNode {
             chain_id: request.chain_id.clone(),
             image: request.image.to_string(),
             external_address: request.external_address.as_ref().map(ToString::to_string),
-            seed: Some(seed),
+            seed: Some(Box::new(seed)),
             ..SeiNodeSpec::default()
         },
     )

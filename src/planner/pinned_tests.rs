@@ -97,10 +97,10 @@ fn sidecar_drift_from_platform_default_and_from_override() {
         .expect("plan");
     assert_eq!(plan.tasks.len(), 7);
     let mut overridden = running(full_node("f"), &image, PLATFORM_SIDECAR);
-    overridden.spec.sidecar = Some(SidecarConfig {
+    overridden.spec.sidecar = Some(Box::new(SidecarConfig {
         image: Some("custom:1".into()),
         ..Default::default()
-    });
+    }));
     assert_eq!(
         build_plan(&mut overridden, &ctx())
             .expect("build")

@@ -24,7 +24,7 @@ pub(crate) fn full_node(name: &str) -> SeiNode {
         "ns",
         name,
         SeiNodeSpec {
-            full_node: Some(FullNodeSpec::default()),
+            full_node: Some(Box::new(FullNodeSpec::default())),
             ..spec()
         },
     )
@@ -35,7 +35,7 @@ pub(crate) fn archive_node(name: &str) -> SeiNode {
         "ns",
         name,
         SeiNodeSpec {
-            archive: Some(ArchiveSpec::default()),
+            archive: Some(Box::new(ArchiveSpec::default())),
             ..spec()
         },
     )
@@ -60,7 +60,7 @@ pub(crate) fn replayer_node(name: &str, target_height: i64) -> SeiNode {
         "ns",
         name,
         SeiNodeSpec {
-            replayer: Some(replayer),
+            replayer: Some(Box::new(replayer)),
             peers: Some(static_peers()),
             ..spec()
         },
@@ -72,7 +72,7 @@ pub(crate) fn validator_node(name: &str) -> SeiNode {
         "ns",
         name,
         SeiNodeSpec {
-            validator: Some(ValidatorSpec::default()),
+            validator: Some(Box::new(ValidatorSpec::default())),
             ..spec()
         },
     )
@@ -87,7 +87,7 @@ pub(crate) fn seed_node(name: &str, node_key_secret: &str) -> SeiNode {
         "ns",
         name,
         SeiNodeSpec {
-            seed: Some(seed),
+            seed: Some(Box::new(seed)),
             ..spec()
         },
     )
