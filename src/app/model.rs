@@ -7,7 +7,7 @@ use crate::config::ThemeName;
 use crate::fleet::FleetDelta;
 use crate::fleet::detail::NodeDetail;
 use crate::fleet::filter::Filter;
-use crate::fleet::fleets::Fleets;
+use crate::fleet::fleets::{Fleets, RowMarks};
 use crate::fleet::sort::{Listing, Sort};
 use crate::fleet::store::ObjectKey;
 use crate::keymap::{Key, Keymap};
@@ -380,7 +380,8 @@ pub struct Model {
     pub quit: bool,
     /// Something visible changed since the last draw.
     pub dirty: bool,
-    listed_at: Option<(u64, Filter, Sort)>,
+    /// Where the rows stood, and the filter and sort, when `listing` was last brought up to date.
+    listed_at: Option<(RowMarks, Filter, Sort)>,
     /// Fleet revision the node detail was built at.
     detailed_at: Option<u64>,
 }
@@ -524,19 +525,25 @@ impl Model {
     /// Recomputes the filtered, sorted listing and the node detail when their inputs changed,
     /// keeping the same node selected.
     pub fn refresh_views(&mut self) {
-        let rows_revision = self.fleet.rows_revision();
-        let listed = matches!(&self.listed_at,
-            Some((at, filter, sort)) if *at == rows_revision && *filter == self.filter && *sort == self.sort);
+        let marks = self.fleet.row_marks();
+        let (listed, same_view) = match &self.listed_at {
+            Some((at, filter, sort)) if *filter == self.filter && *sort == self.sort => {
+                (*at == marks, Some(at))
+            }
+            _ => (false, None),
+        };
         if !listed {
             let selected_key = self.selected_key().cloned();
-            self.listing = self.fleet.listing(&self.filter, self.sort);
+            self.fleet
+                .relist(&mut self.listing, same_view, &self.filter, self.sort);
             if let Some(key) = selected_key
+                && self.listing.keys.get(self.selected) != Some(&key)
                 && let Some(index) = self.listing.keys.iter().position(|k| *k == key)
             {
                 self.selected = index;
             }
             self.selected = self.selected.min(self.listing.keys.len().saturating_sub(1));
-            self.listed_at = Some((rows_revision, self.filter.clone(), self.sort));
+            self.listed_at = Some((marks, self.filter.clone(), self.sort));
         }
         let revision = self.fleet.revision();
         if self.detailed_at != Some(revision) {

@@ -11,7 +11,7 @@ use k8s_openapi::api::core::v1::Event;
 use super::columns::CellWidths;
 use super::filter::Filter;
 use super::rows::FleetRow;
-use super::sort::{Listing, Sort, listing_of};
+use super::sort::{Counts, Listing, Sort, listed_keys, listing_of, relist_changed};
 use super::store::ObjectKey;
 use super::{Fleet, FleetDelta, SkippedEntry};
 use crate::api::SeiNode;
@@ -209,6 +209,65 @@ impl Fleets {
     pub fn listing(&self, filter: &Filter, sort: Sort) -> Listing {
         listing_of(self.rows(), filter, sort)
     }
+
+    /// Where every cluster's rows stand now, to bring a listing up to date from later.
+    pub fn row_marks(&self) -> RowMarks {
+        RowMarks {
+            membership: self.membership,
+            clusters: self.fleets.values().map(Fleet::rows_revision).collect(),
+        }
+    }
+
+    /// The header counts of every cluster's rows.
+    pub fn counts(&self) -> Counts {
+        let mut counts = Counts::default();
+        for fleet in self.fleets.values() {
+            counts.merge(fleet.counts());
+        }
+        counts
+    }
+
+    /// Brings `listing` up to date: made by `filter` and `sort` when the rows stood at `since`,
+    /// only the rows added, refreshed or removed since then move; with no `since`, or when a
+    /// cluster came or went or a fleet changed every row or too many, every row is listed
+    /// again. The counts are always the fleets' own.
+    pub fn relist(
+        &self,
+        listing: &mut Listing,
+        since: Option<&RowMarks>,
+        filter: &Filter,
+        sort: Sort,
+    ) {
+        match since.and_then(|marks| self.rows_changed_since(marks)) {
+            Some(changed) => {
+                relist_changed(&mut listing.keys, &changed, filter, sort, |key| {
+                    self.row(key)
+                });
+            }
+            None => listing.keys = listed_keys(self.rows(), filter, sort),
+        }
+        listing.counts = self.counts();
+        listing.counts.shown = listing.keys.len();
+    }
+
+    /// The keys of the rows changed since `marks`, or `None` when that cannot be told.
+    fn rows_changed_since(&self, marks: &RowMarks) -> Option<Vec<&ObjectKey>> {
+        if marks.membership != self.membership || marks.clusters.len() != self.fleets.len() {
+            return None;
+        }
+        let mut changed = Vec::new();
+        for (fleet, since) in self.fleets.values().zip(&marks.clusters) {
+            changed.extend(fleet.rows_changed_since(*since)?);
+        }
+        Some(changed)
+    }
+}
+
+/// Where the rows of every cluster stood (their revisions, and which clusters were watched).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowMarks {
+    membership: u64,
+    clusters: Vec<u64>,
 }
 
 #[cfg(test)]

@@ -17,11 +17,13 @@ pub mod store;
 pub mod text;
 
 #[cfg(test)]
+mod relist_tests;
+#[cfg(test)]
 mod sort_tests;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Event, Pod};
@@ -80,12 +82,24 @@ pub struct Fleet {
     /// The outside probes of seeds (last result, one running), kept across screens.
     seed_probes: BTreeMap<ObjectKey, probe::SeedProbe>,
     event_index: EventIndex,
-    rows: BTreeMap<ObjectKey, FleetRow>,
+    /// Boxed: the map's nodes are often half full, and a row is 424 bytes.
+    rows: BTreeMap<ObjectKey, Box<FleetRow>>,
     widths: columns::CellWidths,
     default_sidecar_image: Option<String>,
+    /// The header counts of `rows`, kept as rows change (a frame never recounts the fleet).
+    counts: sort::Counts,
+    /// The keys of the rows added, refreshed or removed since `rows_revision` was
+    /// `row_log_from`, each with the revision it made; a change to every row, or too many
+    /// changes, empties it and moves `row_log_from` (a listing older than that is built again).
+    row_log: VecDeque<(u64, ObjectKey)>,
+    row_log_from: u64,
     revision: u64,
     rows_revision: u64,
 }
+
+/// The most row changes kept for listings to catch up on; past it, re-listing every row costs
+/// less than moving each changed one.
+const ROW_LOG_CAPACITY: usize = 256;
 
 impl Fleet {
     /// `default_sidecar_image` is the platform config's `images.sidecar`, if known.
@@ -176,8 +190,11 @@ impl Fleet {
         self.revision = self.revision.wrapping_add(1);
     }
 
+    /// Rows were added, removed or all changed: listings are built again.
     fn bump_rows(&mut self) {
         self.rows_revision = self.rows_revision.wrapping_add(1);
+        self.row_log.clear();
+        self.row_log_from = self.rows_revision;
         self.bump();
     }
 
@@ -225,26 +242,63 @@ impl Fleet {
                     .filter_map(|event_key| self.node_events.get(event_key));
                 let default_sidecar_image = self.default_sidecar_image.as_deref();
                 let mark = self.seed_probes.get(key).and_then(probe::SeedProbe::mark);
-                match self.rows.get_mut(key) {
+                let row = match self.rows.get_mut(key) {
                     Some(row) => {
+                        self.counts.remove(row);
                         row.refresh(node, events, default_sidecar_image);
-                        row.probe_mark = mark;
-                        self.widths.grow(row);
+                        row
                     }
                     None => {
-                        let mut row =
-                            FleetRow::build(key.clone(), node, events, default_sidecar_image);
-                        row.probe_mark = mark;
-                        self.widths.grow(&row);
-                        self.rows.insert(key.clone(), row);
+                        let row = FleetRow::build(key.clone(), node, events, default_sidecar_image);
+                        self.rows.entry(key.clone()).or_insert(Box::new(row))
                     }
-                }
+                };
+                row.probe_mark = mark;
+                self.counts.add(row);
+                self.widths.grow(row);
+                let row_key = row.key.clone();
+                self.log_row_change(row_key);
             }
             None => {
-                self.rows.remove(key);
+                if let Some(row) = self.rows.remove(key) {
+                    self.counts.remove(&row);
+                    self.log_row_change(row.key);
+                }
             }
         }
-        self.bump_rows();
+    }
+
+    /// Records that the row of `key` (the row's own key, whose clones listings hold) was added,
+    /// refreshed or removed, so a listing can move just that row.
+    fn log_row_change(&mut self, key: ObjectKey) {
+        self.rows_revision = self.rows_revision.wrapping_add(1);
+        self.bump();
+        if self.row_log.len() == ROW_LOG_CAPACITY {
+            self.row_log.clear();
+            self.row_log_from = self.rows_revision;
+        } else {
+            self.row_log.push_back((self.rows_revision, key));
+        }
+    }
+
+    /// The keys of the rows added, refreshed or removed since `rows_revision` was `revision`
+    /// (a key may repeat), or `None` when the fleet no longer remembers (every row changed, or
+    /// too many did).
+    pub fn rows_changed_since(&self, revision: u64) -> Option<impl Iterator<Item = &ObjectKey>> {
+        if revision < self.row_log_from || revision > self.rows_revision {
+            return None;
+        }
+        let changed = self
+            .row_log
+            .iter()
+            .filter(move |(at, _)| *at > revision)
+            .map(|(_, key)| key);
+        Some(changed)
+    }
+
+    /// The header counts of every row.
+    pub fn counts(&self) -> &sort::Counts {
+        &self.counts
     }
 
     /// The probes of seed `key`, if any ran or runs.
@@ -305,6 +359,7 @@ impl Fleet {
         self.node_events.clear();
         self.event_index.clear();
         self.rows.clear();
+        self.counts = sort::Counts::default();
         self.seed_probes.clear();
         self.widths = columns::CellWidths::default();
         self.bump_rows();
@@ -313,11 +368,11 @@ impl Fleet {
 
     /// Rows in namespace/name order.
     pub fn rows(&self) -> impl Iterator<Item = &FleetRow> {
-        self.rows.values()
+        self.rows.values().map(Box::as_ref)
     }
 
     pub fn row(&self, key: &ObjectKey) -> Option<&FleetRow> {
-        self.rows.get(key)
+        self.rows.get(key).map(Box::as_ref)
     }
 
     /// Widths of the table's columns over every row this scope has shown (they never shrink

@@ -1,6 +1,7 @@
 //! Fleet columns, sorting, and the filtered, sorted list with its header counts.
 use std::cmp::{Ordering, Reverse};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::Fleet;
 use super::filter::Filter;
@@ -97,50 +98,91 @@ fn phase_rank(phase: Option<Phase>) -> u8 {
     }
 }
 
-/// Sorts `rows` by `key`, stably: rows with equal keys keep their order.
-fn sort_by_key_stable<'a, K: Ord>(
-    rows: &mut [&'a FleetRow],
-    descending: bool,
-    key: impl Fn(&'a FleetRow) -> K,
-) {
-    // `sort_by_cached_key` keeps equal keys in order and reads each row once: comparing keys
-    // cached side by side costs fewer cache misses than reaching into two rows per comparison.
-    if descending {
-        rows.sort_by_cached_key(|row| Reverse(key(row)));
-    } else {
-        rows.sort_by_cached_key(|row| key(row));
-    }
+/// Something done with the sort key of a column: sorting a slice of rows by it, or comparing
+/// two rows. [`by_column`] names each column's key once for both, so the listing built whole and
+/// the listing kept up to date row by row cannot disagree on the order.
+trait SortKeyUse<'a> {
+    type Out;
+    /// Uses `key`, reversed when `descending`; ties keep cluster, namespace, name order.
+    fn key<K: Ord>(self, descending: bool, key: impl Fn(&'a FleetRow) -> K) -> Self::Out;
+    /// The column orders as the rows' keys do (cluster, namespace, name).
+    fn key_order(self) -> Self::Out;
 }
 
-/// Sorts rows that arrive in namespace/name order by `sort`. The sort is stable, so ties stay in
-/// namespace/name order without comparing keys, and the namespace column needs no sort at all.
-fn sort_rows(rows: &mut [&FleetRow], sort: Sort) {
+fn by_column<'a, U: SortKeyUse<'a>>(sort: Sort, on: U) -> U::Out {
     let descending = sort.descending;
     match sort.column {
         // Rows arrive in cluster, namespace, name order.
-        Column::Namespace => {}
-        Column::Cluster => sort_by_key_stable(rows, descending, |r| r.key.context.as_ref()),
-        Column::Name => sort_by_key_stable(rows, descending, |r| r.key.name.as_ref()),
-        Column::Mode => sort_by_key_stable(rows, descending, |r| r.mode),
-        Column::Chain => sort_by_key_stable(rows, descending, |r| r.chain_id.as_str()),
-        Column::Phase => sort_by_key_stable(rows, descending, |r| phase_rank(r.phase)),
+        Column::Namespace => on.key_order(),
+        Column::Cluster => on.key(descending, |r: &'a FleetRow| r.key.context.as_ref()),
+        Column::Name => on.key(descending, |r: &'a FleetRow| r.key.name.as_ref()),
+        Column::Mode => on.key(descending, |r: &'a FleetRow| r.mode),
+        Column::Chain => on.key(descending, |r: &'a FleetRow| r.chain_id.as_str()),
+        Column::Phase => on.key(descending, |r: &'a FleetRow| phase_rank(r.phase)),
         // Drifted first, then by image.
-        Column::Image => sort_by_key_stable(rows, descending, |r| {
+        Column::Image => on.key(descending, |r: &'a FleetRow| {
             (Reverse(r.drift.any()), r.image.as_str())
         }),
         // Furthest along first.
-        Column::Plan => sort_by_key_stable(rows, descending, |r| {
+        Column::Plan => on.key(descending, |r: &'a FleetRow| {
             Reverse(r.plan.as_ref().map(|p| (p.phase as u8, p.done, p.total)))
         }),
         // Most trouble first.
-        Column::Conditions => sort_by_key_stable(rows, !descending, |r| r.bad_condition_count()),
+        Column::Conditions => on.key(!descending, |r: &'a FleetRow| r.bad_condition_count()),
         // Latest warning first.
-        Column::Warning => sort_by_key_stable(rows, descending, |r| {
+        Column::Warning => on.key(descending, |r: &'a FleetRow| {
             Reverse(r.last_warning.as_ref().map(|w| w.last_seen))
         }),
         // Oldest first, like kubectl's AGE reading top-down.
-        Column::Age => sort_by_key_stable(rows, descending, |r| r.created),
+        Column::Age => on.key(descending, |r: &'a FleetRow| r.created),
     }
+}
+
+/// Sorts rows that arrive in key order, stably: ties stay in key order without comparing keys,
+/// and the namespace column needs no sort at all.
+struct SortRows<'r, 'a>(&'r mut [&'a FleetRow]);
+
+impl<'a> SortKeyUse<'a> for SortRows<'_, 'a> {
+    type Out = ();
+
+    fn key<K: Ord>(self, descending: bool, key: impl Fn(&'a FleetRow) -> K) {
+        // `sort_by_cached_key` keeps equal keys in order and reads each row once: comparing
+        // keys cached side by side costs fewer cache misses than reaching into two rows per
+        // comparison.
+        if descending {
+            self.0.sort_by_cached_key(|row| Reverse(key(row)));
+        } else {
+            self.0.sort_by_cached_key(|row| key(row));
+        }
+    }
+
+    fn key_order(self) {}
+}
+
+/// Where `self.0` goes relative to `self.1` in a listing.
+struct CompareRows<'a>(&'a FleetRow, &'a FleetRow);
+
+impl<'a> SortKeyUse<'a> for CompareRows<'a> {
+    type Out = Ordering;
+
+    fn key<K: Ord>(self, descending: bool, key: impl Fn(&'a FleetRow) -> K) -> Ordering {
+        let by_key = key(self.0).cmp(&key(self.1));
+        let by_key = if descending { by_key.reverse() } else { by_key };
+        by_key.then_with(|| self.0.key.cmp(&self.1.key))
+    }
+
+    fn key_order(self) -> Ordering {
+        self.0.key.cmp(&self.1.key)
+    }
+}
+
+fn sort_rows(rows: &mut [&FleetRow], sort: Sort) {
+    by_column(sort, SortRows(rows));
+}
+
+/// The order of two rows in a listing sorted by `sort`.
+pub fn order(a: &FleetRow, b: &FleetRow, sort: Sort) -> Ordering {
+    by_column(sort, CompareRows(a, b))
 }
 
 /// Header counts of the whole scope, and how many rows the filter shows.
@@ -155,6 +197,59 @@ pub struct Counts {
     pub warnings: usize,
     /// Rows per kubeconfig context (one entry when one cluster is watched).
     pub by_context: BTreeMap<std::sync::Arc<str>, usize>,
+}
+
+impl Counts {
+    /// Counts `row` in.
+    pub fn add(&mut self, row: &FleetRow) {
+        self.total += 1;
+        match self.by_context.get_mut(&row.key.context) {
+            Some(count) => *count += 1,
+            None => {
+                self.by_context.insert(row.key.context.clone(), 1);
+            }
+        }
+        *self.by_phase.entry(PhaseKey::of(row.phase)).or_default() += 1;
+        *self.by_mode.entry(row.mode).or_default() += 1;
+        self.drifted += usize::from(row.drift.any());
+        self.warnings += usize::from(row.last_warning.is_some());
+    }
+
+    /// Counts `row` out again (as it was when counted in); a group it leaves empty disappears,
+    /// so the counts equal those of the remaining rows counted afresh.
+    pub fn remove(&mut self, row: &FleetRow) {
+        fn decrement<K: Ord>(map: &mut BTreeMap<K, usize>, key: &K) {
+            if let Some(count) = map.get_mut(key) {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    map.remove(key);
+                }
+            }
+        }
+        self.total = self.total.saturating_sub(1);
+        decrement(&mut self.by_context, &row.key.context);
+        decrement(&mut self.by_phase, &PhaseKey::of(row.phase));
+        decrement(&mut self.by_mode, &row.mode);
+        self.drifted = self.drifted.saturating_sub(usize::from(row.drift.any()));
+        self.warnings = self
+            .warnings
+            .saturating_sub(usize::from(row.last_warning.is_some()));
+    }
+
+    /// Adds the counts of other rows (another cluster's); `shown` is left alone.
+    pub fn merge(&mut self, other: &Counts) {
+        fn sum<K: Ord + Clone>(into: &mut BTreeMap<K, usize>, from: &BTreeMap<K, usize>) {
+            for (key, count) in from {
+                *into.entry(key.clone()).or_default() += count;
+            }
+        }
+        self.total += other.total;
+        sum(&mut self.by_context, &other.by_context);
+        sum(&mut self.by_phase, &other.by_phase);
+        sum(&mut self.by_mode, &other.by_mode);
+        self.drifted += other.drifted;
+        self.warnings += other.warnings;
+    }
 }
 
 /// Orderable phase key for the header (Running first, then progress, then trouble).
@@ -204,27 +299,63 @@ pub fn listing_of<'a>(
     sort: Sort,
 ) -> Listing {
     let mut counts = Counts::default();
-    let mut rows: Vec<&FleetRow> = Vec::new();
-    for row in all_rows {
-        counts.total += 1;
-        match counts.by_context.get_mut(&row.key.context) {
-            Some(count) => *count += 1,
-            None => {
-                counts.by_context.insert(row.key.context.clone(), 1);
-            }
-        }
-        *counts.by_phase.entry(PhaseKey::of(row.phase)).or_default() += 1;
-        *counts.by_mode.entry(row.mode).or_default() += 1;
-        counts.drifted += usize::from(row.drift.any());
-        counts.warnings += usize::from(row.last_warning.is_some());
-        if filter.matches(row) {
-            rows.push(row);
-        }
-    }
-    counts.shown = rows.len();
+    let keys = listed_keys(all_rows.inspect(|row| counts.add(row)), filter, sort);
+    counts.shown = keys.len();
+    Listing { keys, counts }
+}
+
+/// The keys of [`listing_of`], without the counts (a fleet keeps those as its rows change).
+pub fn listed_keys<'a>(
+    all_rows: impl Iterator<Item = &'a FleetRow>,
+    filter: &Filter,
+    sort: Sort,
+) -> Vec<ObjectKey> {
+    let mut rows: Vec<&FleetRow> = all_rows.filter(|row| filter.matches(row)).collect();
     sort_rows(&mut rows, sort);
-    Listing {
-        keys: rows.into_iter().map(|row| row.key.clone()).collect(),
-        counts,
+    rows.into_iter().map(|row| row.key.clone()).collect()
+}
+
+/// Brings `keys` (a listing by `filter` and `sort`) up to date after the rows of `changed` (a
+/// key may repeat) were added, refreshed or removed, without re-listing the others: each
+/// changed row leaves its old place and, if it still exists and passes the filter, goes where
+/// the order puts it. `row_of` reads the current row of a key.
+///
+/// `changed` holds clones of the rows' own keys, as `keys` does, so a changed row's old entry
+/// is found by the addresses of its key's strings, without reading the strings of every
+/// listed key.
+pub fn relist_changed<'a>(
+    keys: &mut Vec<ObjectKey>,
+    changed: &[&ObjectKey],
+    filter: &Filter,
+    sort: Sort,
+    row_of: impl Fn(&ObjectKey) -> Option<&'a FleetRow>,
+) {
+    let mut gone: Vec<KeyIdentity> = changed.iter().map(|key| identity(key)).collect();
+    gone.sort_unstable();
+    keys.retain(|key| gone.binary_search(&identity(key)).is_err());
+    // A row removed and added again comes twice, under two keys of equal value.
+    let mut fresh: Vec<&ObjectKey> = changed.to_vec();
+    fresh.sort_unstable();
+    fresh.dedup();
+    for row in fresh.into_iter().filter_map(&row_of) {
+        if !filter.matches(row) {
+            continue;
+        }
+        let at = keys.partition_point(|key| {
+            row_of(key).is_some_and(|listed| order(listed, row, sort) == Ordering::Less)
+        });
+        keys.insert(at, row.key.clone());
     }
+}
+
+/// The addresses of a key's shared strings: equal for a key and its clones, never for two keys
+/// of different values (and a listed key's strings stay allocated while it is listed).
+type KeyIdentity = (usize, usize, usize);
+
+fn identity(key: &ObjectKey) -> KeyIdentity {
+    (
+        Arc::as_ptr(&key.context).cast::<u8>() as usize,
+        Arc::as_ptr(&key.namespace).cast::<u8>() as usize,
+        Arc::as_ptr(&key.name).cast::<u8>() as usize,
+    )
 }
