@@ -2,7 +2,6 @@
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::api::{Api, ListParams, ObjectList};
-use serde::de::DeserializeOwned;
 
 use super::{CliError, GlobalArgs};
 use crate::api::SeiNode;
@@ -10,7 +9,7 @@ use crate::fleet::store::{Delta, ObjectKey};
 use crate::fleet::{Fleet, FleetDelta};
 use crate::kube::client::{Connection, connect};
 use crate::kube::errors::describe_at;
-use crate::kube::lenient::{self, Lenient};
+use crate::kube::lenient::{self, DisplayDecode, Lenient};
 use crate::kube::watches::WatchKind;
 
 /// Page size of one-shot lists (kubectl's default chunk size).
@@ -116,7 +115,7 @@ async fn list_all<K>(
     server: Option<&str>,
 ) -> Result<Vec<Lenient<K>>, CliError>
 where
-    K: Clone + DeserializeOwned + std::fmt::Debug,
+    K: Clone + DisplayDecode + std::fmt::Debug,
 {
     let mut items = Vec::new();
     let mut params = params.limit(CHUNK);

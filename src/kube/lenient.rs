@@ -9,13 +9,16 @@
 //! [`Lenient::Undecodable`], with the name, namespace and resourceVersion read past everything
 //! else.
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use kube::Resource;
 use kube::api::ObjectMeta;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
+use crate::api::{SeiNode, SeiNodeSpec, SeiNodeStatus};
 use crate::fleet::store::{Delta, ObjectKey};
 use crate::limits::elide;
 
@@ -83,10 +86,97 @@ struct IdentityMeta {
     resource_version: Option<String>,
 }
 
-impl<K: DeserializeOwned> Lenient<K> {
+/// How a list or watch item is decoded for the screens and `get`: as the type itself, unless
+/// the type says otherwise. Such objects are shown, never written back.
+pub trait DisplayDecode: DeserializeOwned {
+    fn decode_for_display(json: &str) -> serde_json::Result<Self> {
+        serde_json::from_str(json)
+    }
+}
+
+impl DisplayDecode for k8s_openapi::api::core::v1::Event {}
+impl DisplayDecode for k8s_openapi::api::core::v1::Pod {}
+impl DisplayDecode for k8s_openapi::api::apps::v1::StatefulSet {}
+
+/// A SeiNode as the screens read it: `metadata.managedFields` (often the largest part of a
+/// SeiNode with a status) is skipped unread instead of decoded and dropped, and the top level
+/// decodes field by field: `SeiNode` keeps unknown top-level keys through `serde(flatten)`,
+/// which buffers the whole object, managed fields included, before decoding it. Unknown
+/// top-level keys are not kept (the API server sends none).
+impl DisplayDecode for SeiNode {
+    fn decode_for_display(json: &str) -> serde_json::Result<Self> {
+        let shown: DisplayedSeiNode = serde_json::from_str(json)?;
+        Ok(SeiNode {
+            api_version: shown.api_version,
+            kind: shown.kind,
+            metadata: shown.metadata.into(),
+            spec: shown.spec,
+            status: shown.status,
+            unknown: Default::default(),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DisplayedSeiNode {
+    #[serde(default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    metadata: DisplayedMeta,
+    spec: SeiNodeSpec,
+    #[serde(default)]
+    status: Option<SeiNodeStatus>,
+}
+
+/// `ObjectMeta` but `managedFields` (skipped as an unknown key).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct DisplayedMeta {
+    annotations: Option<BTreeMap<String, String>>,
+    creation_timestamp: Option<Time>,
+    deletion_grace_period_seconds: Option<i64>,
+    deletion_timestamp: Option<Time>,
+    finalizers: Option<Vec<String>>,
+    generate_name: Option<String>,
+    generation: Option<i64>,
+    labels: Option<BTreeMap<String, String>>,
+    name: Option<String>,
+    namespace: Option<String>,
+    owner_references: Option<Vec<OwnerReference>>,
+    resource_version: Option<String>,
+    self_link: Option<String>,
+    uid: Option<String>,
+}
+
+impl From<DisplayedMeta> for ObjectMeta {
+    fn from(meta: DisplayedMeta) -> ObjectMeta {
+        ObjectMeta {
+            annotations: meta.annotations,
+            creation_timestamp: meta.creation_timestamp,
+            deletion_grace_period_seconds: meta.deletion_grace_period_seconds,
+            deletion_timestamp: meta.deletion_timestamp,
+            finalizers: meta.finalizers,
+            generate_name: meta.generate_name,
+            generation: meta.generation,
+            labels: meta.labels,
+            managed_fields: None,
+            name: meta.name,
+            namespace: meta.namespace,
+            owner_references: meta.owner_references,
+            resource_version: meta.resource_version,
+            self_link: meta.self_link,
+            uid: meta.uid,
+        }
+    }
+}
+
+impl<K: DisplayDecode> Lenient<K> {
     /// Decodes one item's JSON.
     pub fn decode(json: &str) -> Lenient<K> {
-        match serde_json::from_str::<K>(json) {
+        match K::decode_for_display(json) {
             Ok(object) => Lenient::Decoded(object),
             Err(error) => {
                 let meta = serde_json::from_str::<Identity>(json)
@@ -122,7 +212,7 @@ pub fn decode_reason(error: &serde_json::Error) -> String {
     format!("cannot decode: {}", elide(message))
 }
 
-impl<'de, K: DeserializeOwned> Deserialize<'de> for Lenient<K> {
+impl<'de, K: DisplayDecode> Deserialize<'de> for Lenient<K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         // A raw value is skipped by scanning, not recursion: any depth gets here.
         let raw = Box::<RawValue>::deserialize(deserializer)?;
@@ -226,5 +316,43 @@ mod tests {
             reason,
             "cannot decode: invalid type: integer `7`, expected a sequence"
         );
+    }
+
+    #[test]
+    fn a_seinode_decoded_for_display_is_the_whole_decode_but_managed_fields_and_unknown_top_level_keys()
+     {
+        let node = crate::fleet::sample::patched(
+            crate::fleet::sample::running(crate::fleet::sample::node(
+                "ns",
+                "rpc-0",
+                crate::api::NodeMode::Full,
+                60,
+            )),
+            serde_json::json!({
+                "metadata": {
+                    "labels": {"tier": "rpc"},
+                    "annotations": {"a": "b"},
+                    "finalizers": ["sei.io/f"],
+                    "resourceVersion": "42",
+                    "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "x", "uid": "u"}],
+                },
+                "status": {"plan": crate::fleet::sample::plan(&crate::fleet::sample::FULL_INIT_TASKS, 3, None)},
+            }),
+        );
+        let mut json = serde_json::to_value(&node).expect("encodes");
+        json["metadata"]["managedFields"] = serde_json::json!([{
+            "manager": "kubectl", "operation": "Update", "apiVersion": "sei.io/v1alpha1",
+            "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:image": {}}},
+        }]);
+        json["futureTopLevelKey"] = serde_json::json!({"x": 1});
+        let text = json.to_string();
+        let whole: SeiNode = serde_json::from_str(&text).expect("decodes");
+        assert!(whole.metadata.managed_fields.is_some());
+        assert!(!whole.unknown.is_empty());
+        let shown = SeiNode::decode_for_display(&text).expect("decodes for display");
+        let mut expected = whole;
+        expected.metadata.managed_fields = None;
+        expected.unknown.clear();
+        assert_eq!(shown, expected);
     }
 }

@@ -12,10 +12,9 @@ use kube::api::Api;
 use kube::runtime::watcher;
 use kube::runtime::watcher::InitialListStrategy;
 use kube::{Resource, ResourceExt};
-use serde::de::DeserializeOwned;
 use tokio::sync::mpsc;
 
-use super::lenient::{self, Lenient};
+use super::lenient::{self, DisplayDecode, Lenient};
 use super::watches::WatchKind;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::Delta;
@@ -112,7 +111,7 @@ pub async fn run_watch<K, M>(
     tx: mpsc::Sender<M>,
     wrap: fn(Delta<K>) -> FleetDelta,
 ) where
-    K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + Sync + 'static,
+    K: Resource + Clone + DisplayDecode + std::fmt::Debug + Send + Sync + 'static,
     K::DynamicType: Default,
     M: From<WatchEvent> + Send,
 {
