@@ -176,6 +176,21 @@ impl<'a> SortKeyUse<'a> for CompareRows<'a> {
     }
 }
 
+/// Whether the column orders rows as their keys do (no row need be read to place one).
+struct KeyOrderOnly;
+
+impl<'a> SortKeyUse<'a> for KeyOrderOnly {
+    type Out = bool;
+
+    fn key<K: Ord>(self, _: bool, _: impl Fn(&'a FleetRow) -> K) -> bool {
+        false
+    }
+
+    fn key_order(self) -> bool {
+        true
+    }
+}
+
 fn sort_rows(rows: &mut [&FleetRow], sort: Sort) {
     by_column(sort, SortRows(rows));
 }
@@ -337,13 +352,18 @@ pub fn relist_changed<'a>(
     let mut fresh: Vec<&ObjectKey> = changed.to_vec();
     fresh.sort_unstable();
     fresh.dedup();
+    let key_order = by_column(sort, KeyOrderOnly);
     for row in fresh.into_iter().filter_map(&row_of) {
         if !filter.matches(row) {
             continue;
         }
-        let at = keys.partition_point(|key| {
-            row_of(key).is_some_and(|listed| order(listed, row, sort) == Ordering::Less)
-        });
+        let at = if key_order {
+            keys.partition_point(|key| *key < row.key)
+        } else {
+            keys.partition_point(|key| {
+                row_of(key).is_some_and(|listed| order(listed, row, sort) == Ordering::Less)
+            })
+        };
         keys.insert(at, row.key.clone());
     }
 }
