@@ -43,7 +43,7 @@ mod planes;
 mod procs;
 
 use planes::ControlPlanes;
-use procs::{KUBECTL_DEADLINE, KubectlWatch, Reaped, bound_to_us, wait_printed};
+use procs::{KUBECTL_DEADLINE, KubectlWatch, Reaped, bound_to_us, raw_list_secs, wait_printed};
 
 // The binary's allocator (src/main.rs), so the console child's RSS is the shipped one's.
 #[global_allocator]
@@ -130,6 +130,8 @@ struct Figures {
     nodes: f64,
     first_row_ms: f64,
     full_sync_ms: f64,
+    /// Reading the same lists whole, decoding nothing (the API servers' part of a full sync).
+    raw_list_ms: f64,
     sync_cpu_ms: f64,
     rss_mib: f64,
     rss_kib_per_node: f64,
@@ -166,6 +168,8 @@ fn measure(
         return Err("kubectl did not print the initial list in time".into());
     }
     let kubectl_list_secs = listed.elapsed().as_secs_f64();
+    let contexts: Vec<&str> = clusters.iter().map(|(c, _)| *c).collect();
+    let raw_list_ms = raw_list_secs(kubectl, kubeconfig, &contexts)? * 1000.0;
 
     let mut args = vec![
         kubeconfig.display().to_string(),
@@ -231,6 +235,7 @@ fn measure(
         nodes,
         first_row_ms: sync.num("first_row_ms"),
         full_sync_ms: sync.num("full_sync_ms"),
+        raw_list_ms,
         sync_cpu_ms: sync.num("cpu_ms"),
         rss_mib: sync.num("rss_synced") / MIB,
         rss_kib_per_node: (sync.num("rss_synced") - sync.num("rss_empty")) / 1024.0 / nodes,
@@ -242,7 +247,7 @@ fn measure(
     println!(
         "  {nodes} nodes: first row {:.1} ms, full sync {:.1} ms ({} frames, {:.0} ms cpu), RSS {:.1} MiB \
          ({:.1} MiB empty, {:.2} KiB/node), peak {:.1} MiB; idle {:.2} ms cpu/s; churn {updates} updates \
-         in {:.2} s: console {:.0} ms cpu ({} frames drawn), kubectl {:.0} ms cpu (its initial list {:.1} s)",
+         in {:.2} s: console {:.0} ms cpu ({} frames drawn), kubectl {:.0} ms cpu (its initial list {:.1} s); the lists read raw {:.0} ms",
         figures.first_row_ms,
         figures.full_sync_ms,
         sync.num("frames"),
@@ -257,6 +262,7 @@ fn measure(
         churn.num("frames"),
         kubectl_used.as_secs_f64() * 1000.0,
         kubectl_list_secs,
+        figures.raw_list_ms,
     );
     Ok(figures)
 }
@@ -264,11 +270,12 @@ fn measure(
 fn print_table(runs: &[Figures]) {
     println!();
     println!(
-        "{:<12} {:>6} {:>10} {:>10} {:>9} {:>9} {:>9} {:>10} {:>12} {:>12} {:>7}",
+        "{:<12} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>10} {:>12} {:>12} {:>7}",
         "run",
         "nodes",
         "first row",
         "full sync",
+        "raw list",
         "sync cpu",
         "RSS",
         "KiB/node",
@@ -279,11 +286,12 @@ fn print_table(runs: &[Figures]) {
     );
     for f in runs {
         println!(
-            "{:<12} {:>6} {:>7.1} ms {:>7.0} ms {:>6.0} ms {:>5.1} MiB {:>9.2} {:>10.2} {:>9.0} ms {:>9.0} ms {:>6.2}x",
+            "{:<12} {:>6} {:>7.1} ms {:>7.0} ms {:>7.0} ms {:>6.0} ms {:>5.1} MiB {:>9.2} {:>10.2} {:>9.0} ms {:>9.0} ms {:>6.2}x",
             f.label,
             f.nodes,
             f.first_row_ms,
             f.full_sync_ms,
+            f.raw_list_ms,
             f.sync_cpu_ms,
             f.rss_mib,
             f.rss_kib_per_node,
@@ -306,9 +314,10 @@ fn print_targets(big: &Figures, nine: &Figures, three: &Figures) {
         met(big.first_row_ms <= 100.0)
     );
     println!(
-        "  full sync {:.0} ms <= 500 ms: {}",
+        "  full sync {:.0} ms <= 500 ms: {} (the API server's answer alone, read raw: {:.0} ms)",
         big.full_sync_ms,
-        met(big.full_sync_ms <= 500.0)
+        met(big.full_sync_ms <= 500.0),
+        big.raw_list_ms
     );
     println!(
         "  RSS {:.1} MiB <= {budget_mib:.1} MiB (30 MiB + 8 KiB/node): {}; {:.2} KiB/node over the empty console",

@@ -127,3 +127,35 @@ pub fn wait_printed(watches: &[KubectlWatch], wanted: &[usize]) -> bool {
     }
     false
 }
+
+/// The floor the API servers set under a full sync: wall time until every context's SeiNode
+/// list, served from the watch cache (`resourceVersion=0`), has been read whole by
+/// `kubectl get --raw` (read and thrown away, nothing decoded), all contexts at once.
+pub fn raw_list_secs(kubectl: &Path, kubeconfig: &Path, contexts: &[&str]) -> Result<f64, String> {
+    let started = std::time::Instant::now();
+    let mut children = Vec::new();
+    for context in contexts {
+        let child = bound_to_us(kubectl)
+            .arg("--kubeconfig")
+            .arg(kubeconfig)
+            .args([
+                "--context",
+                context,
+                "get",
+                "--raw",
+                "/apis/sei.io/v1alpha1/seinodes?resourceVersion=0",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", kubectl.display()))?;
+        children.push(Reaped(child));
+    }
+    for mut child in children {
+        let status = child.0.wait().map_err(|e| format!("kubectl --raw: {e}"))?;
+        if !status.success() {
+            return Err(format!("kubectl get --raw failed ({status})"));
+        }
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
