@@ -29,8 +29,8 @@ pub use seinode::*;
 pub use status::*;
 pub use task_kind::*;
 
-/// Keys of an object that this model does not know, preserved verbatim.
-pub type UnknownFields = serde_json::Map<String, serde_json::Value>;
+mod unknown;
+pub use unknown::UnknownFields;
 
 /// API group of the SeiNode custom resource.
 pub const GROUP: &str = "sei.io";
