@@ -302,7 +302,7 @@ fn plan_text(text: &mut String, preview: &PlanPreview) {
         .max()
         .unwrap_or(0);
     for (index, task) in plan.tasks.iter().enumerate() {
-        let params = match &task.params {
+        let params = match task.params.as_deref() {
             Some(Value::Null) | None => String::new(),
             Some(_) if task.kind == TaskKind::ConfigPatch => {
                 "see the config.toml patch below".to_owned()

@@ -170,7 +170,7 @@ fn maximal_status() -> SeiNodeStatus {
         kind: TaskKind::MarkReady,
         id: "t".into(),
         status: TaskStatus::Failed,
-        params: Some(json!({})),
+        params: Some(Box::new(json!({}))),
         submitted_at: Some(time()),
         error: "e".into(),
         max_retries: 1,

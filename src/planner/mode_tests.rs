@@ -28,7 +28,7 @@ fn params_of(plan: &TaskPlan, kind: TaskKind) -> serde_json::Value {
     plan.tasks
         .iter()
         .find(|t| t.kind == kind)
-        .and_then(|t| t.params.clone())
+        .and_then(|t| t.params.as_deref().cloned())
         .expect("task params")
 }
 
@@ -560,7 +560,10 @@ fn quirk_configure_genesis_is_in_every_init_plan_with_180_retries() {
             .find(|t| t.kind == TaskKind::ConfigureGenesis)
             .expect("CG");
         assert_eq!(genesis.max_retries, 180);
-        assert_eq!(genesis.params, Some(json!({"ExpectedGenesisHash": ""})));
+        assert_eq!(
+            genesis.params.as_deref(),
+            Some(&json!({"ExpectedGenesisHash": ""}))
+        );
     }
 }
 

@@ -53,7 +53,7 @@ fn config_patch_carries_external_address_and_peers() {
         .find(|t| t.kind == TaskKind::ConfigPatch)
         .expect("CP");
     assert_eq!(
-        patch.params,
+        patch.params.as_deref().cloned(),
         Some(json!({"files": {"config.toml": {"p2p": {
             "external-address": "1.2.3.4:26656",
             "persistent-peers": "a@h1:26656,b@h2:26656"}}}}))
@@ -81,7 +81,7 @@ fn config_patch_stamps_empty_values_when_unset() {
         .find(|t| t.kind == TaskKind::ConfigPatch)
         .expect("CP");
     assert_eq!(
-        patch.params,
+        patch.params.as_deref().cloned(),
         Some(
             json!({"files": {"config.toml": {"p2p": {"external-address": "", "persistent-peers": ""}}}})
         )

@@ -372,7 +372,7 @@ pub(super) fn planned_task(
         max_retries: ids::task_max_retries(&kind),
         kind,
         status: TaskStatus::Pending,
-        params: Some(params),
+        params: Some(Box::new(params)),
         submitted_at: None,
         error: String::new(),
         retry_count: 0,

@@ -250,7 +250,7 @@ pub async fn advance(
     env: &TaskEnv<'_>,
     node: &mut SeiNode,
 ) -> TaskOutcome {
-    let mut task = match Task::deserialize(&planned.kind, &planned.id, planned.params.as_ref()) {
+    let mut task = match Task::deserialize(&planned.kind, &planned.id, planned.params.as_deref()) {
         Ok(task) => task,
         Err(err) => return TaskOutcome::Undeserializable(err.to_string()),
     };
