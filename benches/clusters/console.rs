@@ -1,8 +1,9 @@
 //! The console under test, alone in a child process (so its RSS and CPU are the console's):
 //! the TUI's own watch path (`Effects` running the `Cmd::WatchCluster` of `Model::init`, one
 //! scope watch per context: SeiNodes, Events, server probe), `update`, `Fleets`, and the loop
-//! of src/app/run.rs (batches of at most 4,096 messages, a dirty model drawn at most once per
-//! 33 ms, a 1 Hz tick) drawing into a 200×50 `TestBackend` instead of a terminal.
+//! of src/app/run.rs (batches of at most 4,096 messages, drawn when `app::pacing::Pacer` says:
+//! new data at most every 100 ms, the first rows at once; a 1 Hz tick) drawing into a 200×50
+//! `TestBackend` instead of a terminal.
 //!
 //! Prints `key value` lines the parent reads: `sync …` once every context's initial list is
 //! drawn, `idle …` after the idle window, then `ready`, and `churn …` once it has seen (and
@@ -16,6 +17,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sei_console::app::effects::Effects;
 use sei_console::app::model::{Model, Msg, Scope};
+use sei_console::app::pacing::{CHANNEL_CAPACITY, MAX_BATCH, Pacer, TICK};
 use sei_console::app::update::update;
 use sei_console::fleet::FleetDelta;
 use sei_console::fleet::store::Delta;
@@ -23,11 +25,6 @@ use sei_console::kube::client::connect;
 use sei_console::ui::theme::Theme;
 use tokio::sync::mpsc;
 
-/// src/app/run.rs: frame interval, batch bound, channel capacity, tick.
-const FRAME: Duration = Duration::from_millis(33);
-const MAX_BATCH: usize = 4096;
-const CHANNEL_CAPACITY: usize = 8192;
-const TICK: Duration = Duration::from_secs(1);
 /// The longest the initial sync or the churn may take before the child gives up.
 const DEADLINE: Duration = Duration::from_secs(300);
 
@@ -52,7 +49,7 @@ struct Console {
     rx: mpsc::Receiver<Msg>,
     terminal: Terminal<TestBackend>,
     theme: Theme,
-    last_draw: Option<Instant>,
+    pacer: Pacer,
     seen: Seen,
     contexts: usize,
 }
@@ -69,7 +66,7 @@ impl Console {
         }
         self.model.dirty = false;
         let now = Instant::now();
-        self.last_draw = Some(now);
+        self.pacer.drawn(now);
         let seen = &mut self.seen;
         seen.frames += 1;
         if seen.first_row.is_none() && !self.model.listing.keys.is_empty() {
@@ -112,14 +109,12 @@ impl Console {
             if now >= until {
                 return false;
             }
-            let due = self.last_draw.is_none_or(|at| at.elapsed() >= FRAME);
-            if self.model.dirty && due {
+            if self.model.dirty && self.pacer.due(now) {
                 self.draw();
                 continue;
             }
             let wait = if self.model.dirty {
-                self.last_draw
-                    .map_or(Duration::ZERO, |at| FRAME.saturating_sub(at.elapsed()))
+                self.pacer.wait(now)
             } else {
                 until - now
             };
@@ -128,9 +123,11 @@ impl Console {
                 Ok(None) => return false,
                 Err(_) => continue,
             };
+            let was_empty = self.model.fleet.is_empty();
             let mut next = Some(first);
             let mut handled = 0;
             while let Some(msg) = next {
+                self.pacer.handled(&msg);
                 self.handle(msg);
                 handled += 1;
                 next = if handled < MAX_BATCH {
@@ -138,6 +135,9 @@ impl Console {
                 } else {
                     None
                 };
+            }
+            if was_empty && !self.model.fleet.is_empty() {
+                self.pacer.first_rows();
             }
         }
     }
@@ -210,7 +210,7 @@ async fn run(kubeconfig: PathBuf, updates: usize, idle: Duration, contexts: Vec<
         rx,
         terminal,
         theme: Theme::dark(),
-        last_draw: None,
+        pacer: Pacer::new(),
         seen: Seen::default(),
         contexts: contexts.len(),
     };

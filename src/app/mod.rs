@@ -8,6 +8,7 @@ pub mod jobs;
 pub mod journal_view;
 pub mod logs;
 pub mod model;
+pub mod pacing;
 pub mod probes;
 pub mod run;
 pub mod settings;

@@ -1,9 +1,9 @@
 //! The interactive loop: terminal in, messages through `update`, one draw per batch.
 //!
-//! Redraws happen only when the model is dirty, at most every `FRAME` (≈30 fps), except that a
-//! keystroke draws at once. A 1 Hz tick moves ages and the STALE clock.
+//! Redraws happen only when the model is dirty, paced by `pacing::Pacer`: a keystroke at once,
+//! new data at most ten times a second. A 1 Hz tick moves ages and the STALE clock.
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind, KeyModifiers};
 use futures::StreamExt;
@@ -13,17 +13,12 @@ use tokio::sync::mpsc;
 use super::effects::Effects;
 use super::jobs::{ActionEnv, default_driver_config};
 use super::model::{Model, Msg, Scope};
+use super::pacing::{CHANNEL_CAPACITY, MAX_BATCH, Pacer, TICK};
 use super::settings::FlagOverrides;
 use super::update::update;
 use crate::config::LoadedConfig;
 use crate::keymap::{Key, KeyCode};
 use crate::kube::client::connect;
-
-const FRAME: Duration = Duration::from_millis(33);
-const TICK: Duration = Duration::from_secs(1);
-/// Messages handled per batch before drawing, so a flood of deltas cannot starve the screen.
-const MAX_BATCH: usize = 4096;
-const CHANNEL_CAPACITY: usize = 8192;
 
 /// Draws the model into a frame; the flag is `no_color`.
 pub type Draw = fn(&Model, bool, &mut ratatui::Frame);
@@ -200,19 +195,16 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     });
     model.refresh_views();
 
-    let mut last_draw: Option<Instant> = None;
-    let mut urgent = true;
+    let mut pacer = Pacer::new();
     let result = loop {
-        let due = last_draw.is_none_or(|at| at.elapsed() >= FRAME);
-        if model.dirty && (urgent || due) {
+        if model.dirty && pacer.due(Instant::now()) {
             model.refresh_views();
             let draw = options.draw;
             if let Err(e) = terminal.draw(|frame| draw(&model, options.no_color, frame)) {
                 break Err(format!("cannot draw: {e}"));
             }
             model.dirty = false;
-            urgent = false;
-            last_draw = Some(Instant::now());
+            pacer.drawn(Instant::now());
         }
         if model.quit {
             break Ok(());
@@ -222,12 +214,11 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
                 break Err(e);
             }
             model.dirty = true;
-            urgent = true;
+            pacer.redraw_now();
             continue;
         }
         let first = if model.dirty {
-            let wait = last_draw.map_or(Duration::ZERO, |at| FRAME.saturating_sub(at.elapsed()));
-            match tokio::time::timeout(wait, rx.recv()).await {
+            match tokio::time::timeout(pacer.wait(Instant::now()), rx.recv()).await {
                 Ok(msg) => msg,
                 Err(_) => continue,
             }
@@ -237,10 +228,11 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
         let Some(first) = first else {
             break Err("input closed".to_owned());
         };
+        let was_empty = model.fleet.is_empty();
         let mut next = Some(first);
         let mut handled = 0;
         while let Some(msg) = next {
-            urgent |= matches!(msg, Msg::Key(_) | Msg::Resize { .. });
+            pacer.handled(&msg);
             for cmd in update(&mut model, msg) {
                 effects.run(cmd);
             }
@@ -250,6 +242,9 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
             } else {
                 None
             };
+        }
+        if was_empty && !model.fleet.is_empty() {
+            pacer.first_rows();
         }
     };
     input.abort();
