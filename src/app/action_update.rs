@@ -63,9 +63,22 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     if clusters.len() > 1 {
         // Waves per cluster and one confirmation naming every cluster are not built in the
         // console yet: refuse before any request, naming the clusters.
+        let across = if kind == ActionKind::Rollout {
+            format!(
+                "; to roll out in every cluster with one confirmation: sei-console {} rollout \
+                 NODE... --image IMAGE --across-clusters",
+                clusters
+                    .iter()
+                    .map(|c| format!("--context {c}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        } else {
+            String::new()
+        };
         let text = format!(
             "the marked nodes are in {} clusters ({}): an action goes to one cluster; mark the \
-             nodes of one cluster (ctx:NAME filters the table)",
+             nodes of one cluster (ctx:NAME filters the table){across}",
             clusters.len(),
             clusters.join(", ")
         );

@@ -295,6 +295,14 @@ fn marked_nodes_of_two_clusters_are_refused_naming_both() {
         "{}",
         flash.text
     );
+    assert!(
+        flash.text.ends_with(
+            "sei-console --context arctic-1 --context pacific-1 rollout NODE... --image IMAGE \
+             --across-clusters"
+        ),
+        "{}",
+        flash.text
+    );
 }
 
 #[test]
