@@ -17,7 +17,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sei_console::app::effects::Effects;
 use sei_console::app::model::{Model, Msg, Scope};
-use sei_console::app::pacing::{CHANNEL_CAPACITY, MAX_BATCH, Pacer, TICK};
+use sei_console::app::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, more, next};
 use sei_console::app::update::update;
 use sei_console::fleet::FleetDelta;
 use sei_console::fleet::store::Delta;
@@ -47,6 +47,8 @@ struct Console {
     model: Model,
     effects: Effects,
     rx: mpsc::Receiver<Msg>,
+    /// The operator's input: nobody types here, so it is closed from the start.
+    input: mpsc::Receiver<Msg>,
     terminal: Terminal<TestBackend>,
     theme: Theme,
     pacer: Pacer,
@@ -113,28 +115,20 @@ impl Console {
                 self.draw();
                 continue;
             }
-            let wait = if self.model.dirty {
-                self.pacer.wait(now)
-            } else {
-                until - now
-            };
-            let first = match tokio::time::timeout(wait, self.rx.recv()).await {
-                Ok(Some(msg)) => msg,
-                Ok(None) => return false,
-                Err(_) => continue,
+            let waiting = next(&self.pacer, self.model.dirty, &mut self.input, &mut self.rx);
+            let first = match tokio::time::timeout(until - now, waiting).await {
+                Ok(Next::Handle(msg)) => msg,
+                Ok(Next::Closed) => return false,
+                Ok(Next::Draw) | Err(_) => continue,
             };
             let was_empty = self.model.fleet.is_empty();
-            let mut next = Some(first);
+            let mut msg = Some(first);
             let mut handled = 0;
-            while let Some(msg) = next {
-                self.pacer.handled(&msg);
-                self.handle(msg);
+            while let Some(current) = msg {
+                self.pacer.handled(&current);
+                self.handle(current);
                 handled += 1;
-                next = if handled < MAX_BATCH {
-                    self.rx.try_recv().ok()
-                } else {
-                    None
-                };
+                msg = more(handled, &mut self.input, &mut self.rx);
             }
             if was_empty && !self.model.fleet.is_empty() {
                 self.pacer.first_rows();
@@ -208,6 +202,7 @@ async fn run(kubeconfig: PathBuf, updates: usize, idle: Duration, contexts: Vec<
         model,
         effects,
         rx,
+        input: mpsc::channel(1).1,
         terminal,
         theme: Theme::dark(),
         pacer: Pacer::new(),

@@ -1,11 +1,16 @@
 //! When the loop draws a dirty model: a keystroke or a resize at once, the first rows of an empty
-//! table at once, any other change (watch updates, ticks) at most once per [`DATA_FRAME`].
+//! table at once, any other change (watch updates, ticks) at most once per [`DATA_FRAME`]. And
+//! when it reads: the operator's input at any time, other messages not while a dirty model waits
+//! for its frame (they wait in their channel), so a fleet in churn wakes the loop about twice a
+//! frame instead of once per update.
 //!
 //! Ten frames a second is as fast as anyone reads a changing table (k9s refreshes every two
 //! seconds), and a fleet in churn sends far more updates than that: every frame drawn costs
 //! the same whatever the number of updates it shows, so the frame rate, not the update rate,
 //! sets the console's CPU while a fleet rolls.
 use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc::Receiver;
 
 use super::model::Msg;
 
@@ -77,10 +82,110 @@ impl Pacer {
     }
 }
 
+/// What the loop does next.
+#[derive(Debug)]
+pub enum Next {
+    Handle(Msg),
+    /// The dirty model's frame is due.
+    Draw,
+    /// Every sender is gone.
+    Closed,
+}
+
+/// Waits for what the loop does next: a message of the operator's `input` (keys, resizes) at
+/// any time; while the model is dirty, its frame (other messages wait in `rest`); else the
+/// next message of either.
+pub async fn next(
+    pacer: &Pacer,
+    dirty: bool,
+    input: &mut Receiver<Msg>,
+    rest: &mut Receiver<Msg>,
+) -> Next {
+    if dirty {
+        let wait = pacer.wait(Instant::now());
+        tokio::select! {
+            biased;
+            Some(msg) = input.recv() => Next::Handle(msg),
+            () = tokio::time::sleep(wait) => Next::Draw,
+        }
+    } else {
+        tokio::select! {
+            biased;
+            Some(msg) = input.recv() => Next::Handle(msg),
+            msg = rest.recv() => msg.map_or(Next::Closed, Next::Handle),
+        }
+    }
+}
+
+/// The next message of the batch being handled, input first, none past [`MAX_BATCH`] others.
+pub fn more(handled: usize, input: &mut Receiver<Msg>, rest: &mut Receiver<Msg>) -> Option<Msg> {
+    input.try_recv().ok().or_else(|| {
+        (handled < MAX_BATCH)
+            .then(|| rest.try_recv().ok())
+            .flatten()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::keymap::{Key, KeyCode};
+
+    fn key(c: char) -> Msg {
+        Msg::Key(Key::plain(KeyCode::Char(c)))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_dirty_model_reads_keys_at_once_and_other_messages_after_its_frame() {
+        let (input_tx, mut input) = tokio::sync::mpsc::channel(8);
+        let (rest_tx, mut rest) = tokio::sync::mpsc::channel(8);
+        let mut pacer = Pacer::new();
+        pacer.drawn(Instant::now());
+        rest_tx
+            .send(Msg::Tick(jiff::Timestamp::UNIX_EPOCH))
+            .await
+            .expect("sent");
+        // Dirty: the waiting tick is left alone until the frame is due.
+        assert!(matches!(
+            next(&pacer, true, &mut input, &mut rest).await,
+            Next::Draw
+        ));
+        input_tx.send(key('j')).await.expect("sent");
+        assert!(matches!(
+            next(&pacer, true, &mut input, &mut rest).await,
+            Next::Handle(Msg::Key(_))
+        ));
+        // Clean: the tick is read; a batch takes input first.
+        input_tx.send(key('k')).await.expect("sent");
+        rest_tx
+            .send(Msg::Tick(jiff::Timestamp::UNIX_EPOCH))
+            .await
+            .expect("sent");
+        assert!(matches!(
+            next(&pacer, false, &mut input, &mut rest).await,
+            Next::Handle(Msg::Key(_))
+        ));
+        assert!(matches!(more(1, &mut input, &mut rest), Some(Msg::Tick(_))));
+        assert!(matches!(more(1, &mut input, &mut rest), Some(Msg::Tick(_))));
+        assert!(more(1, &mut input, &mut rest).is_none());
+        rest_tx
+            .send(Msg::Tick(jiff::Timestamp::UNIX_EPOCH))
+            .await
+            .expect("sent");
+        assert!(
+            more(MAX_BATCH, &mut input, &mut rest).is_none(),
+            "the batch is full"
+        );
+        drop((input_tx, rest_tx));
+        assert!(matches!(
+            next(&pacer, false, &mut input, &mut rest).await,
+            Next::Handle(_)
+        ));
+        assert!(matches!(
+            next(&pacer, false, &mut input, &mut rest).await,
+            Next::Closed
+        ));
+    }
 
     #[test]
     fn data_waits_for_its_frame_and_a_key_or_the_first_rows_do_not() {

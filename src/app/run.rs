@@ -13,12 +13,15 @@ use tokio::sync::mpsc;
 use super::effects::Effects;
 use super::jobs::{ActionEnv, default_driver_config};
 use super::model::{Model, Msg, Scope};
-use super::pacing::{CHANNEL_CAPACITY, MAX_BATCH, Pacer, TICK};
+use super::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, more, next};
 use super::settings::FlagOverrides;
 use super::update::update;
 use crate::config::LoadedConfig;
 use crate::keymap::{Key, KeyCode};
 use crate::kube::client::connect;
+
+/// Keys and resizes waiting to be read (the loop reads them as they come).
+const INPUT_CAPACITY: usize = 256;
 
 /// Draws the model into a frame; the flag is `no_color`.
 pub type Draw = fn(&Model, bool, &mut ratatui::Frame);
@@ -184,7 +187,10 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     if let Ok(size) = terminal.size() {
         model.size = (size.width, size.height);
     }
-    let input = tokio::spawn(read_terminal(tx.clone()));
+    // The operator's input has a channel of its own: it is read at once, even while other
+    // messages wait for the next frame.
+    let (input_tx, mut input_rx) = mpsc::channel(INPUT_CAPACITY);
+    let input = tokio::spawn(read_terminal(input_tx));
     let ticker = tokio::spawn(tick(tx.clone()));
     drop(tx);
     for cmd in model.init() {
@@ -217,31 +223,21 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
             pacer.redraw_now();
             continue;
         }
-        let first = if model.dirty {
-            match tokio::time::timeout(pacer.wait(Instant::now()), rx.recv()).await {
-                Ok(msg) => msg,
-                Err(_) => continue,
-            }
-        } else {
-            rx.recv().await
-        };
-        let Some(first) = first else {
-            break Err("input closed".to_owned());
+        let first = match next(&pacer, model.dirty, &mut input_rx, &mut rx).await {
+            Next::Handle(msg) => msg,
+            Next::Draw => continue,
+            Next::Closed => break Err("input closed".to_owned()),
         };
         let was_empty = model.fleet.is_empty();
-        let mut next = Some(first);
+        let mut msg = Some(first);
         let mut handled = 0;
-        while let Some(msg) = next {
-            pacer.handled(&msg);
-            for cmd in update(&mut model, msg) {
+        while let Some(current) = msg {
+            pacer.handled(&current);
+            for cmd in update(&mut model, current) {
                 effects.run(cmd);
             }
             handled += 1;
-            next = if handled < MAX_BATCH {
-                rx.try_recv().ok()
-            } else {
-                None
-            };
+            msg = more(handled, &mut input_rx, &mut rx);
         }
         if was_empty && !model.fleet.is_empty() {
             pacer.first_rows();
