@@ -82,8 +82,10 @@ impl Pacer {
     }
 }
 
-/// What the loop does next.
+/// What the loop does next. Returned and matched at once, never stored, so the message travels
+/// unboxed as it came out of its channel.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum Next {
     Handle(Msg),
     /// The dirty model's frame is due.
