@@ -17,7 +17,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sei_console::app::effects::Effects;
 use sei_console::app::model::{Model, Msg, Scope};
-use sei_console::app::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, more, next};
+use sei_console::app::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, handle_batch, next};
 use sei_console::app::update::update;
 use sei_console::fleet::FleetDelta;
 use sei_console::fleet::store::Delta;
@@ -82,23 +82,34 @@ impl Console {
         }
     }
 
-    fn handle(&mut self, msg: Msg) {
-        if let Msg::Delta {
-            epoch,
-            delta: FleetDelta::Node(delta),
-        } = &msg
-        {
-            match delta {
-                Delta::RelistDone => {
-                    self.seen.listed.insert(*epoch);
+    /// Handles `first` and what waits behind it as the app loop does, counting what it saw.
+    fn handle_batch(&mut self, first: Option<Msg>) {
+        let (seen, effects) = (&mut self.seen, &mut self.effects);
+        handle_batch(
+            &mut self.model,
+            &mut self.pacer,
+            first,
+            &mut self.input,
+            &mut self.rx,
+            |model, msg| {
+                if let Msg::Delta {
+                    epoch,
+                    delta: FleetDelta::Node(delta),
+                } = &msg
+                {
+                    match delta {
+                        Delta::RelistDone => {
+                            seen.listed.insert(*epoch);
+                        }
+                        Delta::Applied(_) => seen.updates += 1,
+                        _ => {}
+                    }
                 }
-                Delta::Applied(_) => self.seen.updates += 1,
-                _ => {}
-            }
-        }
-        for cmd in update(&mut self.model, msg) {
-            self.effects.run(cmd);
-        }
+                for cmd in update(model, msg) {
+                    effects.run(cmd);
+                }
+            },
+        );
     }
 
     /// Runs the app loop until `done` holds (true) or `until` passes (false).
@@ -112,27 +123,24 @@ impl Console {
                 return false;
             }
             if self.model.dirty && self.pacer.due(now) {
+                self.handle_batch(None);
                 self.draw();
                 continue;
             }
-            let waiting = next(&self.pacer, self.model.dirty, &mut self.input, &mut self.rx);
+            let held = !self.model.fleet.is_empty();
+            let waiting = next(
+                &self.pacer,
+                self.model.dirty,
+                held,
+                &mut self.input,
+                &mut self.rx,
+            );
             let first = match tokio::time::timeout(until - now, waiting).await {
                 Ok(Next::Handle(msg)) => msg,
                 Ok(Next::Closed) => return false,
                 Ok(Next::Draw) | Err(_) => continue,
             };
-            let was_empty = self.model.fleet.is_empty();
-            let mut msg = Some(first);
-            let mut handled = 0;
-            while let Some(current) = msg {
-                self.pacer.handled(&current);
-                self.handle(current);
-                handled += 1;
-                msg = more(handled, &mut self.input, &mut self.rx);
-            }
-            if was_empty && !self.model.fleet.is_empty() {
-                self.pacer.first_rows();
-            }
+            self.handle_batch(Some(first));
         }
     }
 }

@@ -66,19 +66,8 @@ pub struct KubectlWatch {
 
 impl KubectlWatch {
     pub fn start(kubectl: &Path, kubeconfig: &Path, context: &str) -> Result<KubectlWatch, String> {
-        let mut process = bound_to_us(kubectl)
-            .arg("--kubeconfig")
-            .arg(kubeconfig)
-            .args([
-                "--context",
-                context,
-                "get",
-                "seinodes",
-                "-A",
-                "-w",
-                "-o",
-                "json",
-            ])
+        let mut process = kubectl_in(kubectl, kubeconfig, context)
+            .args(["get", "seinodes", "-A", "-w", "-o", "json"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -135,12 +124,8 @@ pub fn raw_list_secs(kubectl: &Path, kubeconfig: &Path, contexts: &[&str]) -> Re
     let started = std::time::Instant::now();
     let mut children = Vec::new();
     for context in contexts {
-        let child = bound_to_us(kubectl)
-            .arg("--kubeconfig")
-            .arg(kubeconfig)
+        let child = kubectl_in(kubectl, kubeconfig, context)
             .args([
-                "--context",
-                context,
                 "get",
                 "--raw",
                 "/apis/sei.io/v1alpha1/seinodes?resourceVersion=0",
@@ -158,4 +143,14 @@ pub fn raw_list_secs(kubectl: &Path, kubeconfig: &Path, contexts: &[&str]) -> Re
         }
     }
     Ok(started.elapsed().as_secs_f64())
+}
+
+/// The control planes' kubectl on `context`, bound to the bench's life.
+fn kubectl_in(kubectl: &Path, kubeconfig: &Path, context: &str) -> Command {
+    let mut command = bound_to_us(kubectl);
+    command
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(["--context", context]);
+    command
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::Receiver;
 
-use super::model::Msg;
+use super::model::{Model, Msg};
 
 /// The least time between two frames that only show new data.
 pub const DATA_FRAME: Duration = Duration::from_millis(100);
@@ -95,32 +95,63 @@ pub enum Next {
 }
 
 /// Waits for what the loop does next: a message of the operator's `input` (keys, resizes) at
-/// any time; while the model is dirty, its frame (other messages wait in `rest`); else the
-/// next message of either.
+/// any time; while the model is dirty, its frame, and meanwhile other messages too unless they
+/// are `held` (they wait in `rest` and are handled just before the frame); a clean model waits
+/// for the next message of either.
 pub async fn next(
     pacer: &Pacer,
     dirty: bool,
+    held: bool,
     input: &mut Receiver<Msg>,
     rest: &mut Receiver<Msg>,
 ) -> Next {
-    if dirty {
-        let wait = pacer.wait(Instant::now());
-        tokio::select! {
+    let wait = pacer.wait(Instant::now());
+    match (dirty, held) {
+        (true, true) => tokio::select! {
             biased;
             Some(msg) = input.recv() => Next::Handle(msg),
             () = tokio::time::sleep(wait) => Next::Draw,
-        }
-    } else {
-        tokio::select! {
+        },
+        (true, false) => tokio::select! {
+            biased;
+            Some(msg) = input.recv() => Next::Handle(msg),
+            () = tokio::time::sleep(wait) => Next::Draw,
+            msg = rest.recv() => msg.map_or(Next::Closed, Next::Handle),
+        },
+        (false, _) => tokio::select! {
             biased;
             Some(msg) = input.recv() => Next::Handle(msg),
             msg = rest.recv() => msg.map_or(Next::Closed, Next::Handle),
-        }
+        },
+    }
+}
+
+/// Handles `first` (if any) and every message waiting behind it with `handle`, input first and
+/// at most [`MAX_BATCH`] others, noting keys and an empty table's first rows for the next frame.
+pub fn handle_batch(
+    model: &mut Model,
+    pacer: &mut Pacer,
+    first: Option<Msg>,
+    input: &mut Receiver<Msg>,
+    rest: &mut Receiver<Msg>,
+    mut handle: impl FnMut(&mut Model, Msg),
+) {
+    let was_empty = model.fleet.is_empty();
+    let mut handled = 0;
+    let mut msg = first.or_else(|| more(0, input, rest));
+    while let Some(current) = msg {
+        pacer.handled(&current);
+        handle(model, current);
+        handled += 1;
+        msg = more(handled, input, rest);
+    }
+    if was_empty && !model.fleet.is_empty() {
+        pacer.first_rows();
     }
 }
 
 /// The next message of the batch being handled, input first, none past [`MAX_BATCH`] others.
-pub fn more(handled: usize, input: &mut Receiver<Msg>, rest: &mut Receiver<Msg>) -> Option<Msg> {
+fn more(handled: usize, input: &mut Receiver<Msg>, rest: &mut Receiver<Msg>) -> Option<Msg> {
     input.try_recv().ok().or_else(|| {
         (handled < MAX_BATCH)
             .then(|| rest.try_recv().ok())
@@ -149,12 +180,21 @@ mod tests {
             .expect("sent");
         // Dirty: the waiting tick is left alone until the frame is due.
         assert!(matches!(
-            next(&pacer, true, &mut input, &mut rest).await,
+            next(&pacer, true, true, &mut input, &mut rest).await,
             Next::Draw
         ));
+        // Not held (an empty table waits for its first rows): the tick is read at once.
+        assert!(matches!(
+            next(&pacer, true, false, &mut input, &mut rest).await,
+            Next::Handle(Msg::Tick(_))
+        ));
+        rest_tx
+            .send(Msg::Tick(jiff::Timestamp::UNIX_EPOCH))
+            .await
+            .expect("sent");
         input_tx.send(key('j')).await.expect("sent");
         assert!(matches!(
-            next(&pacer, true, &mut input, &mut rest).await,
+            next(&pacer, true, true, &mut input, &mut rest).await,
             Next::Handle(Msg::Key(_))
         ));
         // Clean: the tick is read; a batch takes input first.
@@ -164,7 +204,7 @@ mod tests {
             .await
             .expect("sent");
         assert!(matches!(
-            next(&pacer, false, &mut input, &mut rest).await,
+            next(&pacer, false, true, &mut input, &mut rest).await,
             Next::Handle(Msg::Key(_))
         ));
         assert!(matches!(more(1, &mut input, &mut rest), Some(Msg::Tick(_))));
@@ -180,11 +220,11 @@ mod tests {
         );
         drop((input_tx, rest_tx));
         assert!(matches!(
-            next(&pacer, false, &mut input, &mut rest).await,
+            next(&pacer, false, true, &mut input, &mut rest).await,
             Next::Handle(_)
         ));
         assert!(matches!(
-            next(&pacer, false, &mut input, &mut rest).await,
+            next(&pacer, false, true, &mut input, &mut rest).await,
             Next::Closed
         ));
     }

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use super::effects::Effects;
 use super::jobs::{ActionEnv, default_driver_config};
 use super::model::{Model, Msg, Scope};
-use super::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, more, next};
+use super::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, handle_batch, next};
 use super::settings::FlagOverrides;
 use super::update::update;
 use crate::config::LoadedConfig;
@@ -204,6 +204,19 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     let mut pacer = Pacer::new();
     let result = loop {
         if model.dirty && pacer.due(Instant::now()) {
+            // What waited for this frame is shown in it.
+            handle_batch(
+                &mut model,
+                &mut pacer,
+                None,
+                &mut input_rx,
+                &mut rx,
+                |model, msg| {
+                    for cmd in update(model, msg) {
+                        effects.run(cmd);
+                    }
+                },
+            );
             model.refresh_views();
             let draw = options.draw;
             if let Err(e) = terminal.draw(|frame| draw(&model, options.no_color, frame)) {
@@ -223,25 +236,25 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
             pacer.redraw_now();
             continue;
         }
-        let first = match next(&pacer, model.dirty, &mut input_rx, &mut rx).await {
+        // Until the table has rows, nothing waits for a frame.
+        let held = !model.fleet.is_empty();
+        let first = match next(&pacer, model.dirty, held, &mut input_rx, &mut rx).await {
             Next::Handle(msg) => msg,
             Next::Draw => continue,
             Next::Closed => break Err("input closed".to_owned()),
         };
-        let was_empty = model.fleet.is_empty();
-        let mut msg = Some(first);
-        let mut handled = 0;
-        while let Some(current) = msg {
-            pacer.handled(&current);
-            for cmd in update(&mut model, current) {
-                effects.run(cmd);
-            }
-            handled += 1;
-            msg = more(handled, &mut input_rx, &mut rx);
-        }
-        if was_empty && !model.fleet.is_empty() {
-            pacer.first_rows();
-        }
+        handle_batch(
+            &mut model,
+            &mut pacer,
+            Some(first),
+            &mut input_rx,
+            &mut rx,
+            |model, msg| {
+                for cmd in update(model, msg) {
+                    effects.run(cmd);
+                }
+            },
+        );
     };
     input.abort();
     ticker.abort();
