@@ -17,7 +17,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sei_console::app::effects::Effects;
 use sei_console::app::model::{Model, Msg, Scope};
-use sei_console::app::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, handle_batch, next};
+use sei_console::app::pacing::{
+    CHANNEL_CAPACITY, Next, Pacer, TICK, handle_batch, holds_data, next,
+};
 use sei_console::app::update::update;
 use sei_console::fleet::FleetDelta;
 use sei_console::fleet::store::Delta;
@@ -127,7 +129,7 @@ impl Console {
                 self.draw();
                 continue;
             }
-            let held = !self.model.fleet.is_empty();
+            let held = holds_data(&self.model);
             let waiting = next(
                 &self.pacer,
                 self.model.dirty,

@@ -320,3 +320,28 @@ fn an_action_on_one_cluster_goes_to_that_cluster() {
     let request = super::action::validate(flow.kind, form).expect("valid");
     assert_eq!(request.context(), PACIFIC);
 }
+
+#[test]
+fn watch_updates_wait_for_a_frame_only_once_every_cluster_has_listed_its_nodes() {
+    let synced = two_cluster_model();
+    assert!(crate::app::pacing::holds_data(&synced));
+    let scope = Scope {
+        contexts: vec![ARCTIC.into(), PACIFIC.into()],
+        namespace: Some("sei".into()),
+    };
+    let mut model = Model::new(scope, sample::now(), None);
+    model.init();
+    assert!(!crate::app::pacing::holds_data(&model), "empty");
+    let epoch = epoch_of(&model, ARCTIC);
+    for delta in [
+        FleetDelta::Node(Delta::RelistStarted),
+        FleetDelta::Node(Delta::relist_item(sample::demo_fleet().0.remove(0))),
+        FleetDelta::Node(Delta::RelistDone),
+    ] {
+        update(&mut model, Msg::Delta { epoch, delta });
+    }
+    assert!(
+        !crate::app::pacing::holds_data(&model),
+        "rows, but pacific-1 has not listed yet"
+    );
+}

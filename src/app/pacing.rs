@@ -126,6 +126,14 @@ pub async fn next(
     }
 }
 
+/// Whether messages other than input wait for the next frame: only once every cluster's
+/// SeiNodes have been listed and the table has rows. Until then rows are taken as they come
+/// (the first ones are drawn at once, and several clusters listing at the same time fill the
+/// channel faster than one frame drains it).
+pub fn holds_data(model: &Model) -> bool {
+    model.fleet.nodes_synced() && !model.fleet.is_empty()
+}
+
 /// Handles `first` (if any) and every message waiting behind it with `handle`, input first and
 /// at most [`MAX_BATCH`] others, noting keys and an empty table's first rows for the next frame.
 pub fn handle_batch(

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use super::effects::Effects;
 use super::jobs::{ActionEnv, default_driver_config};
 use super::model::{Model, Msg, Scope};
-use super::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, handle_batch, next};
+use super::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, handle_batch, holds_data, next};
 use super::settings::FlagOverrides;
 use super::update::update;
 use crate::config::LoadedConfig;
@@ -236,8 +236,7 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
             pacer.redraw_now();
             continue;
         }
-        // Until the table has rows, nothing waits for a frame.
-        let held = !model.fleet.is_empty();
+        let held = holds_data(&model);
         let first = match next(&pacer, model.dirty, held, &mut input_rx, &mut rx).await {
             Next::Handle(msg) => msg,
             Next::Draw => continue,
