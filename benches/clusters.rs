@@ -22,7 +22,8 @@
 //! Cluster A grows from 3,000 to 9,000 to 10,000 nodes between the runs; B and C hold 3,000.
 //! Env: SEI_BENCH_NODES (default 10000; the others are 90% and 3 × 30% of it),
 //! SEI_BENCH_UPDATES (status patches per run, default 3000, split over the watched clusters),
-//! SEI_BENCH_IDLE_SECS (idle window, default 10).
+//! SEI_BENCH_IDLE_SECS (idle window, default 10), SEI_BENCH_WORKERS (the console's runtime
+//! worker threads; default the binary's, `cli::RUNTIME_WORKERS`).
 // CPU and RSS are read through libc (getrusage, sysconf), which is `unsafe` by nature.
 #![allow(unsafe_code)]
 

@@ -291,7 +291,13 @@ pub fn main(args: &[String]) -> i32 {
         eprintln!("UPDATES and IDLE_SECS are numbers");
         return 2;
     };
+    // SEI_BENCH_WORKERS: the runtime's worker threads (default: the binary's).
+    let workers = std::env::var("SEI_BENCH_WORKERS")
+        .ok()
+        .and_then(|w| w.parse::<usize>().ok())
+        .unwrap_or(sei_console::cli::RUNTIME_WORKERS);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
         .enable_all()
         .build()
     {

@@ -61,27 +61,24 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     let mut clusters: Vec<&str> = nodes.iter().map(|n| n.context.as_ref()).collect();
     clusters.dedup();
     if clusters.len() > 1 {
-        // Waves per cluster and one confirmation naming every cluster are not built in the
-        // console yet: refuse before any request, naming the clusters.
-        let across = if kind == ActionKind::Rollout {
-            format!(
-                "; to roll out in every cluster with one confirmation: sei-console {} rollout \
-                 NODE... --image IMAGE --across-clusters",
-                clusters
-                    .iter()
-                    .map(|c| format!("--context {c}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            )
-        } else {
-            String::new()
-        };
-        let text = format!(
-            "the marked nodes are in {} clusters ({}): an action goes to one cluster; mark the \
-             nodes of one cluster (ctx:NAME filters the table){across}",
+        // Waves per cluster and one confirmation naming every cluster are the command line's
+        // (`rollout --across-clusters`): refuse before any request, naming the clusters, in one
+        // footer line: what to do first, the long command last.
+        let marked = format!(
+            "marked nodes in {} clusters ({})",
             clusters.len(),
             clusters.join(", ")
         );
+        let text = if kind == ActionKind::Rollout {
+            let contexts: Vec<String> = clusters.iter().map(|c| format!("--context {c}")).collect();
+            format!(
+                "{marked}: act on one cluster (ctx:NAME filters), or run sei-console {} rollout \
+                 NODE... --image IMAGE --across-clusters",
+                contexts.join(" ")
+            )
+        } else {
+            format!("{marked}: an action goes to one cluster (ctx:NAME filters the table)")
+        };
         flash(model, text, true);
         return Vec::new();
     }

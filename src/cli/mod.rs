@@ -319,9 +319,17 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Worker threads of the process's runtime. The console's loop runs on the main thread (it
+/// blocks on the runtime) and every watch, probe and action is I/O-bound, so one worker does;
+/// each more gives the allocator another heap to leave half-used (measured with 10,000 watched
+/// SeiNodes: 81 MiB with one worker, 103 MiB with two, and 10% less CPU; BENCHMARKS.md). What
+/// blocks runs on the runtime's blocking pool.
+pub const RUNTIME_WORKERS: usize = 1;
+
 /// Runs the command on the process's one async runtime.
 fn run(cli: Cli) -> Result<ExitCode, CliError> {
     tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(RUNTIME_WORKERS)
         .enable_all()
         .build()
         .map_err(|e| CliError::Failed(format!("cannot start the async runtime: {e}")))?
