@@ -14,6 +14,7 @@ pub mod run;
 pub mod settings;
 pub mod update;
 pub mod viewer;
+mod watch_tasks;
 
 #[cfg(test)]
 mod command_tests;
