@@ -1,0 +1,369 @@
+//! Running a prepared rollout: wave after wave, each node under its Lease followed through
+//! every plan it needs to run the image, then the wave gate; the first failure halts the rest.
+use std::time::Instant;
+
+use super::{
+    GATE_POLL, MAX_PLANS_PER_ROLLOUT_NODE, NodeToRoll, RolloutInput, RolloutPrepared, refuse,
+};
+use crate::actions::event::ActionKind;
+use crate::actions::image_ref::ImageRef;
+use crate::actions::waves::{Gate, plan_waves, wave_gate};
+use crate::api::SeiNode;
+use crate::executor::driver::Persisted;
+use crate::fleet::console_actions;
+use crate::journal::Outcome;
+use crate::ops::follow::FollowEnd;
+use crate::ops::{Note, Ops, OpsError, Report, RunEnd};
+use crate::ports::{ClusterObject, ObjectKind};
+
+/// Rolls the prepared nodes in waves. Refuses (changing nothing) when `prepare` said it cannot
+/// start; blocked nodes are never touched and make the end a failure naming them.
+pub async fn run(
+    ops: &Ops<'_>,
+    prepared: &RolloutPrepared,
+    report: &dyn Report,
+) -> Result<RunEnd, OpsError> {
+    ops.refuse_if_read_only(
+        ActionKind::Rollout,
+        &prepared.names(),
+        &prepared.input.detail(),
+    )?;
+    refuse(ops, prepared)?;
+    // Already-rolled and blocked nodes were shown with the preview; they are not touched.
+    if prepared.nodes.is_empty() {
+        return Ok(RunEnd::done(format!(
+            "every node is already on {}",
+            prepared.input.image
+        )));
+    }
+    let end = roll_waves(ops, prepared, report).await?;
+    Ok(match prepared.blocked.first() {
+        Some(first) if end.ok => {
+            let skipped: Vec<&str> = prepared.blocked.iter().map(|b| b.node.as_str()).collect();
+            RunEnd::failed(
+                &first.node,
+                format!(
+                    "{}; skipped, nothing changed: {} (no plan can take them to the image)",
+                    end.message,
+                    skipped.join(", ")
+                ),
+            )
+        }
+        _ => end,
+    })
+}
+
+async fn roll_waves(
+    ops: &Ops<'_>,
+    prepared: &RolloutPrepared,
+    report: &dyn Report,
+) -> Result<RunEnd, OpsError> {
+    let input = &prepared.input;
+    let sizes = prepared.sizes;
+    let waves = plan_waves(&prepared.nodes, sizes.canary, sizes.batch);
+    if !input.wait && waves.len() > 1 {
+        report.note(&Note::NoWaitNoWaves);
+    }
+    let total = prepared.nodes.len();
+    let mut done = 0;
+    for (index, wave) in waves.iter().enumerate() {
+        report.note(&Note::Wave {
+            index: index + 1,
+            of: waves.len(),
+            nodes: wave.iter().map(|n| n.node.name().to_owned()).collect(),
+        });
+        // Every node's Lease first: a node another executor holds stops the rollout before
+        // this wave changes anything.
+        let mut leases = Vec::new();
+        for target in wave {
+            match ops.take_node_lease(target.node.name(), report).await {
+                Ok(lease) => leases.push(lease),
+                Err(err) => {
+                    for lease in leases {
+                        let _ = lease.release(ops.ports.cluster).await;
+                    }
+                    let name = target.node.name();
+                    let reason = err.to_string();
+                    let one = [name.to_owned()];
+                    let detail = input.detail();
+                    ops.journal(
+                        ActionKind::Rollout,
+                        &one,
+                        &detail,
+                        Outcome::Refused,
+                        Some(reason.clone()),
+                        report,
+                    );
+                    return Ok(halted(ops, name, &reason, total - done));
+                }
+            }
+        }
+        let deadline = Instant::now() + ops.settings.driver.deadline;
+        let results = futures::future::join_all(wave.iter().zip(leases).map(|(target, lease)| {
+            ops.under_lease(lease, roll_one(ops, target, input, deadline, report))
+        }))
+        .await;
+        let mut stop = None;
+        for (target, result) in wave.iter().zip(results) {
+            let failure = match result {
+                Ok(None) => None,
+                Ok(Some(reason)) => Some(reason),
+                Err(err) => Some(err.to_string()),
+            };
+            if let Some(reason) = failure {
+                stop.get_or_insert((target.node.name(), reason));
+            }
+        }
+        done += wave.len();
+        if let Some((name, reason)) = stop {
+            return Ok(halted(ops, name, &reason, total - done));
+        }
+    }
+    Ok(RunEnd::done(if input.wait {
+        "rollout complete"
+    } else {
+        "image pinned and plans persisted; not waiting (--no-wait)"
+    }))
+}
+
+fn halted(ops: &Ops<'_>, name: &str, reason: &str, left: usize) -> RunEnd {
+    RunEnd::failed(
+        name,
+        format!(
+            "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same command again to resume",
+            ops.namespace()
+        ),
+    )
+}
+
+/// One node of a wave, its Lease held: a plan already Active goes first (pinning under it
+/// would strand it: its pod is replaced before the new template, and `OnDelete` never rolls
+/// it); then the update plan is persisted, `spec.image` pinned (the console-action record on
+/// the node in the same patch), the Event and journal written, and (waiting) the node followed to the image and the gate. `Ok(Some(reason))`
+/// when the node failed (journaled).
+async fn roll_one(
+    ops: &Ops<'_>,
+    target: &NodeToRoll,
+    input: &RolloutInput,
+    deadline: Instant,
+    report: &dyn Report,
+) -> Result<Option<String>, OpsError> {
+    let kind = ActionKind::Rollout;
+    let detail = input.detail();
+    let image = input.image.to_string();
+    let name = target.node.name();
+    let one = [name.to_owned()];
+    let failed = |reason: String| {
+        ops.journal(
+            kind,
+            &one,
+            &detail,
+            Outcome::Failed,
+            Some(reason.clone()),
+            report,
+        );
+        Ok(Some(reason))
+    };
+    let mut followed_first = 0;
+    let plan_id = loop {
+        match persist_for_image(ops, name, &input.image, target.plan_id).await? {
+            Persisted::Built(plan) => {
+                // Read after the plan was persisted: the record appends to what is there now.
+                let stored = ops.read_node(name).await?;
+                let what = format!("image {} -> {image}", stored.spec.image);
+                let record =
+                    ops.action_record(kind, Some(&stored), &what, Some(plan.id.clone()), report);
+                pin_image(ops, name, &input.image, Some(&record)).await?;
+                let uid = stored.metadata.uid.as_deref().unwrap_or("");
+                ops.event(kind, name, uid, &what, report).await;
+                report.note(&Note::PlanPersisted {
+                    node: name.to_owned(),
+                    plan_id: plan.id.clone(),
+                });
+                break Some(plan.id);
+            }
+            Persisted::Resumed(plan) => {
+                report.note(&Note::PlanAlreadyActive {
+                    node: name.to_owned(),
+                    plan_id: plan.id.clone(),
+                });
+                if !input.wait {
+                    return failed(format!(
+                        "plan {} is Active: the image is pinned after it ends (run without --no-wait to follow it first, or again once it ended)",
+                        plan.id
+                    ));
+                }
+                followed_first += 1;
+                if followed_first > MAX_PLANS_PER_ROLLOUT_NODE {
+                    return failed(format!(
+                        "plan {} is still Active after {MAX_PLANS_PER_ROLLOUT_NODE} plans followed first",
+                        plan.id
+                    ));
+                }
+                match ops.follow(name, &plan.id, report).await {
+                    Ok(FollowEnd::Completed) => {}
+                    Ok(other) => return failed(other.to_string()),
+                    Err(err) => return failed(err.to_string()),
+                }
+            }
+            // The plan followed first took the node to the image (a rerun after a crash).
+            Persisted::None(_) if on_image(&ops.read_node(name).await?, &image) => {
+                pin_image(ops, name, &input.image, None).await?;
+                break None;
+            }
+            Persisted::None(reason) => {
+                // Not on the image and nothing will take it there: this wave failed.
+                return failed(format!("no plan: {reason}"));
+            }
+        }
+    };
+    ops.journal(kind, &one, &detail, Outcome::Started, None, report);
+    if !input.wait {
+        return Ok(None);
+    }
+    let followed = match plan_id {
+        Some(plan_id) => follow_to_image(ops, name, &image, plan_id, report).await,
+        None => Ok(None),
+    };
+    let failure = match followed {
+        Ok(None) => await_gate(ops, name, &image, deadline).await,
+        other => other,
+    };
+    let failure = match failure {
+        Ok(failure) => failure,
+        Err(err) => Some(err.to_string()),
+    };
+    match failure {
+        None => {
+            ops.journal(kind, &one, &detail, Outcome::Succeeded, None, report);
+            Ok(None)
+        }
+        Some(reason) => failed(reason),
+    }
+}
+
+fn on_image(node: &SeiNode, image: &str) -> bool {
+    node.status
+        .as_ref()
+        .is_some_and(|s| s.current_image() == image)
+}
+
+/// Persists the update plan the node needs once `spec.image` is `image` (planned on the
+/// stored node with the image set in memory, the previewed ID), or returns the plan found
+/// Active. Written before the pin, so a controller reconciling the pinned node finds this
+/// plan Active and runs it rather than building its own.
+async fn persist_for_image(
+    ops: &Ops<'_>,
+    node: &str,
+    image: &ImageRef,
+    plan_id: uuid::Uuid,
+) -> Result<Persisted, OpsError> {
+    let namespace = ops.namespace();
+    let image = image.to_string();
+    ops.driver()
+        .persist_for_spec(
+            namespace,
+            node,
+            &ops.settings.platform.images.sidecar,
+            Some(plan_id),
+            |node| node.spec.image.clone_from(&image),
+        )
+        .await
+        .map_err(|e| OpsError::Step(format!("{namespace}/{node}: {e}")))
+}
+
+/// Patches `spec.image`, with the node's console-action record (`record`) in the same patch.
+async fn pin_image(
+    ops: &Ops<'_>,
+    node: &str,
+    image: &ImageRef,
+    record: Option<&str>,
+) -> Result<(), OpsError> {
+    let mut patch = serde_json::json!({"spec": {"image": image.to_string()}});
+    if let Some(record) = record {
+        console_actions::add_to_patch(&mut patch, record);
+    }
+    ops.ports
+        .cluster
+        .patch_seinode(ops.namespace(), node, &patch)
+        .await
+        .map_err(OpsError::cluster(format!("patching spec.image of {node}")))?;
+    Ok(())
+}
+
+/// Follows `name`'s update plan, then any plan its completion still leaves the node needing
+/// to run `image` (the controller's next reconcile builds it; with no controller live the
+/// console is that reconcile and persists and follows it itself, a bounded number, so a
+/// planner that keeps building plans cannot loop). `Ok(Some(reason))` when the node failed.
+async fn follow_to_image(
+    ops: &Ops<'_>,
+    name: &str,
+    image: &str,
+    first_plan: String,
+    report: &dyn Report,
+) -> Result<Option<String>, OpsError> {
+    let namespace = ops.namespace();
+    let mut plan_id = first_plan;
+    for _ in 0..MAX_PLANS_PER_ROLLOUT_NODE {
+        match ops.follow(name, &plan_id, report).await? {
+            FollowEnd::Completed => {}
+            other => return Ok(Some(other.to_string())),
+        }
+        if on_image(&ops.read_node(name).await?, image) || !ops.executor_choice().await?.embedded {
+            break;
+        }
+        match ops
+            .driver()
+            .persist(namespace, name, &ops.settings.platform.images.sidecar)
+            .await
+        {
+            Ok(Persisted::Built(plan)) => {
+                report.note(&Note::PlanPersisted {
+                    node: name.to_owned(),
+                    plan_id: plan.id.clone(),
+                });
+                plan_id = plan.id;
+            }
+            Ok(Persisted::Resumed(plan)) => plan_id = plan.id,
+            Ok(Persisted::None(_)) => break,
+            Err(e) => return Err(OpsError::Step(format!("{namespace}/{name}: {e}"))),
+        }
+    }
+    Ok(None)
+}
+
+/// Waits until the node runs the image and its pod is Ready (the wave gate after a Complete
+/// plan), polling until `deadline`. `Ok(Some(reason))` when the deadline passed first.
+async fn await_gate(
+    ops: &Ops<'_>,
+    name: &str,
+    image: &str,
+    deadline: Instant,
+) -> Result<Option<String>, OpsError> {
+    let namespace = ops.namespace();
+    let pod_name = format!("{name}-0");
+    loop {
+        let node = ops.read_node(name).await?;
+        let pod = ops
+            .ports
+            .cluster
+            .get(ObjectKind::Pod, namespace, &pod_name)
+            .await
+            .map_err(OpsError::cluster(format!("{namespace}/{pod_name}")))?;
+        let pod = match &pod {
+            Some(ClusterObject::Pod(pod)) => Some(pod),
+            _ => None,
+        };
+        match wave_gate(&node, pod, image) {
+            Gate::Passed => return Ok(None),
+            Gate::Waiting(why) if Instant::now() >= deadline => {
+                let warnings = crate::ops::waiting::warnings(ops, name, None).await;
+                return Ok(Some(format!(
+                    "plan complete but {why} at the deadline{}",
+                    crate::ops::waiting::because(&warnings)
+                )));
+            }
+            Gate::Waiting(_) => tokio::time::sleep(GATE_POLL).await,
+        }
+    }
+}
