@@ -4,6 +4,7 @@ pub mod action;
 pub mod action_update;
 pub mod command;
 pub mod effects;
+mod health;
 pub mod jobs;
 pub mod journal_view;
 pub mod logs;
