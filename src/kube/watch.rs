@@ -8,10 +8,10 @@
 use std::time::Duration;
 
 use futures::StreamExt;
+use kube::Resource;
 use kube::api::Api;
 use kube::runtime::watcher;
 use kube::runtime::watcher::InitialListStrategy;
-use kube::{Resource, ResourceExt};
 use tokio::sync::mpsc;
 
 use super::lenient::{self, DisplayDecode, Lenient};
@@ -194,7 +194,9 @@ pub async fn run_watch<K, M>(
 /// Drops what the console never shows and what costs the most memory.
 fn slim<K: Resource>(mut delta: Delta<K>) -> Delta<K> {
     if let Delta::Applied(object) | Delta::RelistItem(object) = &mut delta {
-        object.managed_fields_mut().clear();
+        // Not `managed_fields_mut().clear()`: that turns an absent list (SeiNodes decoded for
+        // display never have one) into an empty one.
+        object.meta_mut().managed_fields = None;
         if let Some(annotations) = object.meta_mut().annotations.as_mut() {
             annotations.remove(crate::fleet::LAST_APPLIED_ANNOTATION);
         }
