@@ -1,10 +1,16 @@
-//! The layering of the top-level modules, checked on the source: every `crate::<module>` path in
-//! `src/**/*.rs` (comments and string literals left out) is an arrow from the file's top-level
-//! module to that one. Each arrow must be in [`ALLOWED`],
-//! [`ALLOWED`] may only point at modules listed before it, and the arrows form no cycle.
+//! The order of the top-level modules inside each crate, checked on the source: what the crate
+//! graph cannot say. Between crates the compiler refuses an upward import (a crate cannot name
+//! a crate it does not depend on, `tests/crate_graph.rs`); inside `sei-core` (say `fleet` and
+//! `planner`) or `sei-ops` only this table keeps the modules in order.
 //!
-//! Cross-module paths in this crate start at `crate::` (never `super::super::…` out of a module),
-//! so the `crate::` paths are every arrow between top-level modules.
+//! Every `crate::<module>` path in the crates' `src/**/*.rs` (comments and string literals left
+//! out) is an arrow from the file's top-level module to that one; each crate names the lower
+//! crates' modules by their own names at its root (`use sei_core::{api, …}`), so `crate::api`
+//! means the same module in every crate. Each arrow must be in [`ALLOWED`], [`ALLOWED`] may only
+//! point at modules listed before it, and the arrows form no cycle.
+//!
+//! Cross-module paths start at `crate::` (never `super::super::…` out of a module), so the
+//! `crate::` paths are every arrow between top-level modules.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -247,17 +253,23 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The arrows between top-level modules in `src`, each with a file that makes it.
-fn arrows(src: &Path) -> BTreeMap<(String, String), PathBuf> {
-    let modules: BTreeSet<String> = rust_files(src)
-        .iter()
-        .filter_map(|file| top_module(src, file))
-        .collect();
+/// The top-level modules of the crates' `src` dirs, each with the file that holds it.
+fn module_files(srcs: &[PathBuf]) -> Vec<(String, PathBuf)> {
+    srcs.iter()
+        .flat_map(|src| {
+            rust_files(src)
+                .into_iter()
+                .filter_map(|file| Some((top_module(src, &file)?, file)))
+        })
+        .collect()
+}
+
+/// The arrows between top-level modules in the crates' `src` dirs, each with a file that makes it.
+fn arrows(srcs: &[PathBuf]) -> BTreeMap<(String, String), PathBuf> {
+    let files = module_files(srcs);
+    let modules: BTreeSet<String> = files.iter().map(|(module, _)| module.clone()).collect();
     let mut arrows = BTreeMap::new();
-    for file in rust_files(src) {
-        let Some(from) = top_module(src, &file) else {
-            continue;
-        };
+    for (from, file) in files {
         let source = std::fs::read_to_string(&file).expect("source file");
         for to in crate_paths(&code_only(&source)) {
             if to != from && modules.contains(&to) {
@@ -310,8 +322,16 @@ fn find_cycle(graph: &Graph) -> Option<Vec<String>> {
         .find_map(|node| visit(node, graph, &mut done, &mut Vec::new()))
 }
 
-fn src_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// The `src` dirs of the workspace's crates: every crate names the modules of the crates below
+/// it by their own names (`use sei_core::{api, …}` at its root), so `crate::api` is one path in
+/// all of them.
+fn src_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    ["sei-core", "sei-ops", "sei-adapters", "sei-tui"]
+        .iter()
+        .map(|name| root.join("crates").join(name).join("src"))
+        .chain([root.join("src")])
+        .collect()
 }
 
 /// The arrows of `src` that neither table allows, as readable lines.
@@ -327,12 +347,12 @@ fn violations(arrows: &BTreeMap<(String, String), PathBuf>, allowed: &Graph) -> 
 
 #[test]
 fn every_arrow_between_top_level_modules_is_allowed() {
-    let src = src_dir();
-    let arrows = arrows(&src);
+    let srcs = src_dirs();
+    let arrows = arrows(&srcs);
     let allowed = table(ALLOWED);
-    let unplaced: Vec<String> = rust_files(&src)
-        .iter()
-        .filter_map(|file| top_module(&src, file))
+    let unplaced: Vec<String> = module_files(&srcs)
+        .into_iter()
+        .map(|(module, _)| module)
         .filter(|m| !allowed.contains_key(m))
         .collect::<BTreeSet<_>>()
         .into_iter()
@@ -364,7 +384,7 @@ fn the_allowed_table_points_only_at_modules_listed_above() {
 
 #[test]
 fn no_cycle_between_top_level_modules() {
-    let arrows = arrows(&src_dir());
+    let arrows = arrows(&src_dirs());
     let mut graph = Graph::new();
     for (from, to) in arrows.keys() {
         graph.entry(from.clone()).or_default().insert(to.clone());

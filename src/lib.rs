@@ -1,29 +1,17 @@
 //! sei-console: a terminal operations console for fleets of `SeiNode` resources.
 //!
-//! Layers depend downwards only (see ARCHITECTURE.md): from the pure core (`api`, `ports`,
-//! `planner`, `render`, `tasks`, `executor`, `fleet`) through `config`, `actions`, `ops` (today
-//! `operate`) and the adapters (`kube`, `sidecar`) up to `app`, `ui` and `cli`.
-//! `layering_tests` holds the table of allowed dependencies and checks the source against it.
-pub mod actions;
-pub mod api;
-pub mod app;
+//! The workspace's crates are its layers (see ARCHITECTURE.md), each depending on those below
+//! only: `sei-core` (pure: api, planner, render, fleet, …), `sei-ops` (ports, tasks, executor,
+//! actions, journal, the use cases), `sei-adapters` (kube, sidecar, p2p), `sei-tui` (app, ui) and
+//! this package, the commands (`cli`) and the one place that wires adapters into the use cases.
+//! The lower crates' modules are re-exported under their old paths (`sei_console::api`, …).
+//! `layering_tests` checks the order of the modules inside each crate.
 pub mod cli;
-pub mod config;
-pub mod executor;
-pub mod fleet;
-pub mod journal;
-pub mod keymap;
-pub mod kube;
-pub mod limits;
-pub mod ops;
-pub mod p2p;
-pub mod planner;
-pub mod platform;
-pub mod ports;
-pub mod render;
-pub mod sidecar;
-pub mod tasks;
-pub mod ui;
+
+pub use sei_adapters::{kube, p2p, sidecar};
+pub use sei_core::{api, config, fleet, keymap, limits, planner, platform, render};
+pub use sei_ops::{actions, executor, journal, ops, ports, tasks};
+pub use sei_tui::{app, ui};
 
 #[cfg(test)]
 mod layering_tests;

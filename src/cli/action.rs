@@ -52,7 +52,7 @@ pub struct ActionArgs {
     #[arg(short = 'o', long, value_enum, default_value_t = ActionOutput::Text)]
     pub output: ActionOutput,
     /// Who executes the plan (default: the config file's `executor`, else auto).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = super::choices::executor())]
     pub executor: Option<ExecutorMode>,
     /// The controller's app-config file; without it, the controller's ConfigMap is read.
     #[arg(long, value_name = "FILE", env = "SEI_CONSOLE_PLATFORM_CONFIG")]

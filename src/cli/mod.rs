@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub mod action;
 pub mod address;
+mod choices;
 pub mod describe;
 pub mod exec;
 mod fetch;
@@ -75,7 +76,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<std::path::PathBuf>,
     /// Colour theme of the console (default: the config file's `theme`, else dark; NO_COLOR forces plain).
-    #[arg(long, global = true, value_enum)]
+    #[arg(long, global = true, value_parser = choices::theme())]
     pub theme: Option<crate::config::ThemeName>,
 }
 

@@ -94,5 +94,6 @@ mod mode_tests;
 mod oracle_tests;
 #[cfg(test)]
 mod pinned_tests;
-#[cfg(test)]
-pub(crate) mod test_support;
+/// Nodes and contexts for the tests of this crate and of the crates above (`testing` feature).
+#[cfg(any(test, feature = "testing"))]
+pub mod test_support;

@@ -181,7 +181,9 @@ fn fleet_screen() -> Buffer {
 #[test]
 fn readme_picture_is_the_current_fleet_screen() {
     let picture = svg(&fleet_screen());
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(PICTURE);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(PICTURE);
     if std::env::var_os("SEI_CONSOLE_WRITE_PICTURE").is_some() {
         std::fs::write(&path, &picture).expect("write the picture");
     }

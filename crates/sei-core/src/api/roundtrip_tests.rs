@@ -6,19 +6,19 @@ use super::*;
 const SAMPLES: &[(&str, &str)] = &[
     (
         "pacific-1-full-node",
-        include_str!("../../assets/samples/pacific-1-full-node.yaml"),
+        include_str!("../../../../assets/samples/pacific-1-full-node.yaml"),
     ),
     (
         "pacific-1-shadow-replayer",
-        include_str!("../../assets/samples/pacific-1-shadow-replayer.yaml"),
+        include_str!("../../../../assets/samples/pacific-1-shadow-replayer.yaml"),
     ),
     (
         "pacific-1-snapshotter",
-        include_str!("../../assets/samples/pacific-1-snapshotter.yaml"),
+        include_str!("../../../../assets/samples/pacific-1-snapshotter.yaml"),
     ),
     (
         "pacific-1-state-syncer",
-        include_str!("../../assets/samples/pacific-1-state-syncer.yaml"),
+        include_str!("../../../../assets/samples/pacific-1-state-syncer.yaml"),
     ),
 ];
 

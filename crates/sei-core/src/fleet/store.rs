@@ -14,7 +14,13 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
-use kube::ResourceExt;
+use k8s_openapi::Metadata;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+/// Any Kubernetes object with standard metadata (what kube-rs's `Resource` is for these types,
+/// without kube-rs: the core has no Kubernetes client in its dependency tree).
+pub trait Object: Metadata<Ty = ObjectMeta> {}
+impl<K: Metadata<Ty = ObjectMeta>> Object for K {}
 
 /// Kubeconfig context, namespace and name of an object; the store's key and the selection key
 /// of the screens. The context is empty where only one cluster is read (`get` of one context,
@@ -47,8 +53,14 @@ impl ObjectKey {
     }
 
     /// Key of any namespaced Kubernetes object (no context).
-    pub fn of<K: kube::Resource>(object: &K) -> ObjectKey {
-        ObjectKey::new(object.namespace().unwrap_or_default(), object.name_any())
+    pub fn of<K: Object>(object: &K) -> ObjectKey {
+        let meta = object.metadata();
+        // kube-rs's `name_any`: the name, else the generateName.
+        let name = meta.name.clone().or_else(|| meta.generate_name.clone());
+        ObjectKey::new(
+            meta.namespace.clone().unwrap_or_default(),
+            name.unwrap_or_default(),
+        )
     }
 
     /// This key in `context` (the context's string is shared, not copied).
@@ -146,7 +158,7 @@ impl<K> Delta<K> {
     }
 }
 
-impl<K: kube::Resource> Store<K> {
+impl<K: Object> Store<K> {
     /// An empty store of the objects of `context`.
     pub fn in_context(context: &Arc<str>) -> Store<K> {
         Store {
@@ -234,11 +246,11 @@ impl<K: kube::Resource> Store<K> {
         if self.skipped.remove(&key).is_some() {
             self.bump();
         }
-        let version = object.meta().resource_version.as_deref();
+        let version = object.metadata().resource_version.as_deref();
         match self.objects.get_mut(&key) {
             Some(stored)
                 if version.is_some_and(|v| !v.is_empty())
-                    && stored.meta().resource_version.as_deref() == version =>
+                    && stored.metadata().resource_version.as_deref() == version =>
             {
                 return Change::Nothing;
             }
@@ -309,7 +321,6 @@ impl<K> Store<K> {
 #[cfg(test)]
 mod tests {
     use k8s_openapi::api::core::v1::Pod;
-    use kube::api::ObjectMeta;
 
     use super::*;
 

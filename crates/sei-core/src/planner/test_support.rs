@@ -6,7 +6,7 @@ use crate::api::*;
 
 pub(crate) const PLATFORM_SIDECAR: &str = "ghcr.io/sei-protocol/seictl:platform";
 
-pub(crate) fn ctx() -> PlanContext {
+pub fn ctx() -> PlanContext {
     let now = Timestamp::from_second(1_714_564_800).expect("fixed now");
     PlanContext::new(PLATFORM_SIDECAR, now).with_plan_id(uuid::Uuid::nil())
 }
@@ -19,7 +19,7 @@ fn spec() -> SeiNodeSpec {
     }
 }
 
-pub(crate) fn full_node(name: &str) -> SeiNode {
+pub fn full_node(name: &str) -> SeiNode {
     SeiNode::new(
         "ns",
         name,
@@ -30,7 +30,7 @@ pub(crate) fn full_node(name: &str) -> SeiNode {
     )
 }
 
-pub(crate) fn archive_node(name: &str) -> SeiNode {
+pub fn archive_node(name: &str) -> SeiNode {
     SeiNode::new(
         "ns",
         name,
@@ -41,7 +41,7 @@ pub(crate) fn archive_node(name: &str) -> SeiNode {
     )
 }
 
-pub(crate) fn static_peers() -> Vec<PeerSource> {
+pub fn static_peers() -> Vec<PeerSource> {
     vec![PeerSource {
         static_: Some(StaticPeerSource {
             addresses: vec!["id@peer:26656".into()],
@@ -51,7 +51,7 @@ pub(crate) fn static_peers() -> Vec<PeerSource> {
     }]
 }
 
-pub(crate) fn replayer_node(name: &str, target_height: i64) -> SeiNode {
+pub fn replayer_node(name: &str, target_height: i64) -> SeiNode {
     let replayer = ReplayerSpec {
         snapshot: s3(target_height),
         ..ReplayerSpec::default()
@@ -67,7 +67,7 @@ pub(crate) fn replayer_node(name: &str, target_height: i64) -> SeiNode {
     )
 }
 
-pub(crate) fn validator_node(name: &str) -> SeiNode {
+pub fn validator_node(name: &str) -> SeiNode {
     SeiNode::new(
         "ns",
         name,
@@ -78,7 +78,7 @@ pub(crate) fn validator_node(name: &str) -> SeiNode {
     )
 }
 
-pub(crate) fn seed_node(name: &str, node_key_secret: &str) -> SeiNode {
+pub fn seed_node(name: &str, node_key_secret: &str) -> SeiNode {
     let seed = SeedSpec {
         node_key: node_key(node_key_secret),
         ..SeedSpec::default()
@@ -93,21 +93,21 @@ pub(crate) fn seed_node(name: &str, node_key_secret: &str) -> SeiNode {
     )
 }
 
-pub(crate) fn secret(name: &str) -> SecretNameRef {
+pub fn secret(name: &str) -> SecretNameRef {
     SecretNameRef {
         secret_name: name.into(),
         ..Default::default()
     }
 }
 
-pub(crate) fn node_key(name: &str) -> NodeKeySource {
+pub fn node_key(name: &str) -> NodeKeySource {
     NodeKeySource {
         secret: Some(secret(name)),
         ..Default::default()
     }
 }
 
-pub(crate) fn s3(target_height: i64) -> SnapshotSource {
+pub fn s3(target_height: i64) -> SnapshotSource {
     SnapshotSource {
         s3: Some(S3SnapshotSource {
             target_height,
@@ -117,23 +117,23 @@ pub(crate) fn s3(target_height: i64) -> SnapshotSource {
     }
 }
 
-pub(crate) fn state_sync() -> SnapshotSource {
+pub fn state_sync() -> SnapshotSource {
     SnapshotSource {
         state_sync: Some(StateSyncSource::default()),
         ..SnapshotSource::default()
     }
 }
 
-pub(crate) fn with_bootstrap(mut snap: SnapshotSource) -> SnapshotSource {
+pub fn with_bootstrap(mut snap: SnapshotSource) -> SnapshotSource {
     snap.bootstrap_image = Some("ghcr.io/sei-protocol/sei:v6.3.0".into());
     snap
 }
 
-pub(crate) fn validator_mut(node: &mut SeiNode) -> &mut ValidatorSpec {
+pub fn validator_mut(node: &mut SeiNode) -> &mut ValidatorSpec {
     node.spec.validator.as_mut().expect("validator sub-spec")
 }
 
-pub(crate) fn with_keys(mut node: SeiNode, signing: &str, node_key_name: &str) -> SeiNode {
+pub fn with_keys(mut node: SeiNode, signing: &str, node_key_name: &str) -> SeiNode {
     let validator = validator_mut(&mut node);
     validator.signing_key = Some(SigningKeySource {
         secret: Some(secret(signing)),
@@ -143,7 +143,7 @@ pub(crate) fn with_keys(mut node: SeiNode, signing: &str, node_key_name: &str) -
     node
 }
 
-pub(crate) fn with_operator_keyring(mut node: SeiNode, data: &str, pass: &str) -> SeiNode {
+pub fn with_operator_keyring(mut node: SeiNode, data: &str, pass: &str) -> SeiNode {
     validator_mut(&mut node).operator_keyring = Some(OperatorKeyringSource {
         secret: Some(SecretOperatorKeyringSource {
             secret_name: data.into(),
@@ -159,7 +159,7 @@ pub(crate) fn with_operator_keyring(mut node: SeiNode, data: &str, pass: &str) -
     node
 }
 
-pub(crate) fn with_genesis_ceremony(mut node: SeiNode) -> SeiNode {
+pub fn with_genesis_ceremony(mut node: SeiNode) -> SeiNode {
     validator_mut(&mut node).genesis_ceremony = Some(GenesisCeremonyNodeConfig {
         chain_id: "arctic-1".into(),
         staking_amount: "10000000usei".into(),
@@ -171,7 +171,7 @@ pub(crate) fn with_genesis_ceremony(mut node: SeiNode) -> SeiNode {
 }
 
 /// Phase Running with the given observed images.
-pub(crate) fn running(mut node: SeiNode, current_image: &str, current_sidecar: &str) -> SeiNode {
+pub fn running(mut node: SeiNode, current_image: &str, current_sidecar: &str) -> SeiNode {
     let status = node.status_mut();
     status.phase = Some(Phase::Running);
     status.current_image = Some(current_image.into());
@@ -180,12 +180,12 @@ pub(crate) fn running(mut node: SeiNode, current_image: &str, current_sidecar: &
 }
 
 /// Running with images equal to the spec (no drift).
-pub(crate) fn running_steady(node: SeiNode) -> SeiNode {
+pub fn running_steady(node: SeiNode) -> SeiNode {
     let image = node.spec.image.clone();
     running(node, &image, "")
 }
 
-pub(crate) fn with_condition(
+pub fn with_condition(
     mut node: SeiNode,
     kind: ConditionType,
     status: ConditionStatus,
@@ -205,13 +205,13 @@ pub(crate) fn with_condition(
 }
 
 /// The abbreviations of a plan's task types, as the oracle tables write them.
-pub(crate) fn abbrevs(plan: &TaskPlan) -> Vec<String> {
+pub fn abbrevs(plan: &TaskPlan) -> Vec<String> {
     plan.tasks
         .iter()
         .map(|t| t.kind.abbrev().to_owned())
         .collect()
 }
 
-pub(crate) fn split(abbrevs: &str) -> Vec<String> {
+pub fn split(abbrevs: &str) -> Vec<String> {
     abbrevs.split(", ").map(str::to_owned).collect()
 }

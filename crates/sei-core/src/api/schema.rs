@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 /// The upstream CRD manifest, byte-identical (`assets/crd/sei.io_seinodes.yaml`).
-pub const CRD_YAML: &str = include_str!("../../assets/crd/sei.io_seinodes.yaml");
+pub const CRD_YAML: &str = include_str!("../../../../assets/crd/sei.io_seinodes.yaml");
 
 /// The embedded CRD could not be read (only possible if the asset is corrupted).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

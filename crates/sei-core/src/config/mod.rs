@@ -14,13 +14,13 @@ pub mod paths;
 pub use keys::KeyOverride;
 
 /// The defaults, with comments; also what a first save starts from.
-pub const DEFAULT_CONFIG_TOML: &str = include_str!("../../assets/config.toml");
+pub const DEFAULT_CONFIG_TOML: &str = include_str!("../../../../assets/config.toml");
 
 /// File name inside the config dir.
 pub const CONFIG_FILE_NAME: &str = "config.toml";
 
 /// Which palette the console draws with (the styles themselves are `ui::theme`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ThemeName {
     #[default]
     Dark,
@@ -50,7 +50,7 @@ impl ThemeName {
 }
 
 /// Who executes the plans of operator actions (DESIGN.md section 5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ExecutorMode {
     /// The controller when its leader Lease is live, else embedded.
     #[default]

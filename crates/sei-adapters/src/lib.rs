@@ -1,0 +1,13 @@
+//! sei-adapters: the adapters behind sei-ops's ports. `kube` (kube-rs: client, watches,
+//! `ClusterApi`, access reviews, logs, read-only guard), `sidecar` (the sidecar's HTTP API through
+//! the pod proxy, a port-forward or directly) and `p2p` (the seed probe's P2P handshake).
+//!
+//! They implement the ports and feed the fleet store; they never know the console (`sei-tui`) or
+//! the commands (`sei-console`).
+pub mod kube;
+pub mod p2p;
+pub mod sidecar;
+
+// The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.
+use sei_core::{api, fleet, limits, platform, render};
+use sei_ops::{actions, ports};

@@ -1,0 +1,11 @@
+//! sei-tui: the console. `app` (the TUI loop: model, pure update, effects, jobs) and `ui` (ratatui
+//! views only, above `app`: they read its model). The loop is handed `ui::draw` by `sei-console`.
+pub mod app;
+pub mod ui;
+
+// The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.
+use sei_adapters::{kube, sidecar};
+#[cfg(test)]
+use sei_core::planner;
+use sei_core::{api, config, fleet, keymap, limits};
+use sei_ops::{actions, executor, journal, ops, ports, tasks};

@@ -1,0 +1,110 @@
+//! The crate graph is the architecture: each layer's normal dependency tree (`cargo tree -e
+//! normal`, what ships; dev-dependencies left out) lacks what the layers above it bring. A wrong
+//! import then does not compile, and this test fails when a dependency would make it compile.
+use std::collections::BTreeSet;
+use std::process::Command;
+
+/// The packages in `package`'s normal dependency tree, by name (itself included).
+fn tree(package: &str) -> BTreeSet<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ])
+        .args(["--format", "{p}", "-p", package])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        output.status.success(),
+        "cargo tree -p {package}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The packages of `tree` that are `forbidden` or start with one of `families` (`kube` also
+/// forbids `kube-client`, `kube-runtime`, …).
+fn found(tree: &BTreeSet<String>, forbidden: &[&str]) -> Vec<String> {
+    tree.iter()
+        .filter(|name| {
+            forbidden
+                .iter()
+                .any(|f| name.as_str() == *f || name.starts_with(&format!("{f}-")))
+        })
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn the_core_has_no_runtime_cluster_client_terminal_or_command_line() {
+    let core = tree("sei-core");
+    assert!(core.contains("k8s-openapi"), "{core:?}");
+    let bad = found(
+        &core,
+        &[
+            "tokio",
+            "kube",
+            "ratatui",
+            "crossterm",
+            "clap",
+            "hyper",
+            "sei-ops",
+        ],
+    );
+    assert!(bad.is_empty(), "sei-core depends on {bad:?}");
+}
+
+#[test]
+fn the_use_cases_have_no_adapter_terminal_or_command_line() {
+    let ops = tree("sei-ops");
+    assert!(ops.contains("sei-core"), "{ops:?}");
+    let bad = found(
+        &ops,
+        &[
+            "kube",
+            "hyper",
+            "ratatui",
+            "crossterm",
+            "clap",
+            "sei-adapters",
+            "sei-tui",
+        ],
+    );
+    assert!(bad.is_empty(), "sei-ops depends on {bad:?}");
+}
+
+#[test]
+fn the_adapters_know_neither_the_console_nor_the_commands() {
+    let adapters = tree("sei-adapters");
+    let bad = found(&adapters, &["ratatui", "crossterm", "clap", "sei-tui"]);
+    assert!(bad.is_empty(), "sei-adapters depends on {bad:?}");
+}
+
+#[test]
+fn the_console_has_no_command_line() {
+    let tui = tree("sei-tui");
+    let bad = found(&tui, &["clap", "sei-console"]);
+    assert!(bad.is_empty(), "sei-tui depends on {bad:?}");
+}
+
+#[test]
+fn a_forbidden_family_is_found_by_its_prefix() {
+    let tree: BTreeSet<String> = ["kube-runtime", "kubed", "tokio", "tokio-util", "jiff"]
+        .map(String::from)
+        .into();
+    assert_eq!(
+        found(&tree, &["kube", "tokio"]),
+        ["kube-runtime", "tokio", "tokio-util"]
+    );
+}
