@@ -25,7 +25,10 @@
 //! SEI_BENCH_IDLE_SECS (idle window, default 10), SEI_BENCH_WORKERS (the console's runtime
 //! worker threads; default the binary's, `cli::RUNTIME_WORKERS`).
 // CPU and RSS are read through libc (getrusage, sysconf), which is `unsafe` by nature.
-#![allow(unsafe_code)]
+#![allow(
+    unsafe_code,
+    reason = "getrusage and sysconf through libc are unsafe by nature"
+)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -8,7 +8,10 @@
 //! KUBECTL (default `kubectl`) for the comparison with `kubectl get seinodes -A -o json`;
 //! SEI_BENCH_PAGED_LIST=1 lists in pages instead of the streaming list, SEI_BENCH_PAGE_SIZE=N.
 // The memory figures come from a counting global allocator, which is `unsafe` by nature.
-#![allow(unsafe_code)]
+#![allow(
+    unsafe_code,
+    reason = "a counting global allocator is unsafe by nature"
+)]
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,7 +1,6 @@
 //! P2P node addresses as sei-tendermint writes and reads them (`internal/p2p/address.go`):
 //! `mconn://<nodeid>@<host>:<port>`, the scheme optional, a missing port meaning 26657. Pure.
 use std::fmt;
-use std::net::IpAddr;
 
 use serde::Serialize;
 
@@ -123,14 +122,6 @@ pub fn same_address(a: &ExternalAddress, b: &ExternalAddress) -> bool {
                 .eq_ignore_ascii_case(y.trim_end_matches('.')),
             (x, y) => x == y,
         }
-}
-
-/// Whether an IP is loopback (for the resolved address of a dial).
-pub fn is_loopback_ip(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => v4.is_loopback(),
-        IpAddr::V6(v6) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v| v.is_loopback()),
-    }
 }
 
 #[cfg(test)]

@@ -282,7 +282,10 @@ impl HttpSidecar {
             })?
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one request's target, base URL, credentials, method, path and body, passed through"
+    )]
     async fn direct(
         &self,
         target: &SidecarTarget,

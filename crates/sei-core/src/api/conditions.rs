@@ -106,15 +106,6 @@ pub fn find_condition(conditions: &[Condition], kind: ConditionType) -> Option<&
         .find(|condition| condition.type_ == kind.as_str())
 }
 
-/// Whether the condition of type `kind` is present with status `status`.
-pub fn condition_has_status(
-    conditions: &[Condition],
-    kind: ConditionType,
-    status: ConditionStatus,
-) -> bool {
-    find_condition(conditions, kind).is_some_and(|condition| condition.status == status.as_str())
-}
-
 /// A condition to upsert with [`set_condition`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConditionUpdate {

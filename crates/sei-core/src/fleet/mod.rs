@@ -11,6 +11,8 @@ pub mod filter;
 pub mod fleets;
 pub mod probe;
 pub mod rows;
+/// Sample objects for the tests of every crate and the benches; not in the shipped binary.
+#[cfg(any(test, feature = "testing"))]
 pub mod sample;
 pub mod sort;
 pub mod store;

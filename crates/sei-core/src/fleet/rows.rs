@@ -315,15 +315,4 @@ impl FleetRow {
     pub fn bad_condition_count(&self) -> usize {
         self.bad_condition_count
     }
-
-    /// Whether the row deserves attention: failed phase or plan, bad condition, warning.
-    pub fn needs_attention(&self) -> bool {
-        self.phase == Some(Phase::Failed)
-            || self
-                .plan
-                .as_ref()
-                .is_some_and(|p| p.phase == PlanPhase::Failed)
-            || self.bad_conditions().next().is_some()
-            || self.last_warning.is_some()
-    }
 }

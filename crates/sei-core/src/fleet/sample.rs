@@ -200,7 +200,10 @@ pub fn event(
 }
 
 /// An Event about any object.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a test fixture spelling out every field of the Event it builds"
+)]
 pub fn event_about(
     kind: &str,
     name: &str,

@@ -14,7 +14,10 @@ mod genesis;
 pub mod ids;
 mod node_update;
 pub mod params;
-#[allow(clippy::module_inception)]
+#[allow(
+    clippy::module_inception,
+    reason = "planner.rs ports upstream's planner.go, one file per Go file"
+)]
 mod planner;
 mod preview;
 mod replayer;

@@ -60,26 +60,6 @@ impl ActionRequest {
             }
         }
     }
-
-    pub fn node_names(&self) -> Vec<String> {
-        match self {
-            ActionRequest::Rollout { nodes, .. } => nodes.clone(),
-            ActionRequest::Address { node, .. } | ActionRequest::Seed { node, .. } => {
-                vec![node.name.to_string()]
-            }
-        }
-    }
-
-    /// What the journal calls it (`image REF`, `external address HOST:PORT`, ...).
-    pub fn detail(&self) -> String {
-        match self {
-            ActionRequest::Rollout { image, .. } => format!("image {image}"),
-            ActionRequest::Address { address, .. } => format!("external address {address}"),
-            ActionRequest::Seed {
-                chain_id, image, ..
-            } => format!("seed for chain {chain_id} with image {image}"),
-        }
-    }
 }
 
 /// One line of a form.

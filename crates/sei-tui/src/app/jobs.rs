@@ -391,7 +391,10 @@ fn tone_of(progress: &Progress) -> LineTone {
 }
 
 /// Executes the action prepared under `id` and reports its end.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the action's environment, client and request, and the effects' shared state and channel"
+)]
 pub async fn run(
     env: ActionEnv,
     client: kube::Client,

@@ -85,7 +85,10 @@ impl Pacer {
 /// What the loop does next. Returned and matched at once, never stored, so the message travels
 /// unboxed as it came out of its channel.
 #[derive(Debug)]
-#[allow(clippy::large_enum_variant)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "returned and matched at once, never stored: the message travels unboxed"
+)]
 pub enum Next {
     Handle(Msg),
     /// The dirty model's frame is due.

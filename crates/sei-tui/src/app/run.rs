@@ -268,7 +268,7 @@ fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), String> {
     ratatui::restore();
     // SAFETY: raise only sends SIGTSTP to this process; the default action stops it until
     // SIGCONT, and nothing here holds a lock across the call.
-    #[allow(unsafe_code)]
+    #[allow(unsafe_code, reason = "raise(SIGTSTP) for ctrl-z; see SAFETY above")]
     unsafe {
         libc::raise(libc::SIGTSTP);
     }
