@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::ServiceAccount;
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use super::{TestNamespace, control_plane, repo_path, seinode_resource};
+use super::{TestNamespace, control_plane, repo_path, seinode_resource, standin_sidecar};
 
 /// `DIR/console-direct.env` of the control plane: the admin kubeconfig, the controller
 /// namespace and the stand-ins' direct router (override transport), for tests of sidecar
@@ -157,7 +157,8 @@ pub async fn create_node_service_account(ns: &TestNamespace) {
 }
 
 /// Creates full nodes on `image` with `labels`, then brings them all to Running at once, each
-/// with `sei-console exec NODE --executor embedded` (init plan through the stand-in sidecars).
+/// with `sei-console exec NODE --executor embedded` (init plan through the nodes' real seictl
+/// sidecars).
 pub async fn running_full_nodes(
     ns: &TestNamespace,
     names: &[String],
@@ -165,10 +166,26 @@ pub async fn running_full_nodes(
     labels: &BTreeMap<String, String>,
     state: &Path,
 ) {
+    running_full_nodes_with_standins(ns, names, image, labels, state, &[]).await;
+}
+
+/// [`running_full_nodes`] where the nodes named in `standins` are served by the sidecar
+/// stand-in (annotated with [`standin_sidecar`]): for tests that need its hooks.
+pub async fn running_full_nodes_with_standins(
+    ns: &TestNamespace,
+    names: &[String],
+    image: &str,
+    labels: &BTreeMap<String, String>,
+    state: &Path,
+    standins: &[&str],
+) {
     create_node_service_account(ns).await;
     for name in names {
         let mut node = DynamicObject::new(name, &seinode_resource());
         node.metadata.labels = Some(labels.clone());
+        if standins.contains(&name.as_str()) {
+            standin_sidecar(&mut node);
+        }
         node.data = json!({"spec": {"chainId": "pacific-1", "image": image, "fullNode": {}}});
         ns.seinodes()
             .create(&PostParams::default(), &node)
@@ -193,7 +210,8 @@ pub async fn running_full_nodes(
     }
 }
 
-/// The stand-in's home of one node (`DIR/sidecars/<namespace>/<node>`).
+/// The sidecar home of one node (`DIR/sidecars/<namespace>/<node>`): the real seictl's
+/// `--home` (its `sidecar.db`, `config/`, `logs/seictl-serve.log`), or the stand-in's home.
 pub fn sidecar_home(namespace: &str, node: &str) -> PathBuf {
     control_plane()
         .dir

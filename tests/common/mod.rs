@@ -187,6 +187,22 @@ impl TestNamespace {
     }
 }
 
+/// Who serves a SeiNode's sidecar in the tests (tests/control-plane/addons/50-sidecar-standins):
+/// the real seictl, unless the SeiNode carries this annotation with the value `standin`, or the
+/// run's cluster has no such SeiNode (nodes of a second cluster). The router decides on the
+/// node's first contact, so the annotation must be there when the SeiNode is created.
+pub const SIDECAR_ANNOTATION: &str = "sei-console.test/sidecar";
+
+/// Marks `node` (before it is created) to be served by the sidecar stand-in instead of the real
+/// seictl: for the tasks and hooks only the stand-in has (the one list is in
+/// tests/sidecar-standin/README.md: held tasks, injected failures, tasks needing seid or S3).
+pub fn standin_sidecar(node: &mut DynamicObject) {
+    node.metadata
+        .annotations
+        .get_or_insert_with(Default::default)
+        .insert(SIDECAR_ANNOTATION.to_owned(), "standin".to_owned());
+}
+
 /// `sei.io/v1alpha1` `SeiNode` as a dynamic resource.
 pub fn seinode_resource() -> ApiResource {
     ApiResource::from_gvk_with_plural(

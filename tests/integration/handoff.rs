@@ -14,18 +14,20 @@ use kube::api::{DynamicObject, ListParams, PostParams};
 use serde_json::json;
 
 use crate::common::console::{
-    Background, Run, console_with, create_node_service_account, running_full_nodes, sidecar_home,
-    spawn_console,
+    Background, Run, console_with, create_node_service_account, running_full_nodes,
+    running_full_nodes_with_standins, sidecar_home, spawn_console,
 };
 use crate::common::controller::{
     CONTROLLER_SUBMITTER, ControllerStandin, controller_standin_bin, ledger, new_submissions,
     wait_for_submission,
 };
-use crate::common::{TestNamespace, platform_config_path, seinode_resource};
+use crate::common::{TestNamespace, platform_config_path, seinode_resource, standin_sidecar};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
 const OTHER: &str = "ghcr.io/sei-protocol/sei:v6.5.0";
+/// Holding a task in flight is a stand-in hook: the tests that hold one put their node on the
+/// stand-in (`standin_sidecar`); the others run against the real seictl.
 const HOLD_FILE: &str = ".standin-hold-tasks";
 
 /// The console's environment: the platform file (the controller namespace is the test's own,
@@ -173,7 +175,15 @@ async fn a_controller_starting_mid_run_takes_the_plan_over_and_each_task_runs_on
     let ctl = TestNamespace::new("handoff-mid-ctl").await;
     let state = tempfile::tempdir().expect("tempdir");
     let node = "rpc-0";
-    running_full_nodes(&ns, &[node.to_owned()], OLD, &BTreeMap::new(), state.path()).await;
+    running_full_nodes_with_standins(
+        &ns,
+        &[node.to_owned()],
+        OLD,
+        &BTreeMap::new(),
+        state.path(),
+        &[node],
+    )
+    .await;
     let home = sidecar_home(&ns.name, node);
     let before = ledger(&home);
     hold(&home, "config-patch");
@@ -255,12 +265,13 @@ async fn two_consoles_on_one_node_one_executes_and_the_loser_changes_nothing() {
     let ctl = TestNamespace::new("handoff-two-ctl").await;
     let node = "rpc-0";
     let init_state = tempfile::tempdir().expect("tempdir");
-    running_full_nodes(
+    running_full_nodes_with_standins(
         &ns,
         &[node.to_owned()],
         OLD,
         &BTreeMap::new(),
         init_state.path(),
+        &[node],
     )
     .await;
     let home = sidecar_home(&ns.name, node);
@@ -344,6 +355,7 @@ async fn a_rerun_after_a_crash_waits_for_the_lease_and_resumes_without_rerunning
     create_node_service_account(&ns).await;
     let mut object = DynamicObject::new(node, &seinode_resource());
     object.data = json!({"spec": {"chainId": "pacific-1", "image": OLD, "fullNode": {}}});
+    standin_sidecar(&mut object);
     ns.seinodes()
         .create(&PostParams::default(), &object)
         .await

@@ -28,6 +28,7 @@ mod peers;
 mod platform_sidecar;
 mod port_forward;
 mod preview_statefulset;
+mod real_seictl;
 mod render_dry_run;
 mod resilience;
 mod rollout_cli;

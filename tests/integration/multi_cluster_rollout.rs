@@ -67,8 +67,9 @@ fn platform() -> Vec<(&'static str, String)> {
 }
 
 /// Full nodes on `OLD` labelled `across=yes` in one cluster, brought to Running by
-/// `exec --executor embedded` in that context. The stand-in's watcher only lists the run's
-/// cluster, so the test writes each node's chain ID where the watcher would.
+/// `exec --executor embedded` in that context. The sidecar router reads SeiNodes from the run's
+/// cluster only: alpha's nodes get the real seictl, beta's (unknown there) the stand-in, whose
+/// chain ID the test writes where the add-on's watcher would.
 async fn running_nodes(
     clusters: &Clusters,
     seinodes: &Api<DynamicObject>,

@@ -1,13 +1,14 @@
 //! A 10-node wave rollout (`--selector`, `--mode`, one canary, batches of 3) with the embedded
 //! executor on the real control plane: one node's plan fails (the stand-in's fault file fails its
-//! `config-patch`), the rollout halts after that wave naming node and task, later waves are
+//! `config-patch`: that node alone is served by the sidecar stand-in, the others by the real
+//! seictl), the rollout halts after that wave naming node and task, later waves are
 //! untouched; with the fault cleared the same command resumes, leaves the finished nodes alone
 //! (their objects are not written again) and completes.
 
 use std::collections::{BTreeMap, HashMap};
 
 use crate::common::TestNamespace;
-use crate::common::console::{Run, console, running_full_nodes, sidecar_home};
+use crate::common::console::{Run, console, running_full_nodes_with_standins, sidecar_home};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
@@ -65,7 +66,7 @@ async fn ten_nodes_halt_at_the_failing_node_and_resume_where_they_stopped() {
     let ns = TestNamespace::new("waves").await;
     let state = tempfile::tempdir().expect("tempdir");
     let labels = BTreeMap::from([("fleet".to_owned(), "waves".to_owned())]);
-    running_full_nodes(&ns, &names(), OLD, &labels, state.path()).await;
+    running_full_nodes_with_standins(&ns, &names(), OLD, &labels, state.path(), &[FAILING]).await;
 
     // Waves in name order: [00] [01 02 03] [04 05 06] [07 08 09]; 05 fails in the third.
     let home = sidecar_home(&ns.name, FAILING);

@@ -1,6 +1,6 @@
-//! The control plane's sidecar add-on: every SeiNode gets a stand-in sidecar whose home is
-//! `DIR/sidecars/<namespace>/<node>/`, reachable through `DIR/console.env`, and the platform
-//! ConfigMap exists.
+//! The control plane's sidecar add-on: every SeiNode gets a sidecar (the real seictl, see
+//! `real_seictl.rs`) whose home is `DIR/sidecars/<namespace>/<node>/`, reachable through
+//! `DIR/console.env`, and the platform ConfigMap exists.
 
 use std::time::Duration;
 

@@ -7,6 +7,7 @@
 //! each task type does here. Never linked into the shipped `sei-console` binary.
 pub mod engine;
 pub mod rbac_proxy;
+pub mod real;
 pub mod server;
 pub mod submissions;
 pub mod tasks;
@@ -152,7 +153,14 @@ pub struct Router {
     /// The kube-rbac-proxy stand-ins in front of the nodes, when enabled.
     proxies: std::sync::OnceLock<Arc<rbac_proxy::RbacProxies>>,
     engines: std::sync::Mutex<std::collections::HashMap<(String, String), Arc<Engine>>>,
+    /// The real seictl and the API server to read SeiNodes from, when enabled.
+    real: std::sync::OnceLock<(PathBuf, kube::Client)>,
+    /// Per node, once decided: its real seictl, or `None` for the stand-in.
+    backends: std::sync::Mutex<std::collections::HashMap<(String, String), Arc<BackendCell>>>,
 }
+
+/// Who serves one node: decided (and the real seictl started) on first contact.
+type BackendCell = tokio::sync::OnceCell<Option<Arc<real::RealSidecar>>>;
 
 /// A Kubernetes object name as it may appear in a path segment (no `/`, no `..`).
 fn is_object_name(segment: &str) -> bool {
@@ -189,6 +197,82 @@ impl Router {
         Ok(engine)
     }
 
+    /// The node's real seictl, started on first contact, or `None` when the stand-in serves it
+    /// (real sidecars not enabled, the SeiNode annotated `sei-console.test/sidecar: standin`,
+    /// or no such SeiNode).
+    pub async fn real_sidecar(
+        &self,
+        namespace: &str,
+        node: &str,
+    ) -> Result<Option<Arc<real::RealSidecar>>, String> {
+        let Some((bin, kube)) = self.real.get() else {
+            return Ok(None);
+        };
+        if !is_object_name(namespace) || !is_object_name(node) {
+            return Err(format!("not a namespace/node pair: {namespace}/{node}"));
+        }
+        let cell = Arc::clone(
+            self.backends
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .entry((namespace.to_owned(), node.to_owned()))
+                .or_default(),
+        );
+        if let Some(decided) = cell.get() {
+            return Ok(decided.clone());
+        }
+        // Decided and started in a task of its own: a caller that gives up (the watcher's
+        // first contact has a 2 s deadline) must not cancel a seictl that is still starting.
+        let (bin, kube) = (bin.clone(), kube.clone());
+        let home = self.root.join(namespace).join(node);
+        let (namespace, node) = (namespace.to_owned(), node.to_owned());
+        let init = tokio::spawn(async move {
+            cell.get_or_try_init(|| async {
+                match real::choose(&kube, &namespace, &node).await {
+                    real::Choice::Real { chain_id } => {
+                        let sidecar = real::RealSidecar::start(&bin, home, &node, &chain_id)
+                            .await
+                            .map_err(|err| format!("{namespace}/{node}: {err}"))?;
+                        eprintln!(
+                            "sidecar-standin: {namespace}/{node}: real seictl on {} (chain {chain_id:?})",
+                            sidecar.base_url()
+                        );
+                        Ok::<_, String>(Some(Arc::new(sidecar)))
+                    }
+                    real::Choice::Standin(why) => {
+                        eprintln!("sidecar-standin: {namespace}/{node}: stand-in ({why})");
+                        Ok::<_, String>(None)
+                    }
+                }
+            })
+            .await
+            .cloned()
+        });
+        let decided = init
+            .await
+            .map_err(|err| format!("starting the sidecar: {err}"))?;
+        if let Err(err) = &decided {
+            eprintln!("sidecar-standin: {err}");
+        }
+        decided
+    }
+
+    /// Stops every real seictl.
+    pub async fn stop_real_sidecars(&self) {
+        let cells: Vec<Arc<BackendCell>> = self
+            .backends
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .drain()
+            .map(|(_, cell)| cell)
+            .collect();
+        for cell in cells {
+            if let Some(Some(sidecar)) = cell.get() {
+                sidecar.stop().await;
+            }
+        }
+    }
+
     /// Drop the engine of `namespace/node`; the next request reopens it from its home as a
     /// restarted sidecar would start (readiness false, stale running tasks re-run).
     pub fn forget(&self, namespace: &str, node: &str) {
@@ -211,9 +295,19 @@ impl Router {
         };
         // Stand-in only: simulate a restart of this node's sidecar (readiness lost, running
         // tasks rehydrated on the next request), as a container restart would.
+        // A real seictl is restarted for real, on the same port and home.
         if rest == "standin/restart" && request.method() == http::Method::POST {
-            self.forget(namespace, node);
-            return Ok(server::no_content());
+            return Ok(match self.real_sidecar(namespace, node).await {
+                Ok(Some(sidecar)) => match sidecar.restart().await {
+                    Ok(()) => server::no_content(),
+                    Err(err) => server::plain(http::StatusCode::BAD_GATEWAY, &err),
+                },
+                Ok(None) => {
+                    self.forget(namespace, node);
+                    server::no_content()
+                }
+                Err(_) => server::not_found(),
+            });
         }
         // Stand-in only: open (PUT, answers the port) or close (DELETE) the node's
         // kube-rbac-proxy, as its pod starts or goes away.
@@ -225,9 +319,20 @@ impl Router {
                 return Ok(server::not_found());
             };
             return Ok(match *request.method() {
-                http::Method::PUT => match proxies.open(namespace, node).await {
-                    Ok(addr) => server::plain(http::StatusCode::OK, &addr.port().to_string()),
-                    Err(err) => server::plain(http::StatusCode::INTERNAL_SERVER_ERROR, &err),
+                // The proxy's upstream: the node's real seictl, else its stand-in here.
+                http::Method::PUT => match self.real_sidecar(namespace, node).await {
+                    Ok(real) => {
+                        let upstream = real.map(|sidecar| sidecar.base_url());
+                        match proxies.open(namespace, node, upstream).await {
+                            Ok(addr) => {
+                                server::plain(http::StatusCode::OK, &addr.port().to_string())
+                            }
+                            Err(err) => {
+                                server::plain(http::StatusCode::INTERNAL_SERVER_ERROR, &err)
+                            }
+                        }
+                    }
+                    Err(err) => server::plain(http::StatusCode::BAD_GATEWAY, &err),
                 },
                 http::Method::DELETE => {
                     proxies.close(namespace, node);
@@ -240,9 +345,16 @@ impl Router {
         if rest != "v0" && !rest.starts_with("v0/") {
             return Ok(server::not_found());
         }
-        let engine = match self.engine(namespace, node) {
-            Ok(engine) => engine,
-            Err(_) => return Ok(server::not_found()),
+        let real = match self.real_sidecar(namespace, node).await {
+            Ok(real) => real,
+            Err(err) => return Ok(server::plain(http::StatusCode::BAD_GATEWAY, &err)),
+        };
+        let engine = match &real {
+            Some(_) => None,
+            None => match self.engine(namespace, node) {
+                Ok(engine) => Some(engine),
+                Err(_) => return Ok(server::not_found()),
+            },
         };
         let query = request
             .uri()
@@ -254,7 +366,11 @@ impl Router {
             Ok(uri) => *request.uri_mut() = uri,
             Err(_) => return Ok(server::not_found()),
         }
-        server::handle(engine, trusted_header, request).await
+        match (real, engine) {
+            (Some(sidecar), _) => Ok(sidecar.forward(request).await),
+            (None, Some(engine)) => server::handle(engine, trusted_header, request).await,
+            (None, None) => Ok(server::not_found()),
+        }
     }
 }
 
@@ -293,6 +409,8 @@ impl StandinRouter {
             template,
             proxies: Default::default(),
             engines: Default::default(),
+            real: Default::default(),
+            backends: Default::default(),
         });
         let (shutdown, stopped) = watch::channel(false);
         let task = tokio::spawn(accept_loop(
@@ -319,6 +437,12 @@ impl StandinRouter {
         ));
     }
 
+    /// Serve every SeiNode's sidecar with the real seictl `bin` (one process per node, see
+    /// [`real`]), reading the SeiNodes through `kube`.
+    pub fn enable_real_sidecars(&self, bin: PathBuf, kube: kube::Client) {
+        let _ = self.router.real.set((bin, kube));
+    }
+
     /// `http://127.0.0.1:<port>/{namespace}/{node}`, the console's `SEI_CONSOLE_SIDECAR_URL`.
     pub fn url_template(&self) -> String {
         format!("http://{}/{{namespace}}/{{node}}", self.addr)
@@ -327,5 +451,6 @@ impl StandinRouter {
     pub async fn stop(self) {
         let _ = self.shutdown.send(true);
         let _ = self.task.await;
+        self.router.stop_real_sidecars().await;
     }
 }

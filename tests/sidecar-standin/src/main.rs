@@ -38,6 +38,11 @@ struct Args {
     /// and access through the API server of this kubeconfig.
     #[arg(long, value_name = "FILE", requires = "homes_root")]
     rbac_proxy_kubeconfig: Option<PathBuf>,
+    /// Serve every SeiNode's sidecar with this real `seictl` binary (one `seictl serve` per
+    /// node; router and --rbac-proxy-kubeconfig only). Nodes annotated
+    /// `sei-console.test/sidecar: standin` keep the stand-in.
+    #[arg(long, value_name = "BIN", requires = "rbac_proxy_kubeconfig")]
+    real_seictl: Option<PathBuf>,
     /// Keep tasks of this type running until deleted (test hook; repeatable).
     #[arg(long = "hold", value_name = "TYPE")]
     hold_types: Vec<String>,
@@ -70,7 +75,12 @@ async fn main() -> ExitCode {
     };
     if let (Some(file), Running::Router(router)) = (&args.rbac_proxy_kubeconfig, &running) {
         match reviewer(file).await {
-            Ok(client) => router.enable_rbac_proxies(client),
+            Ok(client) => {
+                if let Some(bin) = &args.real_seictl {
+                    router.enable_real_sidecars(bin.clone(), client.clone());
+                }
+                router.enable_rbac_proxies(client);
+            }
             Err(err) => {
                 eprintln!("sidecar-standin: kubeconfig {}: {err}", file.display());
                 return ExitCode::FAILURE;

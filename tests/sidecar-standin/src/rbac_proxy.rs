@@ -10,7 +10,8 @@
 //!   `Forbidden (user=…, verb=…, resource=seinodetasks, subresource=)` otherwise);
 //! - upstream gets `X-Remote-User` and `X-Remote-Groups`, never the token.
 //!
-//! One listener per node (the pod's port 8443); upstream is that node's stand-in in the router.
+//! One listener per node (the pod's port 8443); upstream is that node's real seictl (its own
+//! loopback port) or, for nodes the stand-in serves, that node's stand-in in the router.
 //! Each request leaves one line in `<homes>/<namespace>/<node>/logs/kube-rbac-proxy.log` in the
 //! CRI log format, which kwok serves as the container's logs (`kubectl logs -c kube-rbac-proxy`).
 use std::collections::HashMap;
@@ -64,7 +65,14 @@ impl RbacProxies {
     }
 
     /// The address of the node's proxy, listening on a free loopback port from the first call.
-    pub async fn open(self: &Arc<Self>, namespace: &str, node: &str) -> Result<SocketAddr, String> {
+    /// Its upstream is `upstream` (the node's real seictl, `http://127.0.0.1:<port>`) or, when
+    /// `None`, the node's stand-in in the router.
+    pub async fn open(
+        self: &Arc<Self>,
+        namespace: &str,
+        node: &str,
+        upstream: Option<String>,
+    ) -> Result<SocketAddr, String> {
         let key = (namespace.to_owned(), node.to_owned());
         if let Some((addr, _)) = self.lock().get(&key) {
             return Ok(*addr);
@@ -76,6 +84,8 @@ impl RbacProxies {
             .local_addr()
             .map_err(|err| format!("local address: {err}"))?;
         let proxies = Arc::clone(self);
+        let upstream =
+            Arc::new(upstream.unwrap_or_else(|| format!("{}/{namespace}/{node}", self.upstream)));
         let node = Arc::new(key.clone());
         let task = tokio::spawn(async move {
             // Bounded by the listener's life: `close` aborts this task.
@@ -85,12 +95,16 @@ impl RbacProxies {
                 };
                 let proxies = Arc::clone(&proxies);
                 let node = Arc::clone(&node);
+                let upstream = Arc::clone(&upstream);
                 tokio::spawn(async move {
                     let service = service_fn(move |request| {
                         let proxies = Arc::clone(&proxies);
                         let node = Arc::clone(&node);
+                        let upstream = Arc::clone(&upstream);
                         async move {
-                            Ok::<_, std::convert::Infallible>(proxies.serve(&node, request).await)
+                            Ok::<_, std::convert::Infallible>(
+                                proxies.serve(&node, &upstream, request).await,
+                            )
                         }
                     });
                     let _ = http1::Builder::new()
@@ -125,6 +139,7 @@ impl RbacProxies {
     async fn serve(
         &self,
         (namespace, node): &(String, String),
+        upstream: &str,
         request: Request<hyper::body::Incoming>,
     ) -> Response<Body> {
         let path = request.uri().path().to_owned();
@@ -141,7 +156,7 @@ impl RbacProxies {
             }
         };
         let name = user.as_ref().and_then(|u| u.username.clone());
-        let response = self.forward(namespace, node, user, request).await;
+        let response = self.forward(upstream, user, request).await;
         self.log(
             namespace,
             node,
@@ -253,8 +268,7 @@ impl RbacProxies {
 
     async fn forward(
         &self,
-        namespace: &str,
-        node: &str,
+        upstream_base: &str,
         user: Option<UserInfo>,
         request: Request<hyper::body::Incoming>,
     ) -> Response<Body> {
@@ -267,7 +281,7 @@ impl RbacProxies {
             .path_and_query()
             .map(|pq| pq.as_str().to_owned())
             .unwrap_or_else(|| "/".to_owned());
-        let url = format!("{}/{namespace}/{node}{path_and_query}", self.upstream);
+        let url = format!("{upstream_base}{path_and_query}");
         let mut upstream = Request::builder().method(parts.method.clone()).uri(&url);
         for (name, value) in &parts.headers {
             let dropped = name == http::header::AUTHORIZATION
