@@ -176,7 +176,7 @@ async fn a_real_seed_passes_every_check_and_hands_out_its_validator() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn real_seeds_without_an_address_or_without_peers_fail_only_that_check() {
+async fn real_seeds_without_an_address_peers_or_pex_fail_only_that_check() {
     let network = Network::start(NetworkSpec {
         chain_id: CHAIN.to_owned(),
         full_nodes: 0,
@@ -188,8 +188,8 @@ async fn real_seeds_without_an_address_or_without_peers_fail_only_that_check() {
         "unadvertised",
         Mode::Seed,
         Peering {
-            to_validator: true,
             advertise_self: false,
+            ..Peering::default()
         },
     );
     // No persistent peer: it knows nobody but itself.
@@ -198,7 +198,16 @@ async fn real_seeds_without_an_address_or_without_peers_fail_only_that_check() {
         Mode::Seed,
         Peering {
             to_validator: false,
-            advertise_self: true,
+            ..Peering::default()
+        },
+    );
+    // p2p.pex off: no addresses in its Handshake at all, not even its own.
+    let no_pex = network.add_node(
+        "no-pex",
+        Mode::Seed,
+        Peering {
+            pex: false,
+            ..Peering::default()
         },
     );
     network
@@ -206,6 +215,10 @@ async fn real_seeds_without_an_address_or_without_peers_fail_only_that_check() {
         .wait_for_peer(&unadvertised, tendermint_net::START_TIMEOUT)
         .await;
     lonely.wait_for_p2p(tendermint_net::START_TIMEOUT).await;
+    network
+        .validator
+        .wait_for_peer(&no_pex, tendermint_net::START_TIMEOUT)
+        .await;
 
     let report = probe_real(&expected_real(&unadvertised), "no external address").await;
     assert_only(&report, &[CheckName::SelfAddress]);
@@ -219,7 +232,15 @@ async fn real_seeds_without_an_address_or_without_peers_fail_only_that_check() {
 
     let report = probe_real(&expected_real(&lonely), "no peers").await;
     assert_only(&report, &[CheckName::PexAddresses]);
-    assert!(detail(&report, CheckName::PexAddresses).contains("(1 in all)"));
+    assert!(
+        detail(&report, CheckName::PexAddresses).contains("(1 in all): it is connected to none")
+    );
+
+    // Connected to the validator, but with PEX off it hands out nothing.
+    let report = probe_real(&expected_real(&no_pex), "p2p.pex off").await;
+    assert_only(&report, &[CheckName::PexAddresses]);
+    assert!(report.observed.pex_addresses.is_empty());
+    assert!(detail(&report, CheckName::PexAddresses).contains("p2p.pex is off"));
 }
 
 /// What a real seed cannot show us: what the client sent. The stand-in checks it with the

@@ -59,6 +59,7 @@ func initHome(args []string) error {
 	external := fs.String("external-address", "", "p2p.external-address")
 	persistent := fs.String("persistent-peers", "", "ID@HOST:PORT,...")
 	bootstrap := fs.String("bootstrap-peers", "", "ID@HOST:PORT,...")
+	pex := fs.Bool("pex", true, "p2p.pex (peer exchange; addresses in the Handshake)")
 	commit := fs.Duration("timeout-commit", 500*time.Millisecond, "consensus commit timeout of a new genesis (the block interval)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -74,7 +75,7 @@ func initHome(args []string) error {
 	cfg.P2P.ListenAddress, cfg.RPC.ListenAddress = *p2pAddr, *rpcAddr
 	cfg.P2P.ExternalAddress = *external
 	cfg.P2P.PersistentPeers, cfg.P2P.BootstrapPeers = *persistent, *bootstrap
-	cfg.P2P.PexReactor, cfg.P2P.AllowDuplicateIP = true, true
+	cfg.P2P.PexReactor, cfg.P2P.AllowDuplicateIP = *pex, true
 	cfg.P2P.DialInterval = time.Second // loopback networks come up in seconds, not minutes
 	if err := cfg.ValidateBasic(); err != nil {
 		return err

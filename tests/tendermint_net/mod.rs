@@ -111,6 +111,8 @@ pub struct NodeSetup<'a> {
     pub persistent_peers: Vec<String>,
     /// `p2p.external-address` = its own P2P address (what a published seed has).
     pub advertise_self: bool,
+    /// `p2p.pex`.
+    pub pex: bool,
 }
 
 impl Node {
@@ -142,6 +144,7 @@ impl Node {
         if setup.advertise_self {
             command.arg(format!("--external-address={p2p}"));
         }
+        command.arg(format!("--pex={}", setup.pex));
         let out = command.output().expect("run tendermint-node init");
         assert!(
             out.status.success(),
@@ -420,6 +423,8 @@ pub struct Peering {
     pub to_validator: bool,
     /// `p2p.external-address` = its own P2P address.
     pub advertise_self: bool,
+    /// `p2p.pex`.
+    pub pex: bool,
 }
 
 impl Default for Peering {
@@ -427,6 +432,7 @@ impl Default for Peering {
         Peering {
             to_validator: true,
             advertise_self: true,
+            pex: true,
         }
     }
 }
@@ -459,6 +465,7 @@ impl Network {
                 genesis: None,
                 persistent_peers: Vec::new(),
                 advertise_self: false,
+                pex: true,
             },
         );
         validator.start();
@@ -509,6 +516,7 @@ impl Network {
                     Vec::new()
                 },
                 advertise_self: peering.advertise_self,
+                pex: peering.pex,
             },
         )
     }
