@@ -201,23 +201,22 @@ async fn real_seeds_without_an_address_peers_or_pex_fail_only_that_check() {
             ..Peering::default()
         },
     );
-    // p2p.pex off: no addresses in its Handshake at all, not even its own.
+    // p2p.pex off (a seed refuses to start so: a full node at the published address): no
+    // addresses in its Handshake at all, not even its own.
     let no_pex = network.add_node(
         "no-pex",
-        Mode::Seed,
+        Mode::Full,
         Peering {
             pex: false,
             ..Peering::default()
         },
     );
-    network
-        .validator
-        .wait_for_peer(&unadvertised, tendermint_net::START_TIMEOUT)
+    unadvertised
+        .wait_for_logged_connection(&network.validator, tendermint_net::START_TIMEOUT)
         .await;
     lonely.wait_for_p2p(tendermint_net::START_TIMEOUT).await;
-    network
-        .validator
-        .wait_for_peer(&no_pex, tendermint_net::START_TIMEOUT)
+    no_pex
+        .wait_for_logged_connection(&network.validator, tendermint_net::START_TIMEOUT)
         .await;
 
     let report = probe_real(&expected_real(&unadvertised), "no external address").await;
@@ -236,7 +235,8 @@ async fn real_seeds_without_an_address_peers_or_pex_fail_only_that_check() {
         detail(&report, CheckName::PexAddresses).contains("(1 in all): it is connected to none")
     );
 
-    // Connected to the validator, but with PEX off it hands out nothing.
+    // Connected to the validator, but with PEX off it hands out nothing. (A full node's NodeInfo
+    // passes every other check of the probe.)
     let report = probe_real(&expected_real(&no_pex), "p2p.pex off").await;
     assert_only(&report, &[CheckName::PexAddresses]);
     assert!(report.observed.pex_addresses.is_empty());

@@ -170,10 +170,12 @@ fn pex_check(observed: &Observed, node_id: &str) -> Check {
         )
     } else if total == 0 && observed.self_address.is_some() {
         // With p2p.pex on, a listener's Handshake lists its own address first whenever it has
-        // one (sei-tendermint `peerManager.Advertise`); none at all means PEX is off.
+        // one (sei-tendermint `peerManager.Advertise`); none at all means PEX is off, which a
+        // seed cannot run with (sei-tendermint refuses to start it): another kind of node.
         fail(
             "hands out no PEX addresses, not even its own: p2p.pex is off, so nobody learns \
-             peers from it (a seed needs pex = true)"
+             peers from it; a seed cannot run without PEX, so this is not a seed (a full node \
+             or validator answers at this address?)"
                 .to_owned(),
         )
     } else {

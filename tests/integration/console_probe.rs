@@ -44,9 +44,8 @@ async fn the_console_probes_published_seeds_against_their_node_key_secret() {
     let key = NodeKey::from_node_key_json(&healthy.node_key_json()).expect("the seed's key");
     // The second seed authenticates with its own key; its Secret holds the first one's.
     let imposter = network.add_node("imposter", Mode::Seed, Peering::default());
-    network
-        .validator
-        .wait_for_peer(&imposter, crate::tendermint_net::START_TIMEOUT)
+    imposter
+        .wait_for_logged_connection(&network.validator, crate::tendermint_net::START_TIMEOUT)
         .await;
     let address = healthy.p2p.to_string();
     published_seed(&ns, "seed-0", &healthy.node_key_json(), &address).await;

@@ -278,6 +278,32 @@ impl Node {
         );
     }
 
+    /// Whether the node's log says `peer` connected (either direction; `/net_info` lists an inbound
+    /// peer only when it declared an address, so a seed without `p2p.external-address` never
+    /// shows up in its validator's `/net_info`).
+    pub fn logged_connection_to(&self, peer: &Node) -> bool {
+        let needle = format!("peer={}", peer.node_id);
+        std::fs::read_to_string(self.log_path())
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.contains("msg=\"peer connected\"") && l.contains(&needle))
+    }
+
+    /// Waits (bounded) until the node's log says `peer` connected.
+    pub async fn wait_for_logged_connection(&self, peer: &Node, timeout: Duration) {
+        let started = Instant::now();
+        while !self.logged_connection_to(peer) {
+            assert!(
+                started.elapsed() < timeout,
+                "{} did not connect to {} within {timeout:?}; its log:\n{}",
+                self.name,
+                peer.name,
+                self.log_tail(30)
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// How many peers the node's log says connected whose IDs are none of `known` (a probe's
     /// connection counts once its Handshake and NodeInfo were accepted).
     pub fn connected_strangers(&self, known: &[&str]) -> usize {
@@ -450,7 +476,7 @@ pub struct Network {
 impl Network {
     /// Starts the validator and waits for height > 1, then the full nodes (peered to the validator)
     /// and the seed (dialing the validator); returns once the full nodes passed height 1 and the
-    /// validator lists the seed as its peer (so the seed hands the validator out through PEX).
+    /// seed is connected to the validator (so it hands the validator out through PEX).
     pub async fn start(spec: NetworkSpec) -> Network {
         let dir = tempfile::Builder::new()
             .prefix("sei-tendermint-")
@@ -488,7 +514,8 @@ impl Network {
             node.wait_for_height_above(1, START_TIMEOUT).await;
         }
         if let Some(seed) = &network.seed {
-            network.validator.wait_for_peer(seed, START_TIMEOUT).await;
+            seed.wait_for_logged_connection(&network.validator, START_TIMEOUT)
+                .await;
         }
         network
     }
