@@ -24,8 +24,8 @@ pub mod audit;
 pub mod console;
 pub mod controller;
 pub mod identity;
+pub mod real_seed;
 pub mod second;
-pub mod seed_standin;
 
 /// Where the control plane of this run lives.
 #[derive(Debug)]

@@ -339,10 +339,10 @@ async fn an_address_change_from_the_node_screen_reaches_config_toml() {
 #[tokio::test]
 async fn a_seed_brought_up_from_the_console_runs_with_its_verified_peer() {
     let (ns, mut console, journal, _state) = console_on_a_running_node("console-seed").await;
-    let standin = crate::common::seed_standin::standin_for_new_seed(
+    let standin = crate::common::real_seed::real_seed_for_new_seed(
         &ns,
         "seed-0",
-        crate::p2p_standin::Misbehaviour::Healthy,
+        crate::common::real_seed::KeyFrom::Secret,
     )
     .await;
     let address = standin.external_address();

@@ -1,7 +1,7 @@
-//! The console's outside probe of seeds on the real control plane: the seed is the P2P stand-in
-//! on a loopback address published as its `spec.externalAddress`; the console looks its NodeID up
-//! in the node-key Secret (as `seed probe NODE` does) and shows the outcome in the fleet row and
-//! on the node screen.
+//! The console's outside probe of seeds on the real control plane: the seeds are real
+//! sei-tendermint seeds (`tests/tendermint_net`) on loopback addresses published as their
+//! `spec.externalAddress`; the console looks the NodeID up in the node-key Secret (as `seed probe
+//! NODE` does) and shows the outcome in the fleet row and on the node screen.
 use std::sync::Arc;
 
 use kube::api::PostParams;
@@ -19,12 +19,11 @@ use tokio::sync::mpsc;
 
 use crate::common::TestNamespace;
 use crate::console::Console;
-use crate::p2p_standin::{Misbehaviour, P2pStandin, StandinConfig};
+use crate::tendermint_net::{Mode, Network, NetworkSpec, Peering};
 
-async fn published_seed(ns: &TestNamespace, name: &str, key: &NodeKey, address: &str) {
+async fn published_seed(ns: &TestNamespace, name: &str, node_key_json: &str, address: &str) {
     let secret = format!("{name}-node-key");
-    ns.create_node_key_secret(&secret, key.to_node_key_json().expose())
-        .await;
+    ns.create_node_key_secret(&secret, node_key_json).await;
     let mut node = sample::node(&ns.name, name, NodeMode::Seed, 0);
     node.metadata.creation_timestamp = None;
     node.metadata.uid = None;
@@ -40,12 +39,26 @@ async fn published_seed(ns: &TestNamespace, name: &str, key: &NodeKey, address: 
 #[tokio::test]
 async fn the_console_probes_published_seeds_against_their_node_key_secret() {
     let ns = TestNamespace::new("console-probe").await;
-    let config = StandinConfig::healthy("pacific-1");
-    let key = NodeKey::from_seed(&config.key_seed);
-    let healthy = P2pStandin::start(config.clone()).await;
-    let imposter = P2pStandin::start(config.clone().with(Misbehaviour::WrongKey)).await;
-    published_seed(&ns, "seed-0", &key, &healthy.external_address()).await;
-    published_seed(&ns, "seed-1", &key, &imposter.external_address()).await;
+    let network = Network::start(NetworkSpec::validator_and_seed("pacific-1")).await;
+    let healthy = network.seed();
+    let key = NodeKey::from_node_key_json(&healthy.node_key_json()).expect("the seed's key");
+    // The second seed authenticates with its own key; its Secret holds the first one's.
+    let imposter = network.add_node("imposter", Mode::Seed, Peering::default());
+    imposter
+        .wait_for_logged_connection(&network.validator, crate::tendermint_net::START_TIMEOUT)
+        .await;
+    let address = healthy.p2p.to_string();
+    published_seed(&ns, "seed-0", &healthy.node_key_json(), &address).await;
+    published_seed(
+        &ns,
+        "seed-1",
+        &healthy.node_key_json(),
+        &imposter.p2p.to_string(),
+    )
+    .await;
+    // Peers the seed may have besides the console's probes.
+    let known = [&*network.validator.node_id, &*imposter.node_id];
+    let wait = std::time::Duration::from_secs(30);
 
     let connection = Connection {
         client: ns.client.clone(),
@@ -69,18 +82,13 @@ async fn the_console_probes_published_seeds_against_their_node_key_secret() {
         .await;
     println!("{screen}");
     console.ticking = false;
-    // The stand-in records a connection once the probe has closed it.
-    console
-        .until("the stand-in's record of the probe", |_, _| {
-            healthy.seen.lock().expect("lock").len() == 1
-        })
-        .await;
+    // The real seed accepted the probe as a peer (its log), once.
+    assert_eq!(healthy.wait_for_strangers(&known, 1, wait).await, 1);
 
     // P on the node screen probes again; the line names the Secret's NodeID and the route.
     console.send(Msg::Key(Key::plain(KeyCode::Enter)));
     console.send(Msg::Key(Key::char('P')));
     let short = &key.node_id()[..8];
-    let address = healthy.external_address();
     let screen = console
         .until("the node screen's probe line", |_, screen| {
             // The local address may wrap onto the next line, under the value's column.
@@ -92,11 +100,7 @@ async fn the_console_probes_published_seeds_against_their_node_key_secret() {
         })
         .await;
     println!("{screen}");
-    console
-        .until("the second probe", |_, _| {
-            healthy.seen.lock().expect("lock").len() == 2
-        })
-        .await;
+    assert_eq!(healthy.wait_for_strangers(&known, 2, wait).await, 2);
 
     console.send(Msg::Key(Key::plain(KeyCode::Esc)));
     console.send(Msg::Key(Key::plain(KeyCode::Down)));

@@ -4,8 +4,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-#[path = "../p2p_standin/mod.rs"]
-mod p2p_standin;
+#[path = "../tendermint_net/mod.rs"]
+mod tendermint_net;
 
 mod action_annotation;
 mod action_safety;

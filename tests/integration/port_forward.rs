@@ -186,10 +186,10 @@ async fn a_seed_comes_up_with_its_node_id_verified_through_the_port_forward() {
     let operator = Operator::create(&ns, "operator", granted_rules(), dir.path()).await;
     grant_cluster_reads(&ns, &operator).await;
     create_node_service_account(&ns).await;
-    let standin = crate::common::seed_standin::standin_for_new_seed(
+    let standin = crate::common::real_seed::real_seed_for_new_seed(
         &ns,
         "seed-0",
-        crate::p2p_standin::Misbehaviour::Healthy,
+        crate::common::real_seed::KeyFrom::Secret,
     )
     .await;
     let address = standin.external_address();

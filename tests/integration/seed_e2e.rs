@@ -2,9 +2,10 @@
 //! the control-plane add-on puts the node-key Secret where the pod would see it (the node's
 //! `config/node_key.json`), so the sidecar's `/v0/node-id` is checked against the key; a sidecar
 //! holding another key fails naming both NodeIDs; a platform config without `nodepoolSeed` is
-//! refused before any change with its fix (the dry run says so too). Every seed is published on a loopback address: a P2P stand-in that takes
-//! the generated key from the Secret (the outside probe `seed create` ends with), or a closed
-//! port where the run fails before the probe.
+//! refused before any change with its fix (the dry run says so too). Every seed is published
+//! on a loopback address: a real sei-tendermint seed that starts with the generated key from the
+//! Secret (the outside probe `seed create` ends with), or with its own key, or a closed port where
+//! the run fails before the probe.
 
 use std::process::Stdio;
 
@@ -14,9 +15,8 @@ use sei_console::actions::node_key::NodeKey;
 use serde_json::{Value, json};
 
 use crate::common::console::{console_env, create_node_service_account};
-use crate::common::seed_standin::standin_for_new_seed;
+use crate::common::real_seed::{KeyFrom, real_seed_for_new_seed};
 use crate::common::{TestNamespace, control_plane, repo_path};
-use crate::p2p_standin::Misbehaviour;
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 
@@ -97,7 +97,7 @@ async fn secret_key(ns: &TestNamespace, name: &str) -> NodeKey {
 async fn seed_runs_to_running_and_prints_the_peer_verified_against_the_sidecar_and_the_probe() {
     let ns = TestNamespace::new("seed-e2e").await;
     create_node_service_account(&ns).await;
-    let standin = standin_for_new_seed(&ns, "seed-0", Misbehaviour::Healthy).await;
+    let standin = real_seed_for_new_seed(&ns, "seed-0", KeyFrom::Secret).await;
     let address = standin.external_address();
     let run = seed_create(&ns.name, "seed-0", &address, &[]).await;
     let result = run.result();
@@ -128,9 +128,8 @@ async fn seed_runs_to_running_and_prints_the_peer_verified_against_the_sidecar_a
         )),
         "{message}"
     );
-    let seen = standin.seen.lock().expect("lock").clone();
-    assert_eq!(seen.len(), 1, "one probe connection");
-    assert_eq!(seen[0].bytes_after_node_info, 0);
+    // The real seed accepted the probe's Handshake and NodeInfo: one connection.
+    assert_eq!(standin.probes_accepted(), 1, "one probe connection");
     assert!(
         run.lines
             .iter()
@@ -252,7 +251,7 @@ async fn a_platform_config_without_the_seed_pool_is_refused_before_any_change_wi
 async fn text_progress_numbers_the_init_plans_tasks_and_ends_with_the_peer() {
     let ns = TestNamespace::new("seed-text").await;
     create_node_service_account(&ns).await;
-    let standin = standin_for_new_seed(&ns, "seed-3", Misbehaviour::Healthy).await;
+    let standin = real_seed_for_new_seed(&ns, "seed-3", KeyFrom::Secret).await;
     let address = standin.external_address();
     let run = seed_create_as(&ns.name, "seed-3", &address, &[], "text").await;
     assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
@@ -361,7 +360,7 @@ async fn a_seed_whose_pod_cannot_be_created_is_not_reported_running_and_names_th
 async fn a_running_seed_that_answers_with_another_key_ends_unreachable_with_exit_3() {
     let ns = TestNamespace::new("seed-wrongkey").await;
     create_node_service_account(&ns).await;
-    let standin = standin_for_new_seed(&ns, "seed-4", Misbehaviour::WrongKey).await;
+    let standin = real_seed_for_new_seed(&ns, "seed-4", KeyFrom::Own).await;
     let address = standin.external_address();
     let run = seed_create(&ns.name, "seed-4", &address, &[]).await;
     assert_eq!(run.code, Some(3), "{}\n{}", run.stdout, run.stderr);

@@ -1,20 +1,21 @@
 //! `sei-console seed probe NODE` on the real control plane: the published identity comes from the
 //! SeiNode (`spec.externalAddress`, `spec.chainId`) and its node-key Secret; the seed itself is
-//! the P2P stand-in on a loopback address published as the seed's external address.
+//! a real sei-tendermint seed (`tests/tendermint_net`, peered to a kvstore validator) on a
+//! loopback address published as the seed's external address, its Secret holding the seed's own
+//! `node_key.json` as sei-tendermint wrote it.
 
 use kube::api::{DynamicObject, PostParams};
 use sei_console::actions::node_key::NodeKey;
 use serde_json::{Value, json};
 
-use crate::p2p_standin::{Misbehaviour, P2pStandin, StandinConfig};
+use crate::tendermint_net::{Network, NetworkSpec};
 
 use crate::common::console::cli;
 use crate::common::{TestNamespace, seinode_resource};
 
-/// A seed SeiNode `name` whose Secret holds the key of `key_seed`, published at `address`.
-async fn seed(ns: &TestNamespace, name: &str, key_seed: [u8; 32], address: Option<&str>) {
-    let key = NodeKey::from_seed(&key_seed);
-    ns.create_node_key_secret(&format!("{name}-node-key"), key.to_node_key_json().expose())
+/// A seed SeiNode `name` whose Secret holds `node_key_json`, published at `address`.
+async fn seed(ns: &TestNamespace, name: &str, node_key_json: &str, address: Option<&str>) {
+    ns.create_node_key_secret(&format!("{name}-node-key"), node_key_json)
         .await;
     let mut spec = json!({"chainId": "pacific-1", "image": "ghcr.io/sei-protocol/sei:v6.3.0",
         "seed": {"nodeKey": {"secret": {"secretName": format!("{name}-node-key")}}}});
@@ -56,15 +57,10 @@ fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn seed_probe_node_checks_the_published_identity_against_the_seed() {
     let ns = TestNamespace::new("seed-probe").await;
-    let config = StandinConfig::healthy("pacific-1");
-    let healthy = P2pStandin::start(config.clone()).await;
-    seed(
-        &ns,
-        "seed-0",
-        config.key_seed,
-        Some(&healthy.external_address()),
-    )
-    .await;
+    let network = Network::start(NetworkSpec::validator_and_seed("pacific-1")).await;
+    let real = network.seed();
+    let address = real.p2p.to_string();
+    seed(&ns, "seed-0", &real.node_key_json(), Some(&address)).await;
 
     let out = probe(&ns.name, "seed-0", &[]).await;
     let text = String::from_utf8_lossy(&out.stdout);
@@ -78,19 +74,23 @@ async fn seed_probe_node_checks_the_published_identity_against_the_seed() {
     assert!(
         text.contains(&format!(
             "✓ node ID         {} = published (node-key Secret seed-0-node-key)",
-            healthy.node_id
+            real.node_id
         )),
         "{text}"
     );
     assert!(text.contains("result: OK"), "{text}");
+    assert!(
+        text.contains(&network.validator.node_id),
+        "the seed hands out its validator: {text}"
+    );
 
     // The Secret holds one key, the seed authenticates with another.
-    let imposter = P2pStandin::start(config.clone().with(Misbehaviour::WrongKey)).await;
+    let other = NodeKey::from_seed(&[0x5e; 32]);
     seed(
         &ns,
         "seed-1",
-        config.key_seed,
-        Some(&imposter.external_address()),
+        other.to_node_key_json().expose(),
+        Some(&address),
     )
     .await;
     let out = probe(&ns.name, "seed-1", &["-o", "json"]).await;
@@ -116,7 +116,8 @@ async fn seed_probe_node_checks_the_published_identity_against_the_seed() {
     assert_eq!(report["expected"]["chainId"], "atlantic-2");
 
     // Unpublished: nothing to dial.
-    seed(&ns, "seed-2", [9; 32], None).await;
+    let unpublished = NodeKey::from_seed(&[9; 32]);
+    seed(&ns, "seed-2", unpublished.to_node_key_json().expose(), None).await;
     let out = probe(&ns.name, "seed-2", &[]).await;
     assert_eq!(out.status.code(), Some(1));
     assert!(

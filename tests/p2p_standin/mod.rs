@@ -1,6 +1,15 @@
 //! A sei-tendermint P2P listener stand-in on 127.0.0.1: the responder side of the handshake
 //! (preface, signed Handshake with self address and PEX addresses, NodeInfo), configurable to
 //! misbehave the ways real seeds fail. It checks what the client sends too, and records it.
+//!
+//! Kept only for what a real seed cannot be made to show: stalls at each phase, a bad
+//! signature, oversized prefaces, Handshakes and frames, a loopback listen address seen from
+//! loopback, each outcome of a wrong network deterministically (a real seed's NodeInfo races its
+//! rejection), and a record of what the client sent. Everything a real node can show (a healthy
+//! seed and its PEX, another key than the published one, no external address, no peers, another
+//! chain ID) runs against a real sei-tendermint seed: `tests/tendermint_net`. The stand-in shares
+//! the crate's own SecretConnection and handshake code, so it agrees with the client by
+//! construction; see CHANGELOG.md for where it differed from the real node.
 #![allow(dead_code)] // each test binary uses a different subset
 
 use std::net::SocketAddr;
@@ -25,12 +34,8 @@ pub enum Misbehaviour {
     /// Signs something other than the session challenge.
     BadSignature,
     WrongNetwork,
-    /// No `self_addr` (p2p.external-address empty).
-    EmptySelfAddress,
     /// `listen_addr` on 127.0.0.1:26656 (the sidecar before v0.0.69).
     LoopbackListenAddress,
-    /// No PEX addresses besides its own.
-    NoPexAddresses,
     /// Accepts, then says nothing.
     StallBeforePreface,
     /// Sends its preface, then nothing.
@@ -240,16 +245,14 @@ async fn respond(
         &conn.challenge
     };
     let mut pex = vec![own.clone()];
-    if config.misbehaviour != NoPexAddresses {
-        pex.extend(other_peers());
-    }
+    pex.extend(other_peers());
     let handshake = wire::Handshake {
         node_auth_key: Some(wire::NodePublicKey {
             ed25519: key.public_key().to_vec(),
         }),
         node_auth_sig: key.sign(signed).to_vec(),
         sei_giga_connection: false,
-        self_addr: (config.misbehaviour != EmptySelfAddress).then(|| own.clone()),
+        self_addr: Some(own.clone()),
         pex_addrs: pex,
     };
     conn.send_message(&handshake).await.map_err(e)?;

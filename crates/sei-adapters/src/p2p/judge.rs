@@ -161,21 +161,35 @@ fn pex_check(observed: &Observed, node_id: &str) -> Check {
         .iter()
         .filter(|a| a.node_id != node_id)
         .count();
+    let fail = |detail: String| check(CheckName::PexAddresses, Verdict::Fail, detail);
     if others > 0 {
         check(
             CheckName::PexAddresses,
             Verdict::Pass,
             format!("hands out {others} peer address(es) besides its own ({total} in all)"),
         )
-    } else {
-        check(
-            CheckName::PexAddresses,
-            Verdict::Fail,
-            format!(
-                "hands out no peer besides itself ({total} in all): normal in its first minutes; \
-                 after warm-up a seed with none is not doing its job (or runs with p2p.pex off)"
-            ),
+    } else if total == 0 && observed.self_address.is_some() {
+        // With p2p.pex on, a listener's Handshake lists its own address first whenever it has
+        // one (sei-tendermint `peerManager.Advertise`); none at all means PEX is off, which a
+        // seed cannot run with (sei-tendermint refuses to start it): another kind of node.
+        fail(
+            "hands out no PEX addresses, not even its own: p2p.pex is off, so nobody learns \
+             peers from it; a seed cannot run without PEX, so this is not a seed (a full node \
+             or validator answers at this address?)"
+                .to_owned(),
         )
+    } else {
+        // A seed hands out the peers it is connected to right now, not its address book.
+        fail(format!(
+            "hands out no peer besides itself ({total} in all): it is connected to none right \
+             now; normal in its first minutes; after warm-up a seed with none is not doing its \
+             job{}",
+            if total == 0 {
+                " (or runs with p2p.pex off)"
+            } else {
+                ""
+            }
+        ))
     }
 }
 
@@ -320,5 +334,31 @@ mod tests {
             .find(|c| c.check == CheckName::Network)
             .expect("network");
         assert!(network.detail.contains("block protocol 12"), "{network:?}");
+    }
+
+    #[test]
+    fn no_pex_addresses_at_all_from_an_advertised_seed_is_pex_off() {
+        let own = format!("{ID}@seed-0.example.com:26656");
+        let mut seen = observed(Some(&own), "tcp://0.0.0.0:26656");
+        seen.pex_addresses.clear();
+        let checks = judge(&expected(Some(ID)), &seen, None, &timings());
+        let pex = checks
+            .iter()
+            .find(|c| c.check == CheckName::PexAddresses)
+            .expect("pex");
+        assert_eq!(pex.verdict, Verdict::Fail);
+        assert!(pex.detail.contains("p2p.pex is off"), "{pex:?}");
+        // Only its own address: PEX is on, it is connected to no peer.
+        seen.pex_addresses = vec![NodeAddress::parse(&own).expect("address")];
+        let checks = judge(&expected(Some(ID)), &seen, None, &timings());
+        let pex = checks
+            .iter()
+            .find(|c| c.check == CheckName::PexAddresses)
+            .expect("pex");
+        assert!(
+            pex.detail.contains("(1 in all): it is connected to none"),
+            "{pex:?}"
+        );
+        assert!(!pex.detail.contains("pex off"), "{pex:?}");
     }
 }

@@ -118,6 +118,11 @@ fn millis(d: Duration) -> f64 {
     (d.as_secs_f64() * 10_000.0).round() / 10.0
 }
 
+/// sei-tendermint's listener closes, before its preface, a connection from an address that
+/// connected less than `IncomingConnectionWindow` (100 ms) ago (`internal/p2p/conn_tracker.go`):
+/// a probe right after another from the same address. Waiting this long, once, gets past it.
+const REFUSED_RETRY_AFTER: Duration = Duration::from_millis(150);
+
 /// Probes `expected.address` within `timeout`.
 pub async fn probe(dialer: &dyn PeerDialer, expected: &Expected, timeout: Duration) -> ProbeReport {
     let start = Instant::now();
@@ -125,7 +130,7 @@ pub async fn probe(dialer: &dyn PeerDialer, expected: &Expected, timeout: Durati
     let mut timings = Timings::default();
     let mut observed = Observed::default();
     let mut origin = Origin::default();
-    let failure = run(
+    let mut failure = run(
         dialer,
         expected,
         deadline,
@@ -135,6 +140,23 @@ pub async fn probe(dialer: &dyn PeerDialer, expected: &Expected, timeout: Durati
     )
     .await
     .err();
+    let refused_early = failure
+        .as_ref()
+        .is_some_and(|f| f.phase == Phase::SecretConnection && f.reason == CLOSED_BEFORE_PREFACE);
+    if refused_early && deadline > Instant::now() + REFUSED_RETRY_AFTER * 2 {
+        tokio::time::sleep(REFUSED_RETRY_AFTER).await;
+        (timings, observed, origin) = Default::default();
+        failure = run(
+            dialer,
+            expected,
+            deadline,
+            &mut timings,
+            &mut observed,
+            &mut origin,
+        )
+        .await
+        .err();
+    }
     timings.total_ms = millis(start.elapsed());
     let checks = judge(expected, &observed, failure.as_ref(), &timings);
     ProbeReport {
@@ -257,13 +279,15 @@ async fn run(
     Ok(())
 }
 
+const CLOSED_BEFORE_PREFACE: &str = "the peer closed the connection before its preface: not a \
+    sei-tendermint P2P listener, or it refuses this connection (full, or rate-limiting this \
+    address: sei-tendermint accepts one new connection per address per 100 ms, about one per \
+    second in all; the probe retries once after 150 ms)";
+
 /// One line on a failed phase that tells the operator what it likely means.
 fn explain(phase: Phase, error: &ConnError, chain_id: &str) -> String {
     match (phase, error) {
-        (Phase::SecretConnection, ConnError::Closed) => "the peer closed the connection before \
-            its preface: not a sei-tendermint P2P listener, or it refuses this connection (full, \
-            or rate-limiting this address)"
-            .to_owned(),
+        (Phase::SecretConnection, ConnError::Closed) => CLOSED_BEFORE_PREFACE.to_owned(),
         (Phase::Handshake, ConnError::Closed) => "the peer closed the connection instead of \
             sending its Handshake: it rejected ours, or is not a sei-tendermint P2P listener"
             .to_owned(),
@@ -295,5 +319,44 @@ mod tests {
             &expected,
             DEFAULT_TIMEOUT,
         ));
+    }
+
+    /// Every dial connects, and the peer closes at once (what sei-tendermint does to a second
+    /// connection from one address within 100 ms).
+    struct ClosingDialer(std::sync::atomic::AtomicUsize);
+
+    impl PeerDialer for ClosingDialer {
+        fn dial<'a>(&'a self, _host: &'a str, _port: u16) -> crate::ports::DialFuture<'a> {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Box::pin(async {
+                let (ours, theirs) = tokio::io::duplex(64);
+                drop(theirs);
+                Ok(DialedPeer {
+                    stream: Box::new(ours),
+                    local: None,
+                    remote: ([127, 0, 0, 1], 26656).into(),
+                })
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_connection_closed_before_the_preface_is_tried_once_more() {
+        let dialer = ClosingDialer(Default::default());
+        let expected = Expected {
+            node_id: None,
+            node_id_source: "test".into(),
+            address: ExternalAddress::parse("127.0.0.1:26656").expect("address"),
+            chain_id: "c".into(),
+        };
+        let report = probe(&dialer, &expected, Duration::from_secs(2)).await;
+        assert_eq!(dialer.0.load(std::sync::atomic::Ordering::SeqCst), 2);
+        let failure = report.failure.expect("failure");
+        assert_eq!(failure.phase, Phase::SecretConnection);
+        assert!(failure.reason.contains("100 ms"), "{}", failure.reason);
+        // Not when the deadline leaves no room.
+        let dialer = ClosingDialer(Default::default());
+        let _ = probe(&dialer, &expected, Duration::from_millis(250)).await;
+        assert_eq!(dialer.0.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 }
