@@ -109,3 +109,26 @@ fn subcommand_help_lists_the_commands_own_flags_apart_from_the_global_ones() {
         );
     }
 }
+
+/// `KUBECONFIG` naming a file that is not there is named in the error; it used to fall back
+/// to the in-cluster service account and say "failed to read an incluster environment variable".
+#[test]
+fn a_missing_kubeconfig_named_by_the_environment_is_named_in_the_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("missing-kubeconfig");
+    for args in [vec!["get"], vec!["describe", "rpc-0"]] {
+        Command::cargo_bin("sei-console")
+            .expect("binary")
+            .args(&args)
+            .env("KUBECONFIG", &missing)
+            .env("XDG_STATE_HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path())
+            .env_remove("KUBERNETES_SERVICE_HOST")
+            .assert()
+            .code(1)
+            .stderr(
+                predicate::str::contains(format!("{}: cannot open it", missing.display()))
+                    .and(predicate::str::contains("incluster").not()),
+            );
+    }
+}

@@ -62,6 +62,26 @@ fn an_empty_journal_says_so() {
         .stdout(predicate::str::starts_with("no actions recorded in "));
 }
 
+/// A journal file the operator names and that is not there is an error (exit 1), not an empty
+/// journal: "no actions recorded" would read as "nothing was done".
+#[test]
+fn a_missing_journal_file_is_an_error() {
+    let state = tempfile::tempdir().expect("tempdir");
+    let missing = state.path().join("nonexistent.jsonl");
+    Command::cargo_bin("sei-console")
+        .expect("binary")
+        .env("XDG_STATE_HOME", state.path())
+        .args(["journal", "--file"])
+        .arg(&missing)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(format!(
+            "journal file {} does not exist",
+            missing.display()
+        )));
+}
+
 #[test]
 fn filters_by_node_action_operator_and_since_and_hides_dry_runs_unless_all() {
     let state = state_dir_with_journal();

@@ -218,6 +218,7 @@ impl ActionContext {
             platform: resolved.platform.clone(),
             platform_source: resolved.source,
             sidecar_reach: sidecar.transport().reach(),
+            sidecar_credential: sidecar.transport().credential(),
             driver: DriverConfig {
                 deadline: options.timeout,
                 max_wait: options.max_wait,

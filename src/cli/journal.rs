@@ -66,6 +66,14 @@ impl JournalArgs {
 pub fn run(args: &JournalArgs, contexts: &[String], out: &mut dyn Write) -> Result<(), CliError> {
     let filter = args.filter(contexts, jiff::Timestamp::now())?;
     let journal = match &args.file {
+        // A file the operator names must be there: an empty answer would read as "nothing was
+        // done" when the path is wrong.
+        Some(path) if !path.exists() => {
+            return Err(CliError::Failed(format!(
+                "journal file {} does not exist",
+                path.display()
+            )));
+        }
         Some(path) => Journal::at(path),
         None => Journal::default_location().map_err(|e| CliError::Failed(e.to_string()))?,
     };

@@ -11,6 +11,7 @@ mod action_annotation;
 mod action_safety;
 mod address_cli;
 mod address_e2e;
+mod certificate_identity;
 mod console;
 mod console_actions;
 mod console_probe;

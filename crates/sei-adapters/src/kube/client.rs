@@ -36,16 +36,18 @@ fn list_or_none(names: &[String]) -> String {
     }
 }
 
-/// The one kubeconfig file `connect` reads without `--kubeconfig`: `$KUBECONFIG` when it names
-/// a single file, else `~/.kube/config`; `None` for a list of files (kube merges those).
-fn kubeconfig_in_use() -> Option<std::path::PathBuf> {
+/// The one kubeconfig file `connect` reads without `--kubeconfig`, and whether the operator
+/// named it: `$KUBECONFIG` when it names a single file (named), else `~/.kube/config` (not
+/// named); `None` for a list of files (kube merges those, skipping missing ones as kubectl does).
+fn kubeconfig_in_use() -> Option<(std::path::PathBuf, bool)> {
     match std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
         Some(value) => {
             let mut paths = std::env::split_paths(&value);
             let first = paths.next();
-            first.filter(|_| paths.next().is_none())
+            first.filter(|_| paths.next().is_none()).map(|p| (p, true))
         }
-        None => std::env::var_os("HOME").map(|home| Path::new(&home).join(".kube").join("config")),
+        None => std::env::var_os("HOME")
+            .map(|home| (Path::new(&home).join(".kube").join("config"), false)),
     }
 }
 
@@ -84,9 +86,10 @@ pub async fn connect(
     let file = match kubeconfig {
         Some(path) => Some(read_kubeconfig(path)?),
         None => match kubeconfig_in_use() {
-            // A kubeconfig that is there but unreadable is an error naming it, never a silent
-            // fall back to the in-cluster service account.
-            Some(path) if path.exists() => Some(read_kubeconfig(&path)?),
+            // A kubeconfig that is there but unreadable, or that `$KUBECONFIG` names and is not
+            // there, is an error naming it, never a silent fall back to the in-cluster service
+            // account (whose error, "failed to read an incluster environment variable", misled).
+            Some((path, named)) if named || path.exists() => Some(read_kubeconfig(&path)?),
             _ => Kubeconfig::read().ok(),
         },
     };

@@ -165,6 +165,16 @@ impl SidecarTransport {
         }
     }
 
+    /// Whether the console's task calls can be authenticated on this transport.
+    pub fn credential(&self) -> crate::ports::SidecarCredential {
+        match self {
+            Self::PortForward(forwards) if !forwards.has_bearer() => {
+                crate::ports::SidecarCredential::NoBearerToken
+            }
+            _ => crate::ports::SidecarCredential::Usable,
+        }
+    }
+
     /// A short name for status lines: `port-forward`, `pod-proxy`, `in-cluster` or `override`.
     pub fn name(&self) -> &'static str {
         match self {

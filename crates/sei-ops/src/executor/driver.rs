@@ -16,7 +16,7 @@ use super::{NextStep, Requeue, apply_phase_change, next_step, record_outcome};
 use crate::api::{Phase, PlanPhase, SeiNode, SeiNodeStatus, TaskPlan, TaskStatus};
 use crate::planner::{self, PlanContext, Resolution};
 use crate::ports::{Clock, ClusterApi, ClusterError, SidecarApi, StatusPatch};
-use crate::tasks::{TaskEnv, WorkloadRenderer, advance};
+use crate::tasks::{TaskEnv, TaskOutcome, WorkloadRenderer, advance};
 
 pub use statefulset_sync::{RENDER_FAILED_REASON, RenderFailure};
 
@@ -81,6 +81,15 @@ pub enum Progress {
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
         retry_count: i64,
+    },
+    /// A task's submission or status read failed with an error the controller retries (the
+    /// task stays Pending and nothing in `status.plan` says so, as upstream): said on the first
+    /// failure and whenever the error changes, so a wait is never silent about why.
+    TaskRetrying {
+        index: usize,
+        task: String,
+        id: String,
+        error: String,
     },
     /// A `StatefulSetRenderFailed` event was recorded (printed once per distinct message); the
     /// JSON line carries the event's message.
@@ -480,6 +489,7 @@ impl<'a> Driver<'a> {
         };
         let mut conflicts_in_step = 0;
         let mut last_render_failure: Option<RenderFailure> = None;
+        let mut last_retry: Option<(usize, String)> = None;
         loop {
             if started.elapsed() > self.config.deadline {
                 return Err(DriverError::Deadline(self.config.deadline));
@@ -530,6 +540,13 @@ impl<'a> Driver<'a> {
                     report.conflicts += absorbed;
                     report.patches += u32::from(wrote);
                     for line in &transitions {
+                        if let Progress::TaskRetrying { index, error, .. } = line {
+                            let retry = (*index, error.clone());
+                            if last_retry.as_ref() == Some(&retry) {
+                                continue;
+                            }
+                            last_retry = Some(retry);
+                        }
                         progress(line);
                     }
                     if finished {
@@ -578,6 +595,14 @@ impl<'a> Driver<'a> {
                 let planned = plan.tasks[index].clone();
                 let env = self.env();
                 let outcome = advance(&planned, submit, &env, node).await;
+                if let TaskOutcome::TransientError(error) = &outcome {
+                    lines.push(Progress::TaskRetrying {
+                        index,
+                        task: planned.kind.to_string(),
+                        id: planned.id.clone(),
+                        error: error.clone(),
+                    });
+                }
                 let result = record_outcome(plan, index, outcome, now);
                 apply_phase_change(node.status_mut(), result.phase_change, now);
                 let after = &plan.tasks[index];

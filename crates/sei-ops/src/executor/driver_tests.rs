@@ -454,3 +454,34 @@ async fn follow_reports_the_transitions_another_executor_makes() {
     assert_eq!(report.plan_phase, PlanPhase::Complete);
     assert!(matches!(seen.last(), Some(Progress::PlanFinished { .. })));
 }
+
+/// A submission the controller retries (here a 401 from kube-rbac-proxy) is said at once, with
+/// its error, instead of the task sitting Pending with nothing in `status.plan` to say why.
+#[tokio::test]
+async fn a_retried_sidecar_submission_is_reported_with_its_error_at_the_first_failure() {
+    let h = Harness::new();
+    let clock = FixedClock(h.now);
+    h.cluster.put_node(full_node("ns", "a"));
+    *h.sidecar.submit_failure.lock().expect("lock") =
+        Some(crate::ports::SidecarError::Unauthorized {
+            target: crate::ports::SidecarTarget::new("ns", "a"),
+            status: 401,
+            body: "Unauthorized".into(),
+        });
+    let (report, lines) = persist_and_drive(&h, &clock, "a").await;
+    assert_eq!(report.plan_phase, PlanPhase::Complete);
+    let retries: Vec<&Progress> = lines
+        .iter()
+        .filter(|l| matches!(l, Progress::TaskRetrying { .. }))
+        .collect();
+    let [Progress::TaskRetrying { error, .. }] = retries.as_slice() else {
+        panic!("one retry line expected: {lines:?}");
+    };
+    assert!(error.contains("HTTP 401"), "{error}");
+    assert!(
+        stored_plan(&h, "a")
+            .tasks
+            .iter()
+            .all(|t| t.error.is_empty())
+    );
+}

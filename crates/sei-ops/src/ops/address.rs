@@ -62,7 +62,7 @@ impl AddressPrepared {
         if let Some(reason) = &self.blocked {
             return Some(OpsError::Step(format!("{reason}; nothing was changed")));
         }
-        self.permissions.error().cloned().map(OpsError::Access)
+        self.permissions.refusal()
     }
 }
 
@@ -102,7 +102,15 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
     };
     let tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
     let checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks);
-    let permissions = ops.check(checks.into_vec(), !input.dry_run).await;
+    let mut permissions = ops.check(checks.into_vec(), !input.dry_run).await;
+    permissions.sidecar_credential = ops
+        .sidecar_credential_refusal(
+            ActionKind::Address,
+            &[(input.node.clone(), tasks.clone())],
+            input.wait,
+            false,
+        )
+        .await?;
     let confirm_names = if needs_typed_name(&node) {
         vec![input.node.clone()]
     } else {

@@ -358,6 +358,12 @@ pub fn progress_text(progress: &Progress, total: usize) -> String {
             }
             line
         }
+        Progress::TaskRetrying {
+            index, task, error, ..
+        } => format!(
+            "[{}/{total}] {task}: not progressing, retrying: {error}",
+            index + 1
+        ),
         Progress::RenderFailed { failure } => {
             format!("warning: StatefulSetRenderFailed: {failure}")
         }

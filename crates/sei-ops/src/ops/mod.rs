@@ -32,6 +32,7 @@ pub mod rollout;
 mod rollout_text;
 pub mod seed;
 pub mod seed_probe;
+mod sidecar_credential;
 #[cfg(test)]
 mod tests;
 pub mod waiting;
@@ -93,6 +94,9 @@ pub struct Settings {
     pub platform_note: Option<String>,
     /// How sidecar calls travel (pod proxy, port-forward, ...), which decides their permissions.
     pub sidecar_reach: crate::ports::SidecarReach,
+    /// Whether the console's own sidecar task calls can be authenticated on that path: an
+    /// action that needs them is refused before any change when they cannot.
+    pub sidecar_credential: crate::ports::SidecarCredential,
     pub driver: DriverConfig,
     /// Read-only mode and where it was switched on (`started with --read-only`): every change
     /// is refused before any call.
@@ -120,6 +124,10 @@ pub enum OpsError {
         context: String,
         source: ClusterError,
     },
+    /// The action needs the sidecar's task API and its calls cannot be authenticated on the
+    /// transport in use: refused before any change, naming the fix.
+    #[error("{0}")]
+    NoSidecarCredential(String),
     /// A step stopped; the message names the node and what state it was left in.
     #[error("{0}")]
     Step(String),
@@ -138,6 +146,9 @@ pub struct PermissionVerdict {
     pub checks: Vec<PermissionCheck>,
     /// `None` when not asked (a dry run), else the answer.
     pub outcome: Option<Result<(), AccessError>>,
+    /// Why the console's own sidecar calls could not be authenticated, when the action needs
+    /// them (`Ops::sidecar_credential_refusal`): the action is refused before any change.
+    pub sidecar_credential: Option<String>,
 }
 
 impl PermissionVerdict {
@@ -151,6 +162,15 @@ impl PermissionVerdict {
             Some(Err(err)) => Some(err),
             _ => None,
         }
+    }
+
+    /// Why the action cannot run as far as its calls go: sidecar calls that cannot be
+    /// authenticated, else a denied or failed check.
+    pub fn refusal(&self) -> Option<OpsError> {
+        if let Some(reason) = &self.sidecar_credential {
+            return Some(OpsError::NoSidecarCredential(reason.clone()));
+        }
+        self.error().cloned().map(OpsError::Access)
     }
 }
 
@@ -269,7 +289,11 @@ impl<'a> Ops<'a> {
         } else {
             None
         };
-        PermissionVerdict { checks, outcome }
+        PermissionVerdict {
+            checks,
+            outcome,
+            sidecar_credential: None,
+        }
     }
 
     /// Posts the `Console*` Event on the node; a failure is a warning (the change happened).

@@ -148,7 +148,7 @@ impl RolloutPrepared {
                 reasons.join("; ")
             )));
         }
-        self.permissions.error().cloned().map(OpsError::Access)
+        self.permissions.refusal()
     }
 }
 
@@ -209,6 +209,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         permissions: PermissionVerdict {
             checks: Vec::new(),
             outcome: None,
+            sidecar_credential: None,
         },
         confirm_names: Vec::new(),
         question: String::new(),
@@ -294,6 +295,9 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
             prepared.input.wait,
         );
         prepared.permissions = ops.check(checks.into_vec(), !prepared.input.dry_run).await;
+        prepared.permissions.sidecar_credential = ops
+            .sidecar_credential_refusal(ActionKind::Rollout, &work, prepared.input.wait, false)
+            .await?;
     }
     Ok(prepared)
 }

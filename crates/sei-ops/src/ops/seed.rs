@@ -126,7 +126,7 @@ impl SeedPrepared {
         if let Some(reason) = &self.blocked {
             return Some(OpsError::Step(format!("{reason}; nothing was changed")));
         }
-        self.permissions.error().cloned().map(OpsError::Access)
+        self.permissions.refusal()
     }
 }
 
@@ -210,7 +210,16 @@ pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, Op
         SeedKey::Existing(&request.secret_name)
     };
     let checks = seed_create_checks(&ops.scope(), &namespace, &name, key_source, &tasks);
-    let permissions = ops.check(checks.into_vec(), !input.dry_run).await;
+    let mut permissions = ops.check(checks.into_vec(), !input.dry_run).await;
+    // Waiting, the console reads the seed's NodeID from its sidecar whoever executes the plan.
+    permissions.sidecar_credential = ops
+        .sidecar_credential_refusal(
+            ActionKind::SeedCreate,
+            &[(name.clone(), tasks.clone())],
+            input.wait,
+            true,
+        )
+        .await?;
     Ok(SeedPrepared {
         question: format!("create seed {name}?"),
         input,

@@ -25,6 +25,8 @@ mod lease_scenarios;
 mod render_block;
 #[path = "seed_scenario_tests.rs"]
 mod seed_scenarios;
+#[path = "sidecar_credential_tests.rs"]
+mod sidecar_credential_scenarios;
 
 const SIDECAR_IMAGE: &str = "ghcr.io/sei-protocol/seictl:platform";
 const V1: &str = "ghcr.io/sei-protocol/seid:v1";
@@ -138,6 +140,7 @@ impl World {
                 platform_source: PlatformSource::File("platform.yaml".into()),
                 platform_note: None,
                 sidecar_reach: crate::ports::SidecarReach::Direct,
+                sidecar_credential: crate::ports::SidecarCredential::Usable,
                 driver: DriverConfig {
                     holder: "test-console".into(),
                     max_wait: Duration::from_millis(1),

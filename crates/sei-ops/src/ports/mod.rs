@@ -96,6 +96,17 @@ pub enum SidecarReach {
     InCluster,
 }
 
+/// Whether the console's sidecar calls can carry the credential their path authenticates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SidecarCredential {
+    /// The path takes what the identity has (a token, the pod proxy's own auth, an override).
+    #[default]
+    Usable,
+    /// A port-forward to kube-rbac-proxy, which authenticates bearer tokens only, with an
+    /// identity that has none (a client certificate): only the proxy's health paths answer.
+    NoBearerToken,
+}
+
 /// Outcome of `DELETE /v0/tasks/{id}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeleteOutcome {

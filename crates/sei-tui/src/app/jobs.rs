@@ -180,6 +180,7 @@ impl Job {
             platform_source: resolved.source,
             platform_note: resolved.note,
             sidecar_reach: sidecar.transport().reach(),
+            sidecar_credential: sidecar.transport().credential(),
             driver: env.driver.clone(),
             // The console refuses in read-only mode before any job starts (`action_update`),
             // and its client refuses every mutating request anyway.
@@ -383,7 +384,7 @@ fn tone_of(progress: &Progress) -> LineTone {
     match progress {
         Progress::TaskTransition { to, .. } if *to == TaskStatus::Failed => LineTone::Bad,
         Progress::TaskTransition { to, .. } if *to == TaskStatus::Complete => LineTone::Good,
-        Progress::RenderFailed { .. } => LineTone::Bad,
+        Progress::RenderFailed { .. } | Progress::TaskRetrying { .. } => LineTone::Bad,
         Progress::PlanFinished { phase, .. } if *phase == PlanPhase::Complete => LineTone::Good,
         Progress::PlanFinished { .. } => LineTone::Bad,
         _ => LineTone::Info,
