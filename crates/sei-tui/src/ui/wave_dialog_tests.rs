@@ -173,6 +173,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
         permissions: PermissionVerdict {
             checks: Vec::new(),
             outcome: Some(Ok(())),
+            sidecar_credential: None,
         },
         confirm_names: Vec::new(),
         question: format!("roll {} node(s) to {NEW}?", names.len()),
