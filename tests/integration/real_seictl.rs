@@ -19,9 +19,8 @@ use sei_console::sidecar::http::HttpSidecar;
 use crate::common::console::{
     console, console_env, create_node_service_account, running_full_nodes, sidecar_home,
 };
-use crate::common::seed_standin::standin_for_new_seed;
+use crate::common::real_seed::{KeyFrom, real_seed_for_new_seed};
 use crate::common::{TestNamespace, wait_for};
-use crate::p2p_standin::Misbehaviour;
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
@@ -66,7 +65,7 @@ fn completed(tasks: &[TaskResult]) -> Vec<SidecarTaskType> {
 async fn a_seed_bring_up_is_executed_by_the_real_seictl_whose_node_id_is_the_keys() {
     let ns = TestNamespace::new("real-seed").await;
     create_node_service_account(&ns).await;
-    let p2p = standin_for_new_seed(&ns, "seed-0", Misbehaviour::Healthy).await;
+    let p2p = real_seed_for_new_seed(&ns, "seed-0", KeyFrom::Secret).await;
     let address = p2p.external_address();
     let state = tempfile::tempdir().expect("tempdir");
     let run = console(
