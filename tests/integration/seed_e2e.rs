@@ -62,8 +62,10 @@ async fn seed_create_as(ns: &str, name: &str, address: &str, extra: &[&str], out
         .args(["--max-wait-ms", "300"])
         .args([
             "--timeout",
+            // Quick: room for the init plan on the real seictl (configure-genesis writes the
+            // chain's whole genesis) on a loaded machine, then a short pod wait.
             if extra.contains(&"--quick") {
-                "6"
+                "20"
             } else {
                 "90"
             },
