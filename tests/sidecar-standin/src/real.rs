@@ -228,11 +228,9 @@ impl RealSidecar {
         let response = self.send(&parts, body).await;
         if let Some((id, task_type)) = submission
             && response.status().is_success()
+            && let Err(err) = submissions::record(&self.home, &id, &task_type, &submitter, started)
         {
-            if let Err(err) = submissions::record(&self.home, &id, &task_type, &submitter, started)
-            {
-                eprintln!("sidecar-standin: cannot write the submission ledger: {err}");
-            }
+            eprintln!("sidecar-standin: cannot write the submission ledger: {err}");
         }
         response
     }
