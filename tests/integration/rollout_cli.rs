@@ -180,8 +180,18 @@ async fn without_yes_and_without_a_terminal_it_refuses() {
     let ns = TestNamespace::new("rollout-notty").await;
     node_reported_running(&ns, "rpc-0", OLD).await;
     let state = tempfile::tempdir().expect("tempdir");
+    // --no-wait: the admin identity has a client certificate only, so a rollout the console
+    // would follow is refused before it asks (its sidecar calls cannot be authenticated).
     let out = cli_as(
-        &["rollout", "rpc-0", "-n", &ns.name, "--image", NEW],
+        &[
+            "rollout",
+            "rpc-0",
+            "-n",
+            &ns.name,
+            "--image",
+            NEW,
+            "--no-wait",
+        ],
         &control_plane().kubeconfig,
         state.path(),
     );

@@ -164,13 +164,15 @@ impl PermissionVerdict {
         }
     }
 
-    /// Why the action cannot run as far as its calls go: sidecar calls that cannot be
-    /// authenticated, else a denied or failed check.
+    /// Why the action cannot run as far as its calls go: a denied or failed check (the grants
+    /// to ask for come first), else sidecar calls that cannot be authenticated.
     pub fn refusal(&self) -> Option<OpsError> {
-        if let Some(reason) = &self.sidecar_credential {
-            return Some(OpsError::NoSidecarCredential(reason.clone()));
+        if let Some(err) = self.error() {
+            return Some(OpsError::Access(err.clone()));
         }
-        self.error().cloned().map(OpsError::Access)
+        self.sidecar_credential
+            .clone()
+            .map(OpsError::NoSidecarCredential)
     }
 }
 
