@@ -38,7 +38,13 @@ impl Ops<'_> {
             .map(TaskKind::as_str)
             .collect();
         let mut needs = Vec::new();
-        if !sidecar_tasks.is_empty() && self.executor_choice().await?.embedded {
+        // A Lease that cannot be read leaves `auto` to the embedded executor: assume it (the
+        // permission checks name the missing read).
+        let embedded = match self.executor_choice().await {
+            Ok(choice) => choice.embedded,
+            Err(_) => true,
+        };
+        if !sidecar_tasks.is_empty() && embedded {
             let mut names = sidecar_tasks;
             names.dedup();
             needs.push(format!(
