@@ -3,8 +3,6 @@
 //! (console.env, the production path), authenticates bearer tokens only. An action that needs
 //! the sidecar's task API is refused in seconds, naming the missing token and the fix, with no
 //! Secret, no SeiNode and no spec change left behind.
-use std::time::{Duration, Instant};
-
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 
@@ -17,8 +15,9 @@ const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
 
 /// `sei-console ARGS --yes --executor embedded -o json` on the production path as the admin
-/// (certificate) identity, and how long it took.
-async fn as_admin(args: &[&str], state: &std::path::Path) -> (Run, Duration) {
+/// (certificate) identity. Without the pre-flight the run changes the cluster and then waits at
+/// the first sidecar task, so "nothing created" below is what shows the refusal came first.
+async fn as_admin(args: &[&str], state: &std::path::Path) -> Run {
     let args: Vec<&str> = args
         .iter()
         .copied()
@@ -36,9 +35,7 @@ async fn as_admin(args: &[&str], state: &std::path::Path) -> (Run, Duration) {
                 .to_string(),
         ),
     ];
-    let started = Instant::now();
-    let run = console_in(production_env(), &args, state, &env).await;
-    (run, started.elapsed())
+    console_in(production_env(), &args, state, &env).await
 }
 
 fn names_the_missing_token(run: &Run) {
@@ -53,7 +50,7 @@ async fn a_seed_bring_up_as_a_certificate_identity_is_refused_and_creates_nothin
     let ns = TestNamespace::new("cert-seed").await;
     let dir = tempfile::tempdir().expect("tempdir");
     create_node_service_account(&ns).await;
-    let (run, took) = as_admin(
+    let run = as_admin(
         &[
             "seed",
             "create",
@@ -71,7 +68,6 @@ async fn a_seed_bring_up_as_a_certificate_identity_is_refused_and_creates_nothin
     )
     .await;
     assert!(!run.ok, "{run:?}");
-    assert!(took < Duration::from_secs(30), "refused after {took:?}");
     names_the_missing_token(&run);
     assert!(
         ns.seinodes().get_opt("hs2").await.expect("get").is_none(),
@@ -94,13 +90,12 @@ async fn a_rollout_as_a_certificate_identity_is_refused_and_patches_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
     create_node_service_account(&ns).await;
     node_reported_running(&ns, "cr1", OLD).await;
-    let (run, took) = as_admin(
+    let run = as_admin(
         &["rollout", "cr1", "-n", &ns.name, "--image", NEW],
         dir.path(),
     )
     .await;
     assert!(!run.ok, "{run:?}");
-    assert!(took < Duration::from_secs(30), "refused after {took:?}");
     names_the_missing_token(&run);
     let node = ns.seinodes().get("cr1").await.expect("node");
     assert_eq!(node.data["spec"]["image"], OLD);
@@ -108,7 +103,7 @@ async fn a_rollout_as_a_certificate_identity_is_refused_and_patches_nothing() {
 
     // Without waiting the console makes no sidecar call: the same identity may persist the
     // plan and leave it to the controller.
-    let (run, _) = as_admin(
+    let run = as_admin(
         &[
             "rollout",
             "cr1",
