@@ -12,7 +12,12 @@ fn standin() -> Command {
 fn a_missing_kubeconfig_is_refused_naming_the_file() {
     // A missing platform config is an empty one (as upstream's), so the kubeconfig is what fails.
     let output = standin()
-        .args(["--kubeconfig", "/nonexistent/sei-standin-kubeconfig", "-n", "ns"])
+        .args([
+            "--kubeconfig",
+            "/nonexistent/sei-standin-kubeconfig",
+            "-n",
+            "ns",
+        ])
         .args(["--controller-namespace", "sys", "--max-runtime-secs", "5"])
         .args(["--platform-config", "/nonexistent/platform.yaml"])
         .output()
@@ -20,13 +25,21 @@ fn a_missing_kubeconfig_is_refused_naming_the_file() {
     assert!(!output.status.success(), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.starts_with("controller-standin: "), "{stderr}");
-    assert!(stderr.contains("/nonexistent/sei-standin-kubeconfig"), "{stderr}");
+    assert!(
+        stderr.contains("/nonexistent/sei-standin-kubeconfig"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn no_namespace_is_a_usage_error() {
     let output = standin()
-        .args(["--kubeconfig", "/nonexistent/kubeconfig", "--controller-namespace", "sys"])
+        .args([
+            "--kubeconfig",
+            "/nonexistent/kubeconfig",
+            "--controller-namespace",
+            "sys",
+        ])
         .args(["--platform-config", "/nonexistent/platform.yaml"])
         .output()
         .expect("run controller-standin");
