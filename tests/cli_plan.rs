@@ -403,13 +403,24 @@ fn bad_input_exits_2_with_one_clear_line() {
         &[],
         "error: fullNode: bootstrapImage requires s3 with targetHeight > 0",
     );
+    // What the API server would refuse is refused first, in its words (the CRD's CEL rules).
     bad(
         &manifest("seed: {nodeKey: {}}", ""),
         &[],
-        "seed: nodeKey.secret.secretName is required \u{2014} a seed's NodeID is published",
+        "the API server would refuse it: SeiNode.sei.io \"n-0\" is invalid: spec.seed.nodeKey: \
+         Invalid value: exactly one node key source must be set",
     );
     bad(
         &manifest("replayer: {snapshot: {stateSync: {}}}", ""),
+        &[],
+        "spec: Invalid value: peers is required when replayer mode is set",
+    );
+    // What the CRD admits and the controller's validation refuses: the planner's words.
+    bad(
+        &manifest(
+            "replayer: {snapshot: {stateSync: {}}}\npeers: [{static: {addresses: [\"a@h:1\"]}}]",
+            "",
+        ),
         &[],
         "replayer requires an S3 snapshot source",
     );
@@ -462,4 +473,63 @@ fn help_explains_with_an_example() {
         .stdout(predicate::str::contains("Example:"))
         .stdout(predicate::str::contains("sei-console plan -f"))
         .stdout(predicate::str::contains("--plan-id"));
+}
+
+/// The `config-apply` task's `network.p2p.persistent_peers` override of an init plan.
+fn persistent_peers(plan: &Value) -> String {
+    plan["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .find(|t| t["type"] == "config-apply")
+        .and_then(|t| t["params"]["overrides"]["network.p2p.persistent_peers"].as_str())
+        .unwrap_or_else(|| panic!("no config-apply with persistent peers in {plan}"))
+        .to_owned()
+}
+
+#[test]
+fn offline_plan_resolves_static_peers_sorted_and_deduplicated_as_the_controller_does() {
+    // The controller resolves spec.peers on every reconcile before it plans: a stale status
+    // list is replaced by the static sources, sorted and de-duplicated.
+    let text = manifest(
+        "fullNode: {}\npeers:\n- static: {addresses: [\"b@h2:26656\", \"a@h1:26656\"]}\n- static: {addresses: [\"a@h1:26656\"]}\n",
+        "resolvedPeers: [\"stale@old:26656\"]\n",
+    );
+    assert_eq!(
+        persistent_peers(&plan_json(&text, &[])),
+        "a@h1:26656,b@h2:26656"
+    );
+}
+
+#[test]
+fn offline_plan_an_empty_spec_peers_clears_stale_resolved_peers_as_the_controller_does() {
+    let text = manifest(
+        "fullNode: {}\npeers: []\n",
+        "resolvedPeers: [\"stale@old:26656\"]\n",
+    );
+    assert_eq!(persistent_peers(&plan_json(&text, &[])), "");
+}
+
+#[test]
+fn offline_plan_names_the_label_and_ec2_sources_it_cannot_resolve_and_keeps_the_status() {
+    let text = manifest(
+        "fullNode: {}\npeers:\n- label: {selector: {tier: rpc}}\n- ec2Tags: {region: eu-west-1, tags: {role: sei}}\n- static: {addresses: [\"s@h:26656\"]}\n",
+        "resolvedPeers: [\"e@10.0.0.1:26656\"]\n",
+    );
+    let file = write_temp(&text);
+    let output = Command::cargo_bin("sei-console")
+        .expect("binary")
+        .args(["plan", "-o", "json", "--plan-id", PLAN_ID, "-f"])
+        .arg(&file.0)
+        .output()
+        .expect("run");
+    assert!(output.status.success(), "{output:?}");
+    let plan: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(persistent_peers(&plan), "e@10.0.0.1:26656,s@h:26656");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("note: spec.peers: the label source tier=rpc (namespace ns) needs the cluster's SeiNodes and their sidecars, which plan -f cannot reach; the status's 1 resolvedPeers were kept")
+            && stderr.contains("the ec2Tags source (region eu-west-1) needs EC2"),
+        "{stderr}"
+    );
 }

@@ -3,12 +3,12 @@
 use std::path::Path;
 
 use super::CliError;
-use crate::api::{API_VERSION, KIND, SeiNode, schema};
+use crate::api::{API_VERSION, KIND, SeiNode, schema, validation};
 use crate::limits;
 
 /// Reads and decodes `path` (`-` = standard input). Errors are bad input: unreadable file, YAML
-/// or JSON syntax (with line and column), a document that is not a SeiNode, or a SeiNode whose
-/// fields do not decode.
+/// or JSON syntax (with line and column), a document that is not a SeiNode, a SeiNode the API
+/// server would refuse (`refuse_invalid`), or one whose fields do not decode.
 pub fn read_seinode(path: &Path) -> Result<SeiNode, CliError> {
     let shown = if path == Path::new("-") {
         "standard input".to_owned()
@@ -37,8 +37,22 @@ pub fn read_seinode(path: &Path) -> Result<SeiNode, CliError> {
             "{shown} is not a SeiNode (expected apiVersion {API_VERSION}, kind {KIND}; found {found})"
         )));
     }
+    refuse_invalid(&value, &shown)?;
     serde_json::from_value(value)
         .map_err(|e| CliError::BadInput(format!("{shown}: not a valid SeiNode: {e}")))
+}
+
+/// Refuses (bad input, one line) a manifest the API server would refuse on create: the CRD's
+/// patterns, lengths, bounds, required fields and CEL rules, in the API server's own words. A
+/// manifest checked offline never reaches a pod's shell script unchecked.
+pub fn refuse_invalid(value: &serde_json::Value, shown: &str) -> Result<(), CliError> {
+    match validation::validate_create(value) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(invalid)) => Err(CliError::BadInput(format!(
+            "{shown}: the API server would refuse it: {invalid}"
+        ))),
+        Err(err) => Err(CliError::Failed(err.to_string())),
+    }
 }
 
 /// The text of a manifest (`-` = standard input), refused before any parser sees it when it is

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use super::manifest::{read_seinode, unknown_fields};
 use super::{CliError, GlobalArgs};
 use crate::api::{ConditionType, SeiNode, TaskPlan};
+use crate::executor::peering;
 use crate::planner::{PlanContext, Preview, classify_plan, preview};
 use crate::platform::PlatformConfig;
 
@@ -25,8 +26,11 @@ pub enum PlanOutput {
 const AFTER_HELP: &str = "\
 The plan is built offline by the console's port of the controller's planner. A `status` in the
 file is honoured: its phase selects the init or the running (update) plans, and currentImage,
-currentSidecarImage, conditions, resolvedPeers and resolvedStateSyncers are used as the
-controller would. A Failed, paused, deleting or workflow-adopted node, a node whose Active plan
+currentSidecarImage, conditions and resolvedStateSyncers are used as the controller would.
+spec.peers is resolved into resolvedPeers first, as the controller does on every reconcile:
+static addresses sorted and de-duplicated (an empty spec.peers clears the list); label and
+ec2Tags sources need the cluster or EC2, so the status's resolvedPeers are kept beside the
+static ones and a note on standard error names each such source. A Failed, paused, deleting or workflow-adopted node, a node whose Active plan
 is in progress, a node held by the state-sync gate and a Running node without drift get no plan.
 
 With --platform-config, its images.sidecar is the default sidecar image and the StateSyncReady
@@ -71,6 +75,9 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs, out: &mut dyn Write) -> Result<
     for path in unknown_fields(&node) {
         eprintln!("warning: {path} is not a SeiNode field; the API server would drop it");
     }
+    for note in resolve_peers_offline(&mut node) {
+        eprintln!("note: {note}");
+    }
     let platform = args
         .platform_config
         .as_deref()
@@ -84,6 +91,28 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs, out: &mut dyn Write) -> Result<
     )?;
     write_output(&result, args.output, out)
         .map_err(|e| CliError::Failed(format!("writing output: {e}")))
+}
+
+/// `spec.peers` into `status.resolvedPeers` as the controller's reconcile does before it plans,
+/// as far as that is possible without a cluster; returns one line per source that could not be
+/// resolved, naming what was used instead.
+pub fn resolve_peers_offline(node: &mut SeiNode) -> Vec<String> {
+    let prior = node
+        .status
+        .as_ref()
+        .and_then(|s| s.resolved_peers.clone())
+        .unwrap_or_default();
+    let (resolved, unresolved) = peering::resolve_peers_offline(node, &prior);
+    peering::store_resolved(node, &resolved.peers);
+    let kept = if prior.is_empty() {
+        "the status has no resolvedPeers to keep".to_owned()
+    } else {
+        format!("the status's {} resolvedPeers were kept", prior.len())
+    };
+    unresolved
+        .iter()
+        .map(|source| format!("spec.peers: {source}, which plan -f cannot reach; {kept}"))
+        .collect()
 }
 
 /// Plans `node` as the controller's next reconcile would (see `--help`).

@@ -90,14 +90,17 @@ fn read_node(path: &Path) -> Result<SeiNode, CliError> {
         path.display().to_string()
     };
     let text = super::manifest::read_manifest_text(path, &shown)?;
-    let node: SeiNode = serde_yaml_ng::from_str(&text)
+    let value: Value = serde_yaml_ng::from_str(&text)
         .map_err(|e| CliError::BadInput(format!("{shown} is not a SeiNode manifest: {e}")))?;
-    if !node.kind.is_empty() && node.kind != KIND {
+    let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
+    if !kind.is_empty() && kind != KIND {
         return Err(CliError::BadInput(format!(
-            "{shown} holds a {}, not a SeiNode",
-            node.kind
+            "{shown} holds a {kind}, not a SeiNode"
         )));
     }
+    super::manifest::refuse_invalid(&value, &shown)?;
+    let node: SeiNode = serde_json::from_value(value)
+        .map_err(|e| CliError::BadInput(format!("{shown} is not a SeiNode manifest: {e}")))?;
     if node.name().is_empty() {
         return Err(CliError::BadInput(format!(
             "{shown}: metadata.name is required"

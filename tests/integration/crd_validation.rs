@@ -84,3 +84,84 @@ async fn a_valid_seed_is_accepted() {
     );
     assert!(created.metadata.uid.is_some());
 }
+
+/// The offline check (`api::validation`, what `plan -f` and `render -f` refuse) says what the
+/// real API server says, word for word, for each kind of rule the CRD carries; and accepts what
+/// it accepts.
+#[tokio::test]
+async fn the_offline_check_refuses_what_the_api_server_refuses_in_its_words() {
+    use sei_console::api::validation::validate_create;
+    let ns = TestNamespace::new("cel-offline").await;
+    let base = || json!({"chainId": "pacific-1", "image": "sei:v1"});
+    let with = |extra: serde_json::Value| {
+        let mut spec = base();
+        for (key, value) in extra.as_object().expect("object") {
+            spec[key] = value.clone();
+        }
+        spec
+    };
+    let cases = [
+        (
+            "pattern",
+            with(json!({"chainId": "pacific-1; rm -rf /", "fullNode": {}})),
+        ),
+        ("modes", with(json!({"fullNode": {}, "archive": {}}))),
+        ("min-length", with(json!({"image": "", "fullNode": {}}))),
+        ("required", json!({"image": "sei:v1", "fullNode": {}})),
+        (
+            "several",
+            json!({"image": "", "fullNode": {}, "archive": {}}),
+        ),
+        (
+            "peer-kinds",
+            with(json!({"fullNode": {}, "peers": [
+            {"static": {"addresses": ["a@h:1"]}, "label": {"selector": {"a": "b"}}}]})),
+        ),
+        (
+            "replayer-peers",
+            with(json!({"replayer": {"snapshot": {"s3": {"targetHeight": 5}}}})),
+        ),
+        (
+            "min-items",
+            with(json!({"fullNode": {"snapshot": {"stateSync": {}, "rpcServers": ["h:1"]}}})),
+        ),
+        (
+            "minimum",
+            with(json!({"fullNode": {"snapshot": {"s3": {"targetHeight": 0}}}})),
+        ),
+        (
+            "max-length",
+            with(json!({"image": "i".repeat(513), "fullNode": {}})),
+        ),
+        (
+            "same-secret",
+            with(json!({"validator": {
+            "signingKey": {"secret": {"secretName": "keys"}},
+            "nodeKey": {"secret": {"secretName": "keys"}}}})),
+        ),
+        (
+            "accepted",
+            with(json!({"fullNode": {}, "dataVolume": {"import": {"pvcName": "data"}}})),
+        ),
+    ];
+    let mut mismatches = Vec::new();
+    for (name, spec) in cases {
+        let object = seinode(name, spec);
+        let server = match ns.seinodes().create(&PostParams::default(), &object).await {
+            Ok(_) => None,
+            Err(kube::Error::Api(status)) => Some(status.message),
+            Err(other) => panic!("{name}: unexpected error: {other}"),
+        };
+        let value = serde_json::to_value(&object).expect("json");
+        let offline = validate_create(&value)
+            .expect("the check runs")
+            .err()
+            .map(|invalid| invalid.to_string());
+        if offline != server {
+            mismatches.push(format!(
+                "{name}:\n  offline: {offline:?}\n  server:  {server:?}"
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}

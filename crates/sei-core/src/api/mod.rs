@@ -20,6 +20,7 @@ mod seinode;
 pub mod sidecar;
 mod status;
 mod task_kind;
+pub mod validation;
 
 pub use common::*;
 pub use conditions::*;

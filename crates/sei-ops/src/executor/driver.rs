@@ -426,14 +426,7 @@ impl<'a> Driver<'a> {
                     "reconciling peers: resolving peers: listing peers by label: {err}"
                 ))
             })?;
-        let current = node.status.as_ref().and_then(|s| s.resolved_peers.as_ref());
-        let unchanged = match current {
-            Some(peers) => *peers == resolved.peers,
-            None => resolved.peers.is_empty(),
-        };
-        if !unchanged {
-            node.status_mut().resolved_peers = Some(resolved.peers.clone());
-        }
+        super::peering::store_resolved(node, &resolved.peers);
         Ok(resolved)
     }
 

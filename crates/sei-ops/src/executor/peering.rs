@@ -70,6 +70,85 @@ pub async fn resolve_peers(
     Ok(resolved)
 }
 
+/// A peer source the offline resolution (`resolve_peers_offline`) cannot resolve: the controller
+/// lists SeiNodes and asks their sidecars (label) or asks EC2 (ec2Tags).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OfflineUnresolved {
+    /// `spec.peers[].label`: its selector and namespace.
+    Label { selector: String, namespace: String },
+    /// `spec.peers[].ec2Tags`: its region.
+    Ec2Tags { region: String },
+}
+
+impl std::fmt::Display for OfflineUnresolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Label {
+                selector,
+                namespace,
+            } => write!(
+                f,
+                "the label source {selector} (namespace {namespace}) needs the cluster's SeiNodes \
+                 and their sidecars"
+            ),
+            Self::Ec2Tags { region } => {
+                write!(f, "the ec2Tags source (region {region}) needs EC2")
+            }
+        }
+    }
+}
+
+/// `spec.peers` resolved without a cluster (`plan -f`): static sources exactly as the controller
+/// resolves them (sorted, de-duplicated, and an empty or absent `spec.peers` empties the set);
+/// when a label or EC2 source is declared, the node's prior `status.resolvedPeers` is kept beside
+/// the static addresses (what the controller does for a source whose lookup fails) and the source
+/// is named in `unresolved`.
+pub fn resolve_peers_offline(
+    node: &SeiNode,
+    prior: &[String],
+) -> (ResolvedPeers, Vec<OfflineUnresolved>) {
+    let mut resolved = ResolvedPeers::default();
+    let mut unresolved = Vec::new();
+    for source in node.spec.peers.iter().flatten() {
+        if let Some(label) = &source.label {
+            unresolved.push(OfflineUnresolved::Label {
+                selector: selector_text(&label.selector),
+                namespace: label
+                    .namespace
+                    .as_deref()
+                    .unwrap_or(node.namespace())
+                    .to_owned(),
+            });
+        } else if let Some(fixed) = &source.static_ {
+            resolved.peers.extend(fixed.addresses.iter().cloned());
+        } else if let Some(ec2) = &source.ec2_tags {
+            resolved.ec2_prior_kept = true;
+            unresolved.push(OfflineUnresolved::Ec2Tags {
+                region: ec2.region.clone(),
+            });
+        }
+    }
+    if !unresolved.is_empty() {
+        resolved.peers.extend(prior.iter().cloned());
+    }
+    resolved.peers.sort();
+    resolved.peers.dedup();
+    (resolved, unresolved)
+}
+
+/// Writes `peers` into `node.status.resolvedPeers` as the controller's reconcile does: only when
+/// they differ (an absent list and an empty one are the same, so no status is created for it).
+pub fn store_resolved(node: &mut SeiNode, peers: &[String]) {
+    let current = node.status.as_ref().and_then(|s| s.resolved_peers.as_ref());
+    let unchanged = match current {
+        Some(current) => current == peers,
+        None => peers.is_empty(),
+    };
+    if !unchanged {
+        node.status_mut().resolved_peers = Some(peers.to_vec());
+    }
+}
+
 /// `host:port` → the prior `<node_id>@host:port` entry.
 fn index_by_host(peers: &[String]) -> BTreeMap<&str, &str> {
     peers
@@ -198,6 +277,76 @@ mod tests {
                 format!("{id}@c-0.c.ns.svc.cluster.local:26656"),
             ],
             "itself and other tiers left out"
+        );
+    }
+
+    fn prior(peers: &[&str]) -> Vec<String> {
+        peers.iter().map(|p| (*p).to_owned()).collect()
+    }
+
+    #[test]
+    fn offline_static_sources_are_sorted_and_deduplicated_as_the_controller_does() {
+        let node = with_peers(
+            full_node("ns", "a"),
+            vec![fixed(&["b@h2:1", "a@h1:1"]), fixed(&["a@h1:1"])],
+        );
+        let (resolved, unresolved) = resolve_peers_offline(&node, &prior(&["stale@old:1"]));
+        assert_eq!(
+            resolved.peers,
+            ["a@h1:1", "b@h2:1"],
+            "a stale status is replaced"
+        );
+        assert!(unresolved.is_empty());
+    }
+
+    #[test]
+    fn offline_an_empty_spec_peers_clears_a_stale_status_as_the_controller_does() {
+        let mut node = with_peers(full_node("ns", "a"), Vec::new());
+        node.status_mut().resolved_peers = Some(prior(&["stale@old:1"]));
+        let (resolved, unresolved) = resolve_peers_offline(&node, &prior(&["stale@old:1"]));
+        assert!(resolved.peers.is_empty() && unresolved.is_empty());
+        store_resolved(&mut node, &resolved.peers);
+        assert_eq!(
+            node.status.as_ref().and_then(|s| s.resolved_peers.clone()),
+            Some(Vec::new())
+        );
+        // No status and nothing resolved: no status is made up.
+        let mut bare = full_node("ns", "b");
+        bare.status = None;
+        store_resolved(&mut bare, &[]);
+        assert!(bare.status.is_none());
+    }
+
+    #[test]
+    fn offline_label_and_ec2_sources_are_named_and_the_status_is_kept_beside_static_ones() {
+        let ec2 = PeerSource {
+            ec2_tags: Some(Ec2TagsPeerSource {
+                region: "eu-west-1".into(),
+                ..Ec2TagsPeerSource::default()
+            }),
+            ..PeerSource::default()
+        };
+        let node = with_peers(
+            full_node("ns", "a"),
+            vec![labelled("rpc"), ec2, fixed(&["s@h:1"])],
+        );
+        let (resolved, unresolved) = resolve_peers_offline(&node, &prior(&["e@10.0.0.1:26656"]));
+        assert_eq!(resolved.peers, ["e@10.0.0.1:26656", "s@h:1"]);
+        assert_eq!(
+            unresolved,
+            [
+                OfflineUnresolved::Label {
+                    selector: "tier=rpc".into(),
+                    namespace: "ns".into()
+                },
+                OfflineUnresolved::Ec2Tags {
+                    region: "eu-west-1".into()
+                }
+            ]
+        );
+        assert_eq!(
+            unresolved[0].to_string(),
+            "the label source tier=rpc (namespace ns) needs the cluster's SeiNodes and their sidecars"
         );
     }
 

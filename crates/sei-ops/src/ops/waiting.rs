@@ -1,10 +1,14 @@
 //! Why a wait is not progressing: the Warning events of the node's StatefulSet `<node>` and pod
 //! `<node>-0` (FailedCreate for a missing ServiceAccount, FailedScheduling, BackOff, ...), one
-//! line each, for the progress lines and the final message of rollout and seed waits.
-use k8s_openapi::api::core::v1::Event;
+//! line each, for the progress lines and the final message of rollout and seed waits. A Warning
+//! the object's present state has outlived (`superseded`) is not offered as the reason.
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Event, Pod};
 
 use super::Ops;
 use crate::ports::ObjectKind;
+use crate::render::NODE_LABEL;
 
 /// Warning events named at most, newest first.
 const MAX_WARNINGS: usize = 3;
@@ -52,12 +56,74 @@ fn line(kind: ObjectKind, name: &str, event: &Event) -> String {
     )
 }
 
+/// When `pod`'s condition `type_` last became True, if it is True now.
+fn true_since(pod: &Pod, type_: &str) -> Option<Option<jiff::Timestamp>> {
+    let condition = pod
+        .status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == type_ && c.status == "True")?;
+    Some(condition.last_transition_time.as_ref().map(|t| t.0))
+}
+
+/// Whether the present state of the node's pod (`pod`: `<node>-0` as it is now, if it exists)
+/// has outlived a Warning `event` of the pod or of its StatefulSet, so offering it as the reason
+/// a wait does not progress would mislead (issue 28: a FailedScheduling about an unbound PVC named
+/// while the PVC was Bound and the pod Running):
+/// - an event of another pod of the same name (StatefulSets reuse it): the uids differ;
+/// - FailedScheduling of a pod that is scheduled now;
+/// - any pod Warning last seen before the pod became Ready (it recovered since);
+/// - a StatefulSet Warning (FailedCreate, …) last seen before the pod now there was created.
+pub fn superseded(kind: ObjectKind, event: &Event, pod: Option<&Pod>) -> bool {
+    let Some(pod) = pod else {
+        return false;
+    };
+    let seen = last_seen(event);
+    let before = |at: Option<jiff::Timestamp>| seen.zip(at).is_some_and(|(seen, at)| seen < at);
+    match kind {
+        ObjectKind::Pod => {
+            let other_pod = event
+                .involved_object
+                .uid
+                .as_deref()
+                .zip(pod.metadata.uid.as_deref())
+                .is_some_and(|(of_event, of_pod)| of_event != of_pod);
+            let scheduled = pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.node_name.as_ref())
+                .is_some()
+                || true_since(pod, "PodScheduled").is_some();
+            other_pod
+                || (event.reason.as_deref() == Some("FailedScheduling") && scheduled)
+                || true_since(pod, "Ready").is_some_and(before)
+        }
+        ObjectKind::StatefulSet => before(pod.metadata.creation_timestamp.as_ref().map(|t| t.0)),
+        _ => false,
+    }
+}
+
 /// The Warning events of the node's StatefulSet and pod (last seen at or after `since`, when
-/// given), one line per object and reason (the newest), newest first. Best effort: events that
-/// cannot be listed are said so, never an error of the wait.
+/// given, and not `superseded` by the pod's present state), one line per object and reason (the
+/// newest), newest first. Best effort: events that cannot be listed are said so, never an error
+/// of the wait.
 pub async fn warnings(ops: &Ops<'_>, node: &str, since: Option<jiff::Timestamp>) -> Vec<String> {
     let namespace = ops.namespace();
     let pod = format!("{node}-0");
+    // The pod as it is now; when it cannot be read, no event is judged stale.
+    let selector = BTreeMap::from([(NODE_LABEL.to_owned(), node.to_owned())]);
+    let present = ops
+        .ports
+        .cluster
+        .list_pods(namespace, &selector)
+        .await
+        .ok()
+        .and_then(|pods| {
+            pods.into_iter()
+                .find(|p| p.metadata.name.as_deref() == Some(pod.as_str()))
+        });
     let mut seen: Vec<(Option<jiff::Timestamp>, String, String)> = Vec::new();
     for (kind, name) in [
         (ObjectKind::StatefulSet, node),
@@ -87,7 +153,9 @@ pub async fn warnings(ops: &Ops<'_>, node: &str, since: Option<jiff::Timestamp>)
                 event.reason.as_deref().unwrap_or("")
             );
             let at = last_seen(event);
-            if since.is_some_and(|since| at.is_some_and(|at| at < since)) {
+            if since.is_some_and(|since| at.is_some_and(|at| at < since))
+                || superseded(kind, event, present.as_ref())
+            {
                 continue;
             }
             match seen.iter_mut().find(|(_, k, _)| *k == key) {
