@@ -56,7 +56,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "actions", "api", "fleet", "limits", "platform", "ports", "render",
         ],
     ),
-    ("sidecar", &["api", "kube", "ports"]),
+    ("sidecar", &["api", "kube", "limits", "ports"]),
     (
         "app",
         &[

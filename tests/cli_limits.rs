@@ -112,3 +112,35 @@ fn a_long_value_in_an_error_line_is_elided_with_its_length() {
     assert!(stderr.len() < 1_000, "{} bytes", stderr.len());
     assert!(stderr.contains("characters)"), "{stderr}");
 }
+
+#[test]
+fn the_journal_command_reads_the_rotated_file_then_the_current_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("journal.jsonl");
+    let line = |time: &str, node: &str| {
+        format!(
+            r#"{{"time":"{time}","operator":"alice (context prod)","action":"rollout","nodes":["sei/{node}"],"detail":"image seid:v2","outcome":"succeeded"}}"#
+        ) + "\n"
+    };
+    std::fs::write(
+        dir.path().join("journal.jsonl.1"),
+        line("2026-11-30T04:00:00Z", "rpc-old"),
+    )
+    .expect("write .1");
+    std::fs::write(&file, line("2026-11-30T05:00:00Z", "rpc-new")).expect("write");
+    let output = Command::cargo_bin("sei-console")
+        .expect("binary")
+        .args(["journal", "--file"])
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let old = stdout
+        .find("sei/rpc-old")
+        .expect("the rotated file's entry");
+    let new = stdout
+        .find("sei/rpc-new")
+        .expect("the current file's entry");
+    assert!(old < new, "oldest first: {stdout}");
+}

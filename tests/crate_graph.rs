@@ -108,3 +108,32 @@ fn a_forbidden_family_is_found_by_its_prefix() {
         ["kube-runtime", "tokio", "tokio-util"]
     );
 }
+
+/// The `testing` features carry the fakes and the PTY tests' injected panic
+/// (`SEI_CONSOLE_TEST_PANIC_AFTER_MS`, `app::test_panic`): what ships (`cargo install`, normal
+/// edges only) enables none of them; only the tests' dev-dependency on the package itself does.
+#[test]
+fn the_shipped_binary_enables_no_testing_feature() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let features = |edges: &str| {
+        let output = Command::new(&cargo)
+            .args(["tree", "--locked", "--offline", "-p", "sei-console", "-e"])
+            .args([edges, "--prefix", "none"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("cargo tree runs");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter(|line| line.contains("feature \"testing\""))
+            .map(str::to_owned)
+            .collect::<BTreeSet<_>>()
+    };
+    assert_eq!(features("normal,features"), BTreeSet::new());
+    // The check can see it: the tests' build has it.
+    assert!(
+        features("features").contains("sei-tui feature \"testing\""),
+        "{:?}",
+        features("features")
+    );
+}

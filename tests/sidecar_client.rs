@@ -457,3 +457,34 @@ async fn pod_proxy_transport_reaches_the_sidecar_through_the_proxy_path() {
     assert!(err.is_transient());
     server.stop().await;
 }
+
+#[tokio::test]
+async fn an_answer_over_the_size_limit_is_refused_naming_it_and_the_next_call_goes_on() {
+    let huge = Arc::new(format!(
+        "[{}]",
+        "0,".repeat(sei_console::limits::SIDECAR_BODY.max_bytes / 2)
+    ));
+    let huge_len = huge.len();
+    let addr = fault_server(Arc::new(move |request| match request.uri().path() {
+        "/v0/tasks" => reply(200, &huge),
+        "/v0/healthz" => reply(200, ""),
+        _ => reply(404, "404 page not found\n"),
+    }))
+    .await;
+    let client = client_for(format!("http://{addr}"), |_| {});
+    let t = target();
+    let err = client.list_tasks(&t).await.expect_err("over the limit");
+    // Refused from its Content-Length, before reading.
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "sidecar of sei/seed-a answered /v0/tasks with at least {} bytes, over the \
+             console's limit of {}; the answer was not used",
+            huge_len,
+            sei_console::limits::SIDECAR_BODY.max_bytes
+        )
+    );
+    assert_eq!(err.class(), ErrorClass::Terminal);
+    // The client goes on: the next call, on the same client, is answered.
+    assert!(client.healthz(&t).await.expect("healthz after the refusal"));
+}

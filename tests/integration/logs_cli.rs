@@ -138,3 +138,68 @@ async fn logs_print_each_container_follow_new_lines_and_show_the_previous_contai
     assert!(!ok);
     assert!(err.contains("node nobody has no pod nobody-0"), "{err}");
 }
+
+#[tokio::test]
+async fn an_over_long_log_line_is_cut_with_a_marker_and_the_lines_after_it_follow() {
+    let ns = TestNamespace::new("logs-long").await;
+    let state = tempfile::tempdir().expect("tempdir");
+    running_full_nodes(
+        &ns,
+        &["full-a".to_owned()],
+        IMAGE,
+        &Default::default(),
+        state.path(),
+    )
+    .await;
+    // The start line served first: the add-on has written the file and will leave it alone.
+    crate::common::wait_for("the pod's logs served", Duration::from_secs(20), || {
+        let ns = ns.name.clone();
+        async move {
+            let (ok, out, _) = logs(&ns, &["full-a"]).await;
+            Ok((ok && out.contains("container started")).then_some(()))
+        }
+    })
+    .await;
+    // Four times the line limit, then an ordinary line, in the CRI file kwok serves.
+    let log = sidecar_home(&ns.name, "full-a").join("logs/seid.log");
+    let now = jiff::Timestamp::now();
+    let long = "x".repeat(4 * sei_console::limits::LOG_LINE_BYTES);
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("seid's log file");
+    use std::io::Write as _;
+    write!(
+        file,
+        "{now} stdout F {long}\n{now} stdout F after the long line\n"
+    )
+    .expect("append");
+    drop(file);
+
+    let out = crate::common::wait_for("the appended lines served", Duration::from_secs(20), || {
+        let ns = ns.name.clone();
+        async move {
+            let (ok, out, _) = logs(&ns, &["full-a"]).await;
+            Ok((ok && out.contains("after the long line")).then_some(out))
+        }
+    })
+    .await;
+    let cut = out
+        .lines()
+        .find(|line| line.starts_with("xxx"))
+        .expect("the long line, cut");
+    assert_eq!(
+        cut,
+        format!(
+            "{}… [line cut at {max} bytes: {} more bytes not shown]",
+            "x".repeat(sei_console::limits::LOG_LINE_BYTES),
+            3 * sei_console::limits::LOG_LINE_BYTES,
+            max = sei_console::limits::LOG_LINE_BYTES
+        )
+    );
+    assert!(
+        out.ends_with("after the long line\n"),
+        "{}",
+        &out[out.len() - 200..]
+    );
+}

@@ -4,6 +4,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../pty/mod.rs"]
+mod pty;
 #[path = "../tendermint_net/mod.rs"]
 mod tendermint_net;
 
@@ -29,6 +31,7 @@ mod peers;
 mod platform_sidecar;
 mod port_forward;
 mod preview_statefulset;
+mod pty_console;
 mod real_seictl;
 mod render_dry_run;
 mod resilience;

@@ -1,9 +1,11 @@
 //! `KubeLogs`: the `ports::logs::PodLogs` port over `pods/log` (kube-rs `log_stream`), shared by
-//! `sei-console logs` and the console's logs view.
-use futures::{AsyncBufReadExt, StreamExt};
+//! `sei-console logs` and the console's logs view. Lines longer than `limits::LOG_LINE_BYTES` are
+//! cut with a marker (`log_lines`).
+use futures::StreamExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, LogParams};
 
+use crate::limits;
 use crate::ports::logs::{LogError, LogFuture, LogRequest, PodLogs};
 
 pub struct KubeLogs {
@@ -55,8 +57,8 @@ impl PodLogs for KubeLogs {
                 .log_stream(&request.pod, &params(request))
                 .await
                 .map_err(|error| classify(request, error))?;
-            let lines = reader
-                .lines()
+            // Each line bounded: one endless line never holds the console's memory.
+            let lines = super::log_lines::bounded_lines(Box::pin(reader), limits::LOG_LINE_BYTES)
                 .map(|line| line.map_err(|error| LogError::Broken(error.to_string())));
             Ok(lines.boxed())
         })

@@ -8,6 +8,7 @@ pub mod errors;
 pub mod identity;
 pub mod lenient;
 pub mod liveness;
+mod log_lines;
 pub mod logs;
 pub mod node_identity;
 pub mod platform_config;

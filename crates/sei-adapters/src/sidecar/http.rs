@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Method, Request, StatusCode};
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
@@ -335,14 +335,14 @@ impl HttpSidecar {
             }
         })?;
         let (parts, body) = response.into_parts();
-        let body = body
-            .collect()
+        let body = super::body::read_bounded(&parts.headers, body)
             .await
-            .map_err(|err| SidecarError::Unreachable {
-                target: target.clone(),
-                detail: format!("answer from {url} cut short: {err}"),
-            })?
-            .to_bytes();
+            .map_err(|err| {
+                err.into_sidecar_error(target, path, |err| SidecarError::Unreachable {
+                    target: target.clone(),
+                    detail: format!("answer from {url} cut short: {err}"),
+                })
+            })?;
         Ok(RawResponse {
             status: parts.status,
             retry_after: retry_after(&parts.headers),
@@ -382,12 +382,13 @@ impl HttpSidecar {
                 detail: format!("API server pod proxy: {err}"),
             })?;
         let (parts, body) = response.into_parts();
-        let body = body
-            .collect_bytes()
+        let body = super::body::read_bounded(&parts.headers, body)
             .await
-            .map_err(|err| SidecarError::Unreachable {
-                target: target.clone(),
-                detail: format!("answer through the pod proxy cut short: {err}"),
+            .map_err(|err| {
+                err.into_sidecar_error(target, path, |err| SidecarError::Unreachable {
+                    target: target.clone(),
+                    detail: format!("answer through the pod proxy cut short: {err}"),
+                })
             })?;
         let raw = RawResponse {
             status: parts.status,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request};
-use http_body_util::{BodyExt, Empty, Full};
+use http_body_util::{Empty, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use k8s_openapi::api::core::v1::Pod;
@@ -229,17 +229,21 @@ impl PortForwards {
             match forward.sender.try_send_request(request).await {
                 Ok(response) => {
                     let (parts, body) = response.into_parts();
-                    let body = body.collect().await.map_err(|err| {
-                        open.take();
-                        SidecarError::Unreachable {
-                            target: target.clone(),
-                            detail: format!("answer through the port-forward cut short: {err}"),
-                        }
-                    })?;
+                    let body = super::body::read_bounded(&parts.headers, body)
+                        .await
+                        .map_err(|err| {
+                            // What was left unread would be the next answer's start: this
+                            // connection is done, the next call opens another.
+                            open.take();
+                            err.into_sidecar_error(target, path, |err| SidecarError::Unreachable {
+                                target: target.clone(),
+                                detail: format!("answer through the port-forward cut short: {err}"),
+                            })
+                        })?;
                     return Ok(RawResponse {
                         status: parts.status,
                         retry_after: retry_after(&parts.headers),
-                        body: body.to_bytes(),
+                        body,
                     });
                 }
                 Err(mut failed) => {

@@ -61,8 +61,16 @@ pub fn save_value(
         .chain([key])
         .collect::<Vec<_>>()
         .join(".");
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
+    let text = match super::read_text(path) {
+        Ok(Ok(text)) => text,
+        Ok(Err(refused)) => {
+            return Err(ConfigWriteError::Broken {
+                path: path.to_path_buf(),
+                setting,
+                line: 1,
+                message: format!("refused before reading: {refused}"),
+            });
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => DEFAULT_CONFIG_TOML.to_owned(),
         Err(source) => {
             return Err(ConfigWriteError::Read {

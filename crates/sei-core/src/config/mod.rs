@@ -141,11 +141,14 @@ pub fn default_path() -> Option<PathBuf> {
 pub fn load(explicit: Option<&Path>) -> Result<LoadedConfig, ConfigReadError> {
     match explicit {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| ConfigReadError {
+            let read = read_text(path).map_err(|source| ConfigReadError {
                 path: path.to_path_buf(),
                 source,
             })?;
-            Ok(from_text(&text, path))
+            Ok(match read {
+                Ok(text) => from_text(&text, path),
+                Err(refused) => refused_before_reading(path, &refused),
+            })
         }
         None => Ok(load_default_location(default_path())),
     }
@@ -159,8 +162,9 @@ fn load_default_location(path: Option<PathBuf>) -> LoadedConfig {
             problems: Vec::new(),
         };
     };
-    match std::fs::read_to_string(&path) {
-        Ok(text) => from_text(&text, &path),
+    match read_text(&path) {
+        Ok(Ok(text)) => from_text(&text, &path),
+        Ok(Err(refused)) => refused_before_reading(&path, &refused),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => LoadedConfig {
             config: Config::default(),
             path: Some(path),
@@ -174,6 +178,32 @@ fn load_default_location(path: Option<PathBuf>) -> LoadedConfig {
             config: Config::default(),
             path: Some(path),
         },
+    }
+}
+
+/// The file at `path` as text, within `limits::CONFIG_FILE`: the size is checked before
+/// reading, and the read stops past the limit (a file that grows meanwhile, a device).
+pub(crate) fn read_text(path: &Path) -> std::io::Result<Result<String, crate::limits::LimitError>> {
+    let file = std::fs::File::open(path)?;
+    let size = file
+        .metadata()
+        .map(|meta| usize::try_from(meta.len()).unwrap_or(usize::MAX))?;
+    if let Err(refused) = crate::limits::check_size(size, crate::limits::CONFIG_FILE) {
+        return Ok(Err(refused));
+    }
+    crate::limits::read_bounded(file, crate::limits::CONFIG_FILE)
+}
+
+/// A file over the size bound: the defaults, and one problem naming the file and the limit (the
+/// console opens and shows it; nothing of the file is used).
+fn refused_before_reading(path: &Path, refused: &crate::limits::LimitError) -> LoadedConfig {
+    LoadedConfig {
+        config: Config::default(),
+        path: Some(path.to_path_buf()),
+        problems: vec![format!(
+            "config file {} refused before reading: {refused}; using the defaults",
+            path.display()
+        )],
     }
 }
 

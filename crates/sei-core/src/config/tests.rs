@@ -151,6 +151,51 @@ fn explicit_file_that_does_not_exist_is_an_error() {
     );
 }
 
+#[test]
+fn a_file_over_the_size_limit_is_refused_before_reading_and_the_console_goes_on_with_defaults() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    // Valid TOML all along, only too big: a comment of two megabytes after a setting.
+    let text = format!(
+        "read_only = true\n# {}\n",
+        "x".repeat(crate::limits::CONFIG_FILE.max_bytes * 2)
+    );
+    std::fs::write(&path, &text).expect("write");
+    let size = text.len();
+    let expected = format!(
+        "config file {} refused before reading: over the limit of 1048576 bytes (read {size}); \
+         using the defaults",
+        path.display()
+    );
+    for loaded in [
+        load(Some(&path)).expect("an explicit file over the limit still opens the console"),
+        load_default_location(Some(path.clone())),
+    ] {
+        assert_eq!(loaded.config, Config::default(), "read_only not taken");
+        assert_eq!(loaded.problems, std::slice::from_ref(&expected));
+    }
+    // Saving a setting leaves it alone, saying why.
+    let err = edit::save_theme(&path, ThemeName::Light).expect_err("refused");
+    assert!(
+        err.to_string()
+            .contains("refused before reading: over the limit of 1048576 bytes"),
+        "{err}"
+    );
+    assert_eq!(std::fs::metadata(&path).expect("meta").len() as usize, size);
+}
+
+#[test]
+fn a_device_that_never_ends_is_read_no_further_than_the_limit() {
+    // /dev/zero has no size to check first: the read itself stops past the limit.
+    let loaded = load(Some(std::path::Path::new("/dev/zero"))).expect("opens");
+    assert_eq!(loaded.config, Config::default());
+    assert!(
+        loaded.problems[0].contains("over the limit of 1048576 bytes (read 1048577)"),
+        "{:?}",
+        loaded.problems
+    );
+}
+
 const USER_FILE: &str = r#"# my console settings
 theme = "dark"   # dark at night
 

@@ -34,6 +34,18 @@ pub const CONFIG_FILE: InputLimits = InputLimits {
     max_depth: 32,
 };
 
+/// A sidecar's answer body. The largest the sidecar API sends is the task list (`GET /v0/tasks`),
+/// a few hundred bytes per task; the depth is serde_json's own recursion limit, which bounds
+/// the decode.
+pub const SIDECAR_BODY: InputLimits = InputLimits {
+    max_bytes: 4 * 1024 * 1024,
+    max_depth: 128,
+};
+
+/// One line of a pod's log: a longer one is cut there with a marker, and the lines after it
+/// follow (a log line is never a reason to stop reading the log).
+pub const LOG_LINE_BYTES: usize = 64 * 1024;
+
 /// Why an input was refused before decoding; the text names the limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LimitError {

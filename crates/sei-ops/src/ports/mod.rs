@@ -190,6 +190,19 @@ pub enum SidecarError {
         target: SidecarTarget,
         detail: String,
     },
+    /// The answer's body was over the console's size bound (`limits::SIDECAR_BODY`): reading
+    /// stopped at the limit and nothing of it was used.
+    #[error(
+        "sidecar of {target} answered {path} with at least {size} bytes, over the console's \
+         limit of {limit}; the answer was not used"
+    )]
+    TooLarge {
+        target: SidecarTarget,
+        path: String,
+        /// What was read or declared (`Content-Length`) when reading stopped.
+        size: usize,
+        limit: usize,
+    },
 }
 
 impl SidecarError {
@@ -203,7 +216,8 @@ impl SidecarError {
             | Self::Unauthorized { .. }
             | Self::UnexpectedStatus { .. }
             | Self::Protocol { .. }
-            | Self::Config { .. } => ErrorClass::Terminal,
+            | Self::Config { .. }
+            | Self::TooLarge { .. } => ErrorClass::Terminal,
         }
     }
 

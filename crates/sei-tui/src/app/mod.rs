@@ -13,6 +13,8 @@ pub mod pacing;
 pub mod probes;
 pub mod run;
 pub mod settings;
+#[cfg(feature = "testing")]
+mod test_panic;
 pub mod update;
 pub mod viewer;
 mod watch_tasks;

@@ -202,7 +202,11 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     model.refresh_views();
 
     let mut pacer = Pacer::new();
+    #[cfg(feature = "testing")]
+    let injected_panic = super::test_panic::InjectedPanic::from_env();
     let result = loop {
+        #[cfg(feature = "testing")]
+        injected_panic.check();
         if model.dirty && pacer.due(Instant::now()) {
             // What waited for this frame is shown in it.
             handle_batch(

@@ -3,6 +3,11 @@
 //!
 //! Lines are appended with one `write` each, so concurrent consoles interleave whole lines.
 //! Reading is forgiving: a damaged line is reported by number and skipped.
+//!
+//! Bounded: once the file would pass [`ROTATE_AT_BYTES`] it is renamed `journal.jsonl.1` (the
+//! one before that is dropped) and a new file begins; [`Journal::read`] reads both, the older
+//! first, each at most [`READ_LIMIT_BYTES`] (a longer file, written before rotation existed, is
+//! read from its last [`READ_LIMIT_BYTES`] bytes, and what was skipped is said).
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -11,7 +16,16 @@ use jiff::Timestamp;
 
 use crate::actions::event::ActionKind;
 
+mod files;
+
 pub const JOURNAL_FILE_NAME: &str = "journal.jsonl";
+
+/// The size past which the journal is rotated: tens of thousands of actions.
+pub const ROTATE_AT_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The most of one journal file read: twice the rotation size, for lines appended by consoles
+/// racing past it.
+pub const READ_LIMIT_BYTES: u64 = 2 * ROTATE_AT_BYTES;
 
 /// How an action ended (or that it only started).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -99,6 +113,7 @@ pub enum JournalError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Journal {
     path: PathBuf,
+    rotate_at: u64,
 }
 
 /// Entries read, and one message per damaged line.
@@ -110,7 +125,23 @@ pub struct JournalContents {
 
 impl Journal {
     pub fn at(path: impl Into<PathBuf>) -> Journal {
-        Journal { path: path.into() }
+        Journal {
+            path: path.into(),
+            rotate_at: ROTATE_AT_BYTES,
+        }
+    }
+
+    /// This journal rotated at `bytes` instead of [`ROTATE_AT_BYTES`] (tests).
+    pub fn rotating_at(mut self, bytes: u64) -> Journal {
+        self.rotate_at = bytes;
+        self
+    }
+
+    /// Where the file before the current one is kept: `journal.jsonl.1`.
+    pub fn rotated_path(&self) -> PathBuf {
+        let mut name = self.path.as_os_str().to_owned();
+        name.push(".1");
+        PathBuf::from(name)
     }
 
     /// The journal under the XDG state dir.
@@ -136,38 +167,36 @@ impl Journal {
         let mut line = serde_json::to_string(entry)
             .map_err(|e| failed(std::io::Error::other(e.to_string())))?;
         line.push('\n');
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(failed)?;
-        file.write_all(line.as_bytes()).map_err(failed)
+        // Consoles appending at once take the file's lock; the one that finds it full renames it
+        // and every other one, finding the name on a new file, opens that (never renaming it
+        // again, which would drop the older file's lines).
+        for _ in 0..4 {
+            let mut file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+                .map_err(failed)?;
+            file.lock().map_err(failed)?;
+            let size = file.metadata().map_err(failed)?.len();
+            if size == 0 || size + line.len() as u64 <= self.rotate_at {
+                return file.write_all(line.as_bytes()).map_err(failed);
+            }
+            if files::still_at(&file, &self.path) {
+                std::fs::rename(&self.path, self.rotated_path()).map_err(failed)?;
+            }
+        }
+        Err(failed(std::io::Error::other(
+            "the journal kept being rotated by other consoles; line not written",
+        )))
     }
 
-    /// Every entry, oldest first; a missing file is an empty journal.
+    /// Every entry, oldest first: the rotated file's, then the current one's; a missing file is
+    /// an empty journal.
     pub fn read(&self) -> Result<JournalContents, JournalError> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(source) => {
-                return Err(JournalError::Read {
-                    path: self.path.clone(),
-                    source,
-                });
-            }
-        };
         let mut contents = JournalContents::default();
-        for (index, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str(line) {
-                Ok(entry) => contents.entries.push(entry),
-                Err(e) => contents.problems.push(format!(
-                    "journal {}: line {}: {e}; skipped",
-                    self.path.display(),
-                    index + 1
-                )),
+        for path in [self.rotated_path(), self.path.clone()] {
+            if let Some(part) = files::read_part(&path)? {
+                part.parse_into(&path, &mut contents);
             }
         }
         Ok(contents)
@@ -274,6 +303,9 @@ pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp, String> {
     now.checked_sub(span)
         .map_err(|e| format!("since {text:?}: {e}"))
 }
+
+#[cfg(test)]
+mod rotation_tests;
 
 #[cfg(test)]
 mod tests {
