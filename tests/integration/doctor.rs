@@ -96,7 +96,7 @@ async fn doctor_ranks_a_broken_fleet_with_evidence_and_fixes_and_fails_on_critic
 
     // A validator whose init plan failed terminally.
     create(&ns, "val-0", json!({"chainId": "pacific-1", "image": IMAGE,
-        "validator": {"signingKey": {"secret": {"secretName": "val-0-signing-key"}}}}),
+        "validator": {"signingKey": {"secret": {"secretName": "val-0-signing-key"}}, "nodeKey": {"secret": {"secretName": "val-0-node-key"}}}}),
         json!({"phase": "Failed", "plan": {"id": "plan-failed", "phase": "Failed",
             "targetPhase": "Running", "failedPhase": "Failed", "failedTaskIndex": 1,
             "failedTaskDetail": {"type": "validate-signing-key", "id": "id-validate-signing-key",
