@@ -238,6 +238,33 @@ fn explained_reasons(class: FindingClass) -> &'static [&'static str] {
     }
 }
 
+/// Whether the event's pod has got past it: scheduled now after a FailedScheduling (say before
+/// its PVC bound), or Ready since the event (transition times have whole seconds). Such a
+/// warning is from before, not a current finding.
+fn pod_past_it(at: &NodeCtx<'_, '_>, event: &Event) -> bool {
+    if event.involved_object.kind.as_deref() != Some("Pod") {
+        return false;
+    }
+    let scheduling = event.reason.as_deref() == Some("FailedScheduling");
+    let seen = last_seen(event).map(|t| t.as_second());
+    let name = event.involved_object.name.as_deref();
+    at.snapshot
+        .pods
+        .iter()
+        .filter(|pod| pod.metadata.name.as_deref() == name)
+        .flat_map(|pod| {
+            pod.status
+                .iter()
+                .flat_map(|s| s.conditions.iter().flatten())
+        })
+        .any(|c| {
+            let since = c.last_transition_time.as_ref().map(|t| t.0.as_second());
+            c.status == "True"
+                && ((scheduling && c.type_ == "PodScheduled")
+                    || (c.type_ == "Ready" && since.is_some() && since >= seen))
+        })
+}
+
 /// Recent Warning events of the node's StatefulSet and pods no other finding explains, one per
 /// object and reason (a Running node with a pod warning is not healthy; issue 27).
 fn warnings(at: &NodeCtx<'_, '_>, explained: &[FindingClass], out: &mut Vec<Finding>) {
@@ -256,7 +283,7 @@ fn warnings(at: &NodeCtx<'_, '_>, explained: &[FindingClass], out: &mut Vec<Find
         if skip.contains(&reason) {
             continue;
         }
-        if !is_recent(at.now, last_seen(event)) {
+        if !is_recent(at.now, last_seen(event)) || pod_past_it(at, event) {
             continue;
         }
         let object = format!(
