@@ -4,8 +4,9 @@
 //! goes to the finding's node, `f` opens the fix's preview (a rollout) or probes the seed.
 //!
 //! What only the command line reads (the controller's and executors' Leases, every pod and PVC,
-//! ServiceAccounts, the platform config itself, permissions) is `sei-console doctor`'s; the
-//! view says so in its title.
+//! ServiceAccounts, the controller's ConfigMap, permissions) is `sei-console doctor`'s; the
+//! view says so in its title. A platform config file given to the console is read once, so
+//! render failures are checked against it.
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -17,8 +18,8 @@ use crate::actions::event::ActionKind;
 use crate::fleet::store::ObjectKey;
 use crate::keymap::{Action, Key, KeyCode};
 use crate::ops::doctor::{
-    ClusterSnapshot, DoctorInput, Finding, FixAction, NodeSnapshot, SeedProbeResult, Severity,
-    diagnose,
+    ClusterSnapshot, DoctorInput, Finding, FixAction, NodeSnapshot, PlatformView, SeedProbeResult,
+    Severity, diagnose,
 };
 use crate::ports::probe::ProbeOutcome;
 
@@ -31,6 +32,10 @@ pub struct DoctorState {
     pub findings: Vec<Finding>,
     /// Each seed's last probe outcome (the fleet keeps only its line).
     pub probes: BTreeMap<ObjectKey, SeedProbeResult>,
+    /// The platform config file given to the console (`--platform-config` /
+    /// `SEI_CONSOLE_PLATFORM_CONFIG`): render failures are checked against it; `None` with the
+    /// controller's ConfigMap, which the console does not read.
+    pub platform: Option<crate::platform::PlatformConfig>,
 }
 
 impl DoctorState {
@@ -85,7 +90,12 @@ fn gather(model: &Model) -> Vec<Finding> {
                 context: fleet.context().to_string(),
                 controller_namespace: String::new(),
                 controller: None,
-                platform: None,
+                platform: model
+                    .doctor
+                    .platform
+                    .as_ref()
+                    .zip(model.platform_source.as_ref())
+                    .map(|(config, source)| PlatformView { config, source }),
                 platform_source: model.platform_source.as_ref(),
                 sidecar_image: fleet.default_sidecar_image(),
                 service_accounts: None,

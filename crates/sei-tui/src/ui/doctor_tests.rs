@@ -131,6 +131,29 @@ fn the_fix_key_of_a_render_failure_opens_the_rollout_preview_of_that_node() {
 }
 
 #[test]
+fn with_a_platform_config_file_an_old_render_failure_is_from_before() {
+    let mut model = sick_fleet();
+    let platform = crate::platform::PlatformConfig::from_yaml(include_str!(
+        "../../../../assets/demo/platform-config.yaml"
+    ))
+    .expect("demo platform config");
+    model.platform_source = Some(crate::actions::render_fix::PlatformSource::File(
+        "platform.yaml".into(),
+    ));
+    model.doctor.platform = Some(platform);
+    press(&mut model, "D");
+    let classes: Vec<FindingClass> = model.doctor.findings.iter().map(|f| f.class).collect();
+    assert!(
+        classes.contains(&FindingClass::RenderFailedBefore),
+        "{classes:?}"
+    );
+    assert!(
+        !classes.contains(&FindingClass::RenderBlocked),
+        "{classes:?}"
+    );
+}
+
+#[test]
 fn the_fix_key_of_an_unreachable_seed_probes_it_again() {
     let mut model = sick_fleet();
     press(&mut model, "D");
