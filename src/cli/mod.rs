@@ -9,6 +9,8 @@ pub mod action;
 pub mod address;
 mod choices;
 pub mod describe;
+pub mod doctor;
+mod doctor_fetch;
 pub mod exec;
 mod fetch;
 pub mod get;
@@ -254,6 +256,9 @@ pub enum Command {
     Get(get::GetArgs),
     /// Show one SeiNode: spec, conditions, plan timeline, events, StatefulSet and Pods.
     Describe(describe::DescribeArgs),
+    /// Every problem of the fleet, ranked, with its evidence and its fix; `--fail-on` for cron
+    /// and alerting (exit 1 when a finding is at or above it, 2 on error).
+    Doctor(doctor::DoctorArgs),
     /// Print the logs of a node's pod (seid by default; -c sidecar or kube-rbac-proxy), like kubectl logs.
     Logs(logs::LogsArgs),
     /// Print a shell completion script.
@@ -383,6 +388,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             describe::run(&cli.global, &args).await?;
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Doctor(args)) => Ok(doctor::run(&cli.global, &args).await),
         None => {
             tui::open(&cli.global).await?;
             Ok(ExitCode::SUCCESS)

@@ -20,6 +20,7 @@ mod console_probe;
 mod control_plane;
 mod crd_validation;
 mod demo_fleet;
+mod doctor;
 mod events;
 mod exec;
 mod handoff;

@@ -7,5 +7,5 @@ pub mod ui;
 use sei_adapters::{kube, sidecar};
 #[cfg(test)]
 use sei_core::planner;
-use sei_core::{api, config, fleet, keymap, limits};
+use sei_core::{api, config, fleet, keymap, limits, platform};
 use sei_ops::{actions, executor, journal, ops, ports, tasks};

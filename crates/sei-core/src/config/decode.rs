@@ -73,6 +73,11 @@ impl Decoder<'_> {
                         self.keys(table, &mut config);
                     }
                 }
+                "doctor" => {
+                    if let Some(table) = self.table(line, name, item) {
+                        self.doctor(table, &mut config);
+                    }
+                }
                 other => self.unknown(line, other),
             }
         }
@@ -162,6 +167,40 @@ impl Decoder<'_> {
                     "line {line}: waves.{name} must be a whole number of at least {minimum}, not {}; using {default}",
                     shown(item)
                 )),
+            }
+        }
+    }
+
+    /// `[doctor.task_minutes]`: `default` and one entry per task type, whole minutes of at
+    /// least 1; a wrong value is named and that entry keeps its default.
+    fn doctor(&mut self, table: &Table, config: &mut Config) {
+        for (name, item) in table.iter() {
+            let line = self.line(table, name, item);
+            if name != "task_minutes" {
+                self.unknown(line, &format!("doctor.{name}"));
+                continue;
+            }
+            let Some(minutes) = self.table(line, "doctor.task_minutes", item) else {
+                continue;
+            };
+            for (kind, value) in minutes.iter() {
+                let line = self.line(minutes, kind, value);
+                let Some(n) = value
+                    .as_integer()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| *n >= 1)
+                else {
+                    self.problems.push(format!(
+                        "line {line}: doctor.task_minutes.{kind} must be a whole number of minutes of at least 1, not {}; keeping the default",
+                        shown(value)
+                    ));
+                    continue;
+                };
+                if kind == "default" {
+                    config.doctor.default_minutes = n;
+                } else {
+                    config.doctor.task_minutes.insert(kind.to_owned(), n);
+                }
             }
         }
     }

@@ -37,6 +37,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("cancel", Action::Cancel),
     ("next-field", Action::NextField),
     ("previous-field", Action::PreviousField),
+    ("doctor", Action::Doctor),
 ];
 
 /// Every key of `action` on `context` is replaced by `keys`.

@@ -89,6 +89,48 @@ impl Default for WaveDefaults {
     }
 }
 
+/// Minutes a plan task may run (since `submittedAt`) before `doctor` reports it as running
+/// longer than its kind should: `task_minutes` per task type (the upstream type string), else
+/// `default_minutes`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DoctorThresholds {
+    pub default_minutes: u32,
+    pub task_minutes: std::collections::BTreeMap<String, u32>,
+}
+
+/// Task types that legitimately run for hours, and their defaults in minutes (the same as
+/// `assets/config.toml`, which a test compares).
+const DEFAULT_TASK_MINUTES: [(&str, u32); 6] = [
+    ("apply-statefulset", 10),
+    ("replace-pod", 15),
+    ("await-nodes-running", 60),
+    ("await-condition", 240),
+    ("snapshot-restore", 360),
+    ("await-bootstrap-complete", 360),
+];
+
+impl Default for DoctorThresholds {
+    fn default() -> Self {
+        DoctorThresholds {
+            default_minutes: 20,
+            task_minutes: DEFAULT_TASK_MINUTES
+                .iter()
+                .map(|(kind, minutes)| ((*kind).to_owned(), *minutes))
+                .collect(),
+        }
+    }
+}
+
+impl DoctorThresholds {
+    /// The minutes a task of type `kind` (upstream string) may run.
+    pub fn minutes_for(&self, kind: &str) -> u32 {
+        self.task_minutes
+            .get(kind)
+            .copied()
+            .unwrap_or(self.default_minutes)
+    }
+}
+
 /// Every setting of the config file, decoded.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Config {
@@ -107,6 +149,8 @@ pub struct Config {
     /// The saved filter of each context, when `remember_filter` is on.
     pub saved_filters: std::collections::BTreeMap<String, String>,
     pub waves: WaveDefaults,
+    /// How long each plan task type may run before the doctor reports it.
+    pub doctor: DoctorThresholds,
     /// Key binding replacements, in file order.
     pub keys: Vec<KeyOverride>,
 }

@@ -319,3 +319,26 @@ fn contexts_are_read_in_order_once_and_a_bad_entry_is_named() {
     assert!(loaded.config.contexts.is_empty());
     assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
 }
+
+#[test]
+fn doctor_task_thresholds_are_read_and_bad_ones_named() {
+    let loaded = decode_text(
+        r#"
+[doctor.task_minutes]
+default = 45
+snapshot-restore = 600
+replace-pod = 0
+"#,
+    );
+    assert_eq!(
+        loaded.problems,
+        vec![
+            "config file /cfg/config.toml: line 5: doctor.task_minutes.replace-pod must be a whole number of minutes of at least 1, not 0; keeping the default"
+                .to_owned()
+        ]
+    );
+    let doctor = loaded.config.doctor;
+    assert_eq!(doctor.minutes_for("snapshot-restore"), 600);
+    assert_eq!(doctor.minutes_for("replace-pod"), 15);
+    assert_eq!(doctor.minutes_for("config-apply"), 45);
+}

@@ -127,6 +127,8 @@ pub enum Context {
     Viewer,
     /// The logs view (`l`).
     Logs,
+    /// The fleet doctor (`D`, `:doctor`).
+    Doctor,
 }
 
 impl Context {
@@ -139,6 +141,7 @@ impl Context {
             Context::Dialog => "Action dialogs",
             Context::Viewer => "Viewer (d, y, :events)",
             Context::Logs => "Logs (l)",
+            Context::Doctor => "Doctor (D, :doctor)",
         }
     }
 }
@@ -186,6 +189,10 @@ pub enum Action {
     NextContainer,
     PreviousLogs,
     ToggleWrap,
+    /// Open the fleet doctor: every finding, ranked.
+    Doctor,
+    /// The doctor's fix of the selected finding: the action's preview, or the probe.
+    Fix,
 }
 
 /// One row of the binding table.
@@ -202,7 +209,8 @@ pub struct Binding {
 pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Global, keys: &["q", "ctrl-c"], action: Action::Quit, help: "quit" },
     Binding { context: Context::Global, keys: &["?"], action: Action::ToggleHelp, help: "toggle this help" },
-    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command (tab completes): ns [NAME|all], ctx, events, journal, q" },
+    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command (tab): ns [NAME|all], ctx, events, journal, doctor, q" },
+    Binding { context: Context::Global, keys: &["D"], action: Action::Doctor, help: "fleet doctor: every problem, ranked, with evidence and fix" },
     Binding { context: Context::Global, keys: &["ctrl-z"], action: Action::Suspend, help: "suspend to the shell (fg resumes)" },
     Binding { context: Context::Global, keys: &["T"], action: Action::SwitchTheme, help: "switch theme: dark, light, plain (saved to the config file)" },
     Binding { context: Context::Fleet, keys: &["j", "down"], action: Action::Down, help: "next node" },
@@ -268,6 +276,13 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Logs, keys: &["/"], action: Action::StartFilter, help: "search (any case)" },
     Binding { context: Context::Logs, keys: &["n"], action: Action::SearchNext, help: "next match" },
     Binding { context: Context::Logs, keys: &["N"], action: Action::SearchPrevious, help: "previous match" },
+    Binding { context: Context::Doctor, keys: &["esc", "q"], action: Action::Back, help: "close the doctor" },
+    Binding { context: Context::Doctor, keys: &["j", "down"], action: Action::Down, help: "next finding" },
+    Binding { context: Context::Doctor, keys: &["k", "up"], action: Action::Up, help: "previous finding" },
+    Binding { context: Context::Doctor, keys: &["g", "home"], action: Action::Top, help: "first (worst) finding" },
+    Binding { context: Context::Doctor, keys: &["G", "end"], action: Action::Bottom, help: "last finding" },
+    Binding { context: Context::Doctor, keys: &["enter"], action: Action::Open, help: "go to the finding's node" },
+    Binding { context: Context::Doctor, keys: &["f"], action: Action::Fix, help: "the fix: the rollout preview or the seed probe it names" },
     Binding { context: Context::Help, keys: &["esc", "?"], action: Action::ToggleHelp, help: "close help" },
     Binding { context: Context::Help, keys: &["j", "down"], action: Action::Down, help: "scroll help down" },
     Binding { context: Context::Help, keys: &["k", "up"], action: Action::Up, help: "scroll help up" },
@@ -413,6 +428,7 @@ mod tests {
                 "Action dialogs",
                 "Viewer (d, y, :events)",
                 "Logs (l)",
+                "Doctor (D, :doctor)",
                 "Help"
             ]
         );

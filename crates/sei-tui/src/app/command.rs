@@ -5,7 +5,7 @@ use super::update::switch_scope;
 use super::viewer::{Viewer, ViewerKind};
 
 /// The commands, in the order completion offers them.
-pub const COMMANDS: [&str; 5] = ["ns", "ctx", "events", "journal", "q"];
+pub const COMMANDS: [&str; 6] = ["ns", "ctx", "events", "journal", "doctor", "q"];
 
 /// At most this many names are listed in a message.
 const LISTED: usize = 12;
@@ -98,6 +98,10 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
             if model.logs.take().is_some() {
                 return vec![Cmd::StopLogs];
             }
+            Vec::new()
+        }
+        ["doctor" | "dr"] => {
+            super::doctor::open(model);
             Vec::new()
         }
         ["journal" | "j", args @ ..] => match super::journal_view::parse(args, model.now) {

@@ -3,6 +3,7 @@
 pub mod action;
 pub mod action_update;
 pub mod command;
+pub mod doctor;
 pub mod effects;
 mod health;
 pub mod jobs;

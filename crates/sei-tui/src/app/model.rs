@@ -359,6 +359,8 @@ pub struct Model {
     pub quit_armed: bool,
     /// The read-only viewer (describe, YAML, events) over the screen.
     pub viewer: Option<super::viewer::Viewer>,
+    /// The fleet doctor's findings (refreshed every second) and its view (`D`, `:doctor`).
+    pub doctor: super::doctor::DoctorState,
     /// The logs view (`l`) over the screen.
     pub logs: Option<super::logs::LogsView>,
     pub next_logs_epoch: u64,
@@ -412,6 +414,7 @@ impl Model {
             action: None,
             quit_armed: false,
             viewer: None,
+            doctor: Default::default(),
             logs: None,
             next_logs_epoch: 0,
             suspend: false,

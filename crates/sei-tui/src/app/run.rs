@@ -163,6 +163,13 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
             namespace: options.actions.controller_namespace.clone(),
         },
     });
+    // A platform config file given: the doctor checks render failures against it.
+    if let Some(path) = &options.actions.platform_file {
+        match crate::platform::PlatformConfig::read_file(path) {
+            Ok(platform) => model.doctor.platform = Some(platform),
+            Err(error) => tracing::warn!(%error, "platform config for the doctor"),
+        }
+    }
     // Read-only: besides the refusal in `update`, no request that changes anything can leave.
     let guard = model.settings.guard;
     if guard.is_read_only()

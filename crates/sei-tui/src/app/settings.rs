@@ -15,6 +15,8 @@ pub struct Settings {
     pub guard: MutationGuard,
     pub executor: ExecutorMode,
     pub waves: WaveDefaults,
+    /// How long each plan task type may run before the doctor reports it.
+    pub doctor: crate::config::DoctorThresholds,
     /// Where a theme switch or an applied filter is saved; `None`: nowhere to save.
     pub config_path: Option<PathBuf>,
     /// The last applied filter is saved per context (`fleet.remember_filter`).
@@ -40,6 +42,7 @@ impl Settings {
             guard: MutationGuard::new(flags.read_only, config.read_only),
             executor: config.executor,
             waves: config.waves,
+            doctor: config.doctor.clone(),
             config_path: loaded.path.clone(),
             remember_filter: config.remember_filter,
             problems: loaded.problems.clone(),

@@ -25,6 +25,8 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             model.now = now;
             // Ages and the STALE clock move once a second; that is the only idle redraw.
             model.dirty = true;
+            // The doctor's findings (and the header's critical count) follow once a second.
+            super::doctor::refresh(model);
             super::probes::due(model)
         }
         Msg::Delta { epoch, delta } => {
@@ -116,6 +118,9 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             Vec::new()
         }
         Msg::SeedProbed { key, at, outcome } => {
+            if let Ok(outcome) = &outcome {
+                super::doctor::on_probed(model, &key, at, outcome);
+            }
             super::probes::on_probed(model, &key, at, outcome);
             Vec::new()
         }
@@ -212,6 +217,8 @@ fn context(model: &Model) -> Context {
         Context::Dialog
     } else if model.help_open {
         Context::Help
+    } else if model.doctor.open {
+        Context::Doctor
     } else if model.logs.is_some() {
         Context::Logs
     } else if model.viewer.is_some() {
@@ -255,6 +262,11 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     }
     if context(model) == Context::Logs
         && let Some(cmds) = super::logs::on_action(model, action)
+    {
+        return cmds;
+    }
+    if context(model) == Context::Doctor
+        && let Some(cmds) = super::doctor::on_action(model, action)
     {
         return cmds;
     }
@@ -305,6 +317,9 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::CreateSeed => return action_update::start(model, ActionKind::SeedCreate),
         Action::ShowAction => action_update::show(model),
         Action::ProbeSeed => return super::probes::probe_now(model),
+        Action::Doctor => super::doctor::open(model),
+        // The doctor's fix key means nothing outside it.
+        Action::Fix => {}
         // Dialog keys mean nothing outside a dialog.
         Action::Confirm | Action::Cancel | Action::NextField | Action::PreviousField => {}
         Action::SwitchTheme => {
@@ -432,6 +447,11 @@ fn open_selected(model: &mut Model) -> Vec<Cmd> {
     let Some(key) = model.selected_key().cloned() else {
         return Vec::new();
     };
+    open_node(model, key)
+}
+
+/// The node screen of `key` (the doctor's `enter` too).
+pub(super) fn open_node(model: &mut Model, key: crate::fleet::store::ObjectKey) -> Vec<Cmd> {
     model.fleet.clear_detail();
     forget_detail_watches(model);
     model.screen = Screen::Node(key.clone());

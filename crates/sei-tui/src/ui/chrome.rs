@@ -135,6 +135,18 @@ fn segments(model: &Model, theme: &Theme) -> Vec<Segment> {
         let text = format!("⚠ {}", counts.warnings);
         out.push(Segment::new(text.clone(), text, theme.warn));
     }
+    // The doctor's critical findings across every watched cluster (D lists them).
+    let critical = model.doctor.critical();
+    if critical > 0 {
+        out.push(
+            Segment::new(
+                format!("│ ✖ {critical} critical (D)"),
+                format!("│ ✖{critical}"),
+                theme.bad,
+            )
+            .keep(3),
+        );
+    }
     for (i, (mode, n)) in counts.by_mode.iter().enumerate() {
         let bar = if i == 0 { "│ " } else { "" };
         let name = mode.map_or("?", |m| m.as_str());
@@ -368,6 +380,7 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             ));
         }
         let hints = match (&model.viewer, &model.screen) {
+            _ if model.doctor.open => super::doctor::HINTS,
             _ if model.logs.is_some() => {
                 "c container  p previous  / search  n/N  w wrap  j/k g/G scroll  esc close"
             }

@@ -2,6 +2,7 @@
 //! changes it, never waits and never locks.
 pub mod chrome;
 pub mod dialog;
+pub mod doctor;
 pub mod fleet;
 pub mod help;
 pub mod logs;
@@ -48,6 +49,7 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     chrome::header(model, theme, frame, header);
     chrome::banner(model, theme, frame, banner);
     match (&model.viewer, &model.screen) {
+        _ if model.doctor.open => doctor::render(model, theme, frame, body),
         _ if model.logs.is_some() => {
             if let Some(view) = &model.logs {
                 logs::render(view, theme, frame, body);
@@ -71,6 +73,8 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
 mod console_actions_tests;
 #[cfg(test)]
 mod dialog_tests;
+#[cfg(test)]
+mod doctor_tests;
 #[cfg(test)]
 mod logs_tests;
 #[cfg(test)]

@@ -1,0 +1,249 @@
+//! The fleet doctor in the console (`D`, `:doctor`): `ops::doctor` over what the console
+//! watches in every cluster (SeiNodes and their events, the platform's sidecar image, the seeds'
+//! last probes, the open node's pods and their events), ranked, refreshed every second; `enter`
+//! goes to the finding's node, `f` opens the fix's preview (a rollout) or probes the seed.
+//!
+//! What only the command line reads (the controller's and executors' Leases, every pod and PVC,
+//! ServiceAccounts, the controller's ConfigMap, permissions) is `sei-console doctor`'s; the
+//! view says so in its title. A platform config file given to the console is read once, so
+//! render failures are checked against it.
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::{Event, Pod};
+
+use super::model::{Cmd, Flash, Model, Screen};
+use crate::actions::event::ActionKind;
+use crate::fleet::store::ObjectKey;
+use crate::keymap::{Action, Key, KeyCode};
+use crate::ops::doctor::{
+    ClusterSnapshot, DoctorInput, Finding, FixAction, NodeSnapshot, PlatformView, SeedProbeResult,
+    Severity, diagnose,
+};
+use crate::ports::probe::ProbeOutcome;
+
+/// The doctor's state: its findings as of the last refresh and the open view's selection.
+#[derive(Debug, Clone, Default)]
+pub struct DoctorState {
+    /// The view is open.
+    pub open: bool,
+    pub selected: usize,
+    pub findings: Vec<Finding>,
+    /// Each seed's last probe outcome (the fleet keeps only its line).
+    pub probes: BTreeMap<ObjectKey, SeedProbeResult>,
+    /// The platform config file given to the console (`--platform-config` /
+    /// `SEI_CONSOLE_PLATFORM_CONFIG`): render failures are checked against it; `None` with the
+    /// controller's ConfigMap, which the console does not read.
+    pub platform: Option<crate::platform::PlatformConfig>,
+}
+
+impl DoctorState {
+    pub fn critical(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Critical)
+            .count()
+    }
+}
+
+/// Recomputes the findings from the model as it is now.
+pub fn refresh(model: &mut Model) {
+    let findings = gather(model);
+    let doctor = &mut model.doctor;
+    doctor.selected = doctor.selected.min(findings.len().saturating_sub(1));
+    doctor.findings = findings;
+}
+
+fn gather(model: &Model) -> Vec<Finding> {
+    let open_node = match &model.screen {
+        Screen::Node(key) => Some(key),
+        Screen::Fleet => None,
+    };
+    let clusters = model
+        .fleet
+        .iter()
+        .map(|fleet| {
+            let nodes = fleet
+                .nodes
+                .iter()
+                .map(|(key, node)| {
+                    let mut events: Vec<&Event> = fleet.events_of_node(key).collect();
+                    let mut pods: Vec<&Pod> = Vec::new();
+                    // The open node's workload is watched: its pods and their events count.
+                    if open_node == Some(key) {
+                        events.extend(fleet.detail_events.iter().map(|(_, e)| e));
+                        events.extend(fleet.statefulset_events.iter().map(|(_, e)| e));
+                        pods.extend(fleet.pods.iter().map(|(_, p)| p));
+                    }
+                    NodeSnapshot {
+                        node,
+                        events,
+                        pods,
+                        pvcs: Vec::new(),
+                        probe: model.doctor.probes.get(key),
+                        workload_known: open_node == Some(key),
+                    }
+                })
+                .collect();
+            ClusterSnapshot {
+                context: fleet.context().to_string(),
+                controller_namespace: String::new(),
+                controller: None,
+                platform: model
+                    .doctor
+                    .platform
+                    .as_ref()
+                    .zip(model.platform_source.as_ref())
+                    .map(|(config, source)| PlatformView { config, source }),
+                platform_source: model.platform_source.as_ref(),
+                sidecar_image: fleet.default_sidecar_image(),
+                service_accounts: None,
+                nodes,
+                executor_leases: Vec::new(),
+                denials: Vec::new(),
+            }
+        })
+        .collect();
+    diagnose(DoctorInput {
+        now: model.now,
+        thresholds: &model.settings.doctor,
+        clusters,
+        more: Vec::new(),
+    })
+}
+
+/// A seed's probe ended: kept for the doctor.
+pub fn on_probed(model: &mut Model, key: &ObjectKey, at: Timestamp, outcome: &ProbeOutcome) {
+    model.doctor.probes.insert(
+        key.clone(),
+        SeedProbeResult {
+            at,
+            outcome: outcome.clone(),
+        },
+    );
+}
+
+/// `D` or `:doctor`: opens the view over the screen.
+pub fn open(model: &mut Model) {
+    model.viewer = None;
+    model.help_open = false;
+    model.doctor.open = true;
+    model.doctor.selected = 0;
+    refresh(model);
+}
+
+fn flash(model: &mut Model, text: String, error: bool) {
+    model.flash = Some(Flash { text, error });
+}
+
+/// The node a finding is about, as the fleet keys it.
+fn node_key(finding: &Finding) -> Option<ObjectKey> {
+    let node = finding.object.node.as_deref()?;
+    let context: Arc<str> = Arc::from(finding.object.context.as_str());
+    Some(ObjectKey::new(finding.object.namespace.as_str(), node).in_context(&context))
+}
+
+/// A key of the doctor view; `None` when the view does not take it.
+pub fn on_action(model: &mut Model, action: Action) -> Option<Vec<Cmd>> {
+    let last = model.doctor.findings.len().saturating_sub(1);
+    let selected = &mut model.doctor.selected;
+    match action {
+        Action::Back => model.doctor.open = false,
+        Action::Down => *selected = (*selected + 1).min(last),
+        Action::Up => *selected = selected.saturating_sub(1),
+        Action::Top => *selected = 0,
+        Action::Bottom => *selected = last,
+        Action::Open => return Some(go_to_node(model)),
+        Action::Fix => return Some(fix(model)),
+        _ => return None,
+    }
+    Some(Vec::new())
+}
+
+fn selected(model: &Model) -> Option<Finding> {
+    model.doctor.findings.get(model.doctor.selected).cloned()
+}
+
+/// `enter`: the node screen of the selected finding's node.
+fn go_to_node(model: &mut Model) -> Vec<Cmd> {
+    let Some(finding) = selected(model) else {
+        return Vec::new();
+    };
+    let Some(key) = node_key(&finding).filter(|key| model.fleet.node(key).is_some()) else {
+        flash(
+            model,
+            format!(
+                "{} is about {} {}, not a node: {}",
+                finding.class.as_str(),
+                finding.object.kind,
+                finding.object.name,
+                finding
+                    .fix
+                    .command
+                    .as_deref()
+                    .unwrap_or(&finding.fix.summary)
+            ),
+            false,
+        );
+        return Vec::new();
+    };
+    model.doctor.open = false;
+    super::update::open_node(model, key)
+}
+
+/// `f`: the fix's preview (the rollout dialog with the fix's image, previewed at once) or the
+/// seed probe; other fixes are commands, shown in the footer.
+fn fix(model: &mut Model) -> Vec<Cmd> {
+    let Some(finding) = selected(model) else {
+        return Vec::new();
+    };
+    let key = node_key(&finding).filter(|key| model.fleet.node(key).is_some());
+    match (finding.fix.action.clone(), key) {
+        (Some(FixAction::Rollout { image }), Some(key)) => {
+            if !model.marked.is_empty() {
+                flash(
+                    model,
+                    "nodes are marked: the fix acts on this node only; clear the marks \
+                     (ctrl-space) first"
+                        .to_owned(),
+                    true,
+                );
+                return Vec::new();
+            }
+            model.doctor.open = false;
+            let mut cmds = super::update::open_node(model, key);
+            cmds.extend(super::action_update::start(model, ActionKind::Rollout));
+            let prompt = model
+                .action
+                .as_mut()
+                .and_then(|flow| match &mut flow.stage {
+                    super::action::Stage::Prompt(form) => form.fields.first_mut(),
+                    _ => None,
+                });
+            if let Some(field) = prompt {
+                field.value = image;
+                // Enter on the one-field form asks for the preview.
+                cmds.extend(super::action_update::on_key(
+                    model,
+                    Key::plain(KeyCode::Enter),
+                ));
+            }
+            cmds
+        }
+        (Some(FixAction::Probe), Some(key)) => {
+            model.doctor.open = false;
+            let mut cmds = super::update::open_node(model, key);
+            cmds.extend(super::probes::probe_now(model));
+            cmds
+        }
+        _ => {
+            let text = match &finding.fix.command {
+                Some(command) => format!("fix: {} — run: {command}", finding.fix.summary),
+                None => format!("fix: {}", finding.fix.summary),
+            };
+            flash(model, text, false);
+            Vec::new()
+        }
+    }
+}
