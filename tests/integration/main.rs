@@ -32,6 +32,7 @@ mod preview_statefulset;
 mod real_seictl;
 mod render_dry_run;
 mod resilience;
+mod restart;
 mod rollout_cli;
 mod rollout_e2e;
 mod rollout_waves;

@@ -9,7 +9,6 @@ pub mod identity;
 pub mod lenient;
 pub mod liveness;
 pub mod logs;
-pub mod node_identity;
 pub mod platform_config;
 pub mod read_only;
 pub mod timeout;

@@ -77,6 +77,7 @@ impl ActionSetup {
             journal: self.journal,
             driver: default_driver_config(),
             prober: self.prober,
+            read_only: None,
         }
     }
 }
@@ -172,7 +173,8 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
             .client(config)
             .map_err(|e| format!("cannot create Kubernetes client: {e}"))?;
     }
-    let env = options.actions.clone().env(conn.kube_config.clone());
+    let mut env = options.actions.clone().env(conn.kube_config.clone());
+    env.read_only = guard.hint();
     let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
     let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone())
         .with_guard(guard)

@@ -117,37 +117,11 @@ fn content(
 }
 
 fn request_lines(request: &ActionRequest, theme: &Theme) -> Vec<Line<'static>> {
-    let text = match request {
-        ActionRequest::Rollout {
-            namespace,
-            nodes,
-            image,
-            waves,
-            canaries,
-            ..
-        } => {
-            let plan = match (nodes.len(), canaries.as_slice()) {
-                (1, _) => String::new(),
-                (_, []) if waves.canary == 0 => format!(" (no canary, batch {})", waves.batch),
-                (_, []) => format!(" (canary auto, batch {})", waves.batch),
-                (_, chosen) => format!(" (canary {}, batch {})", chosen.join(", "), waves.batch),
-            };
-            format!("{namespace}: {} → {image}{plan}", nodes.join(", "))
-        }
-        ActionRequest::Address { node, address } => {
-            format!("{}/{} → {address}", node.namespace, node.name)
-        }
-        ActionRequest::Seed {
-            node,
-            chain_id,
-            image,
-            ..
-        } => format!(
-            "{}/{} (chain {chain_id}, {image})",
-            node.namespace, node.name
-        ),
-    };
-    vec![Line::styled(text, theme.header)]
+    request
+        .summary()
+        .into_iter()
+        .map(|line| Line::styled(line, theme.header))
+        .collect()
 }
 
 fn prompt_lines(flow: &ActionFlow, form: &Form, theme: &Theme) -> Vec<Line<'static>> {
