@@ -254,7 +254,9 @@ fn a_failed_preview_says_why_and_closes() {
         &mut model,
         Msg::ActionPrepared {
             id,
-            result: Err("SeiNode sei/rpc-0 not found".into()),
+            result: Err(crate::app::action_error::ActionError::Ops(
+                crate::ops::OpsError::BadInput("SeiNode sei/rpc-0 not found".into()),
+            )),
         },
     );
     assert_eq!(

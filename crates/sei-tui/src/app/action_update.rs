@@ -481,7 +481,11 @@ fn current(model: &mut Model, id: u64) -> Option<&mut ActionFlow> {
 }
 
 /// The effect's preview (or why there is none).
-pub fn on_prepared(model: &mut Model, id: u64, result: Result<ActionPreview, String>) {
+pub fn on_prepared(
+    model: &mut Model,
+    id: u64,
+    result: Result<ActionPreview, super::action_error::ActionError>,
+) {
     let Some(flow) = current(model, id) else {
         return;
     };
@@ -494,8 +498,8 @@ pub fn on_prepared(model: &mut Model, id: u64, result: Result<ActionPreview, Str
             preview,
             scroll: 0,
         },
-        Err(message) => Stage::Failed {
-            message: elide_long_lines(&message),
+        Err(error) => Stage::Failed {
+            message: elide_long_lines(&error.to_string()),
         },
     };
     model.dirty = true;

@@ -9,6 +9,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::action::{ActionRequest, Finished};
+use super::action_error::ActionError;
 use super::jobs::{self, ActionEnv, ClusterEnvs, PendingActions};
 use super::model::{Cmd, Msg, SavedSetting};
 use super::watch_tasks::{ClusterScope, watch_detail, watch_scope};
@@ -130,14 +131,12 @@ impl Effects {
 
     /// The action environment and client of `context`'s cluster: its own client (permission
     /// checks, Leases, platform ConfigMap are that cluster's), sidecar transport and identity.
-    fn cluster_env(&self, context: &str) -> Result<(ActionEnv, kube::Client), String> {
+    fn cluster_env(&self, context: &str) -> Result<(ActionEnv, kube::Client), ActionError> {
         let Some(env) = self.actions.clone() else {
-            return Err("operator actions are not available in this console".into());
+            return Err(ActionError::NotAvailable);
         };
         let Some(conn) = self.connection(context) else {
-            return Err(format!(
-                "not connected to cluster {context:?} yet; nothing was changed"
-            ));
+            return Err(ActionError::NotConnected(context.to_owned()));
         };
         if context == self.primary_context {
             return Ok((env, conn.client));
@@ -147,7 +146,7 @@ impl Effects {
     }
 
     /// The environment and client of each cluster `request` goes to, in order.
-    fn request_envs(&self, request: &ActionRequest) -> Result<ClusterEnvs, String> {
+    fn request_envs(&self, request: &ActionRequest) -> Result<ClusterEnvs, ActionError> {
         request
             .parts
             .iter()
@@ -158,9 +157,12 @@ impl Effects {
     fn action_envs(&self, id: u64, request: &ActionRequest) -> Option<ClusterEnvs> {
         match self.request_envs(request) {
             Ok(found) => Some(found),
-            Err(message) => {
+            Err(error) => {
                 let tx = self.tx.clone();
-                let finished = Finished { ok: false, message };
+                let finished = Finished {
+                    ok: false,
+                    message: error.to_string(),
+                };
                 tokio::spawn(async move {
                     let _ = tx.send(Msg::ActionFinished { id, finished }).await;
                 });
@@ -275,11 +277,7 @@ impl Effects {
                     let result = tokio::time::timeout(PREPARE_DEADLINE, prepare)
                         .await
                         .unwrap_or_else(|_| {
-                            Err(format!(
-                                "the preview did not finish within {} s (is the API server \
-                                 answering?); nothing was changed",
-                                PREPARE_DEADLINE.as_secs()
-                            ))
+                            Err(ActionError::PreviewTimeout(PREPARE_DEADLINE.as_secs()))
                         });
                     let _ = tx.send(Msg::ActionPrepared { id, result }).await;
                 }));

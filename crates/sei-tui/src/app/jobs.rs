@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use super::action::{
     ActionPreview, ActionRequest, Finished, LineTone, PermissionSummary, ProgressLine,
 };
+use super::action_error::ActionError;
 use super::model::Msg;
 use crate::api::{PlanPhase, TaskStatus};
 use crate::config::ExecutorMode;
@@ -40,7 +41,7 @@ pub struct ActionEnv {
     /// The platform config file, else the controller's ConfigMap is read.
     pub platform_file: Option<PathBuf>,
     /// How the sidecars are reached (`SEI_CONSOLE_SIDECAR_*`), or why that is misconfigured.
-    pub sidecar: Result<HttpSidecar, String>,
+    pub sidecar: Result<HttpSidecar, ActionError>,
     /// `user (context ctx)`, as Events and the journal name the operator.
     pub operator: String,
     /// The kubeconfig context actions go to (the journal's `context`).
@@ -65,7 +66,8 @@ impl ActionEnv {
     ) -> ActionEnv {
         ActionEnv {
             server: conn.kube_config.as_ref().map(|c| c.cluster_url.to_string()),
-            sidecar: crate::sidecar::env::client_from_env(conn.kube_config.clone()),
+            sidecar: crate::sidecar::env::client_from_env(conn.kube_config.clone())
+                .map_err(ActionError::SidecarTransport),
             operator: identity.to_string(),
             context: identity.context.clone(),
             ..self.clone()
@@ -88,7 +90,7 @@ impl ActionEnv {
         client: &kube::Client,
         namespace: &str,
         executor: ExecutorMode,
-    ) -> Result<Adapters, String> {
+    ) -> Result<Adapters, ActionError> {
         let log: Box<dyn ActionLog> = match &self.journal {
             Some(journal) => Box::new(journal.clone()),
             None => Box::new(NoLog),
@@ -111,7 +113,7 @@ impl ActionEnv {
         };
         Adapters::open(client, wiring)
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| ActionError::Platform(e.to_string()))
     }
 }
 
@@ -158,26 +160,20 @@ pub async fn prepare(
     request: &ActionRequest,
     executor: ExecutorMode,
     pending: &PendingActions,
-) -> Result<ActionPreview, String> {
+) -> Result<ActionPreview, ActionError> {
     let several = request.parts.len() > 1;
-    let in_cluster = |context: &str, message: String| match several {
-        true => format!(
-            "cluster {context}: {message} (the rollout stopped before any change in any cluster)"
-        ),
-        false => message,
-    };
     let mut parts = Vec::new();
     for ((env, client), part) in envs.iter().zip(&request.parts) {
         let job = env
             .open(client, &part.namespace, executor)
             .await
-            .map_err(|e| in_cluster(&part.context, e))?;
+            .map_err(|e| e.in_cluster(&part.context, several))?;
         let ops = job.ops();
         let prepared = part
             .operation
             .prepare_any(&ops)
             .await
-            .map_err(|e| in_cluster(&part.context, e.to_string()))?;
+            .map_err(|e| ActionError::from(e).in_cluster(&part.context, several))?;
         let executor = match ops.executor_choice().await {
             Ok(choice) => choice
                 .note
@@ -232,7 +228,7 @@ fn one_preview(part: &PartPreview) -> ActionPreview {
 
 /// Every cluster's preview under its heading, one question naming them all, the validators and
 /// seeds of every cluster typed as `CONTEXT/NAME` (`ops::across`, as the command asks).
-fn across_preview(parts: &[PartPreview]) -> Result<ActionPreview, String> {
+fn across_preview(parts: &[PartPreview]) -> Result<ActionPreview, ActionError> {
     let mut preview = ActionPreview {
         head: String::new(),
         text: String::new(),
@@ -252,10 +248,7 @@ fn across_preview(parts: &[PartPreview]) -> Result<ActionPreview, String> {
     for part in parts {
         let (context, prepared) = (part.context.as_str(), part.prepared.as_ref());
         let Some((words, count)) = prepared.across() else {
-            return Err(format!(
-                "{} goes to one cluster; nothing was changed",
-                prepared.kind().name()
-            ));
+            return Err(ActionError::OneClusterOnly(prepared.kind().name()));
         };
         what.get_or_insert(words);
         counts.push((context, count));
@@ -360,11 +353,11 @@ pub async fn run(
     let prepared = pending.lock().ok().and_then(|mut p| p.remove(&id));
     let end = match prepared {
         Some(prepared) => execute(&envs, &request, executor, &prepared, &report).await,
-        None => Err("the preview of this action is gone; start it again".to_owned()),
+        None => Err(ActionError::PreviewGone),
     };
-    let end = end.unwrap_or_else(|message| RunEnd {
+    let end = end.unwrap_or_else(|error| RunEnd {
         ok: false,
-        message,
+        message: error.to_string(),
         ..RunEnd::done("")
     });
     let finished = Finished {
@@ -380,7 +373,7 @@ async fn execute(
     executor: ExecutorMode,
     prepared: &[Box<dyn Previewed>],
     report: &ChannelReport,
-) -> Result<RunEnd, String> {
+) -> Result<RunEnd, ActionError> {
     let mut jobs = Vec::new();
     for ((env, client), part) in envs.iter().zip(&request.parts) {
         let job = env.open(client, &part.namespace, executor).await?;
@@ -390,9 +383,7 @@ async fn execute(
         jobs.push(job);
     }
     if let ([job], [prepared]) = (jobs.as_slice(), prepared) {
-        return action::execute(&job.ops(), prepared.as_ref(), report)
-            .await
-            .map_err(|e| e.to_string());
+        return Ok(action::execute(&job.ops(), prepared.as_ref(), report).await?);
     }
     let parts: Vec<ClusterPart<'_>> = jobs
         .iter()

@@ -66,7 +66,8 @@ impl ActionSetup {
     /// `SEI_CONSOLE_SIDECAR_*` (the pod proxy needs the connection's config).
     pub fn env(self, config: Option<kube::Config>) -> ActionEnv {
         let server = config.as_ref().map(|c| c.cluster_url.to_string());
-        let sidecar = crate::sidecar::env::client_from_env(config);
+        let sidecar = crate::sidecar::env::client_from_env(config)
+            .map_err(super::action_error::ActionError::SidecarTransport);
         ActionEnv {
             server,
             controller_namespace: self.controller_namespace,
