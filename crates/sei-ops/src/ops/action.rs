@@ -66,6 +66,11 @@ pub trait Previewed: Send + Sync + 'static {
     fn dry_run_end(&self) -> RunEnd {
         RunEnd::done("dry run: nothing was changed")
     }
+    /// Whether the action persists and follows a plan, so who executes it matters (a restart
+    /// only deletes a pod).
+    fn follows_a_plan(&self) -> bool {
+        true
+    }
     /// What the action does and to how many nodes, for one question over several clusters
     /// (`("Roll out IMAGE", 3)`); `None`: the action goes to one cluster only.
     fn across(&self) -> Option<(String, usize)> {

@@ -257,6 +257,11 @@ impl Previewed for RestartPrepared {
         }
     }
 
+    /// No plan: who would execute one does not matter.
+    fn follows_a_plan(&self) -> bool {
+        false
+    }
+
     fn lease(&self) -> Option<String> {
         Some(self.input.node.clone())
     }

@@ -174,11 +174,15 @@ pub async fn prepare(
             .prepare_any(&ops)
             .await
             .map_err(|e| ActionError::from(e).in_cluster(&part.context, several))?;
-        let executor = match ops.executor_choice().await {
-            Ok(choice) => choice
-                .note
-                .unwrap_or_else(|| format!("executor: {}", executor.name())),
-            Err(err) => format!("executor: {} (Lease unreadable: {err})", executor.name()),
+        let executor = if !prepared.follows_a_plan() {
+            String::new()
+        } else {
+            match ops.executor_choice().await {
+                Ok(choice) => choice
+                    .note
+                    .unwrap_or_else(|| format!("executor: {}", executor.name())),
+                Err(err) => format!("executor: {} (Lease unreadable: {err})", executor.name()),
+            }
         };
         parts.push(PartPreview {
             context: part.context.clone(),

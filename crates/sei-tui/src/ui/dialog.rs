@@ -50,7 +50,9 @@ fn content(
             ..
         } => {
             let mut lines = vec![Line::styled(preview.question.clone(), theme.header)];
-            lines.push(Line::styled(preview.executor.clone(), theme.dim));
+            if !preview.executor.is_empty() {
+                lines.push(Line::styled(preview.executor.clone(), theme.dim));
+            }
             let hint = match preview.expected_typing() {
                 Some(expected) => {
                     lines.push(Line::raw(""));
@@ -224,7 +226,9 @@ fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
             lines.push(Line::styled(format!("  {denied}"), theme.bad));
         }
     }
-    lines.push(Line::styled(preview.executor.clone(), theme.dim));
+    if !preview.executor.is_empty() {
+        lines.push(Line::styled(preview.executor.clone(), theme.dim));
+    }
     lines.extend(preview.text.lines().map(|line| {
         let trimmed = line.trim_start();
         if trimmed.starts_with("warning:") {
