@@ -14,18 +14,15 @@ use crate::actions::event::ActionKind;
 use crate::config::{ExecutorMode, LoadedConfig};
 use crate::executor::driver::{DriverConfig, Progress};
 use crate::journal::{Journal, Outcome};
-use crate::kube::access::KubeAccess;
-use crate::kube::cluster::KubeCluster;
 use crate::kube::identity::{self, OperatorIdentity};
-use crate::kube::platform_config::{
-    DEFAULT_CONTROLLER_NAMESPACE, ResolvePlatformError, resolve_platform,
-};
+use crate::kube::platform_config::{DEFAULT_CONTROLLER_NAMESPACE, ResolvePlatformError};
 use crate::kube::read_only::MutationGuard;
+use crate::ops::action::{self as contract, Operation, PreviewLine, Previewed};
 use crate::ops::follow::progress_text;
-use crate::ops::{ActionLog, NoLog, Note, Ops, OpsError, Ports, Report, Settings, journal_entry};
-use crate::ports::{LocalProcesses, SystemClock};
+use crate::ops::{ActionLog, NoLog, Note, Ops, OpsError, Report, RunEnd, journal_entry};
+use crate::ports::SystemClock;
 use crate::sidecar::http::{HttpSidecar, transport_from_env};
-use crate::tasks::platform_renderer::PlatformRenderer;
+use crate::wiring::{Adapters, Wiring};
 
 /// Output of previews and results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -104,22 +101,15 @@ impl From<&ActionArgs> for ContextOptions {
     }
 }
 
-/// The adapters behind the ops layer's ports, and the resolved settings; built once per command.
+/// The adapters behind the ops layer's ports (`wiring::Adapters`, the one place they are put
+/// together) and how this command prints; built once per command.
 pub struct ActionContext {
     pub output: ActionOutput,
     pub config: LoadedConfig,
-    pub settings: Settings,
     name_nodes: bool,
     /// Set when one command acts in several clusters: every JSON line names its `context`.
     json_context: Option<String>,
-    cluster: KubeCluster,
-    access: KubeAccess,
-    sidecar: HttpSidecar,
-    renderer: PlatformRenderer,
-    clock: SystemClock,
-    log: Box<dyn ActionLog>,
-    holders: LocalProcesses,
-    prober: Box<dyn crate::ports::probe::SeedProber>,
+    adapters: Adapters,
 }
 
 /// What a refusal before the context exists is about.
@@ -153,13 +143,11 @@ impl ActionContext {
         };
         let identity = operator_identity(global);
         let operator = identity.to_string();
-        if let (Some(refusal), Some(hint)) = (refusal, guard.hint()) {
+        if let Some(refusal) = refusal
+            && let Some(refused) = contract::read_only_refusal(guard.hint(), refusal.action)
+        {
             if let Some(kind) = refusal.kind {
                 let namespace = global.namespace.clone().unwrap_or_default();
-                let refused = OpsError::ReadOnly {
-                    action: refusal.action.clone(),
-                    hint,
-                };
                 let entry = journal_entry(
                     &operator,
                     &identity.context,
@@ -173,13 +161,7 @@ impl ActionContext {
                 );
                 let _ = log.append(&entry);
             }
-            return Err(CliError::Failed(
-                OpsError::ReadOnly {
-                    action: refusal.action,
-                    hint,
-                }
-                .to_string(),
-            ));
+            return Err(CliError::Failed(refused.to_string()));
         }
         let kube = kube_config(global).await?;
         let namespace = global
@@ -193,32 +175,18 @@ impl ActionContext {
                 crate::kube::errors::describe(&e)
             ))
         })?;
-        let resolved = resolve_platform(
-            &client,
-            Some(&server),
-            options.platform_config.as_deref(),
-            &options.controller_namespace,
-            options.require_platform,
-        )
-        .await
-        .map_err(|e| match e {
-            ResolvePlatformError::File(message) => CliError::BadInput(message),
-            ResolvePlatformError::ConfigMap(err) => CliError::Failed(err.to_string()),
-        })?;
         let transport = transport_from_env(|k| std::env::var(k).ok(), Some(kube))
             .map_err(|e| CliError::BadInput(e.to_string()))?;
-        let sidecar = HttpSidecar::new(transport);
-        let settings = Settings {
+        let wiring = Wiring {
+            server: Some(server),
             namespace,
             operator,
             context: identity.context,
             executor: options.executor.unwrap_or(config.config.executor),
             controller_namespace: options.controller_namespace,
-            platform_note: resolved.note,
-            platform: resolved.platform.clone(),
-            platform_source: resolved.source,
-            sidecar_reach: sidecar.transport().reach(),
-            sidecar_credential: sidecar.transport().credential(),
+            platform_file: options.platform_config,
+            require_platform: options.require_platform,
+            sidecar: HttpSidecar::new(transport),
             driver: DriverConfig {
                 deadline: options.timeout,
                 max_wait: options.max_wait,
@@ -226,27 +194,23 @@ impl ActionContext {
                 ..DriverConfig::default()
             },
             read_only: guard.hint(),
+            log,
+            prober: std::sync::Arc::new(crate::p2p::prober::P2pProber::new(
+                crate::p2p::tcp::TcpDialer,
+            )),
         };
+        let adapters = Adapters::open(&client, wiring).await.map_err(|e| match e {
+            ResolvePlatformError::File(message) => CliError::BadInput(message),
+            ResolvePlatformError::ConfigMap(err) => CliError::Failed(err.to_string()),
+        })?;
         let context = ActionContext {
             output: options.output,
             config,
             name_nodes: options.name_nodes,
             json_context: options.json_context,
-            cluster: KubeCluster::new(client.clone()).with_server(Some(server)),
-            access: KubeAccess::new(client),
-            sidecar,
-            renderer: PlatformRenderer::new(resolved.platform),
-            clock: SystemClock,
-            log,
-            holders: LocalProcesses {
-                prefix: crate::executor::driver::local_holder_prefix(),
-            },
-            prober: Box::new(crate::p2p::prober::P2pProber::new(
-                crate::p2p::tcp::TcpDialer,
-            )),
-            settings,
+            adapters,
         };
-        if let Some(note) = &context.settings.platform_note {
+        if let Some(note) = &context.adapters.settings.platform_note {
             context.note(&Note::Platform(note.clone()));
         }
         Ok(context)
@@ -254,19 +218,7 @@ impl ActionContext {
 
     /// The use cases over this command's adapters.
     pub fn ops(&self) -> Ops<'_> {
-        Ops::new(
-            Ports {
-                cluster: &self.cluster,
-                access: &self.access,
-                sidecar: &self.sidecar,
-                renderer: &self.renderer,
-                clock: &self.clock,
-                log: self.log.as_ref(),
-                holders: &self.holders,
-                prober: self.prober.as_ref(),
-            },
-            &self.settings,
-        )
+        self.adapters.ops()
     }
 
     /// One JSON line, with the context when one is named.
@@ -277,6 +229,20 @@ impl ActionContext {
         value.to_string()
     }
 
+    /// Prints any action's preview: text or JSON lines, and its notes.
+    pub fn print_previewed(&self, prepared: &dyn Previewed) {
+        for line in prepared.preview_lines() {
+            match line {
+                PreviewLine::TextOnly(text) if self.output == ActionOutput::Text => {
+                    print!("{text}")
+                }
+                PreviewLine::TextOnly(_) => {}
+                PreviewLine::Note(note) => self.note(&note),
+                PreviewLine::Preview { text, json } => self.print_preview(&text, &json),
+            }
+        }
+    }
+
     /// Prints a preview (text, or one JSON line).
     pub fn print_preview(&self, text: &str, json: &serde_json::Value) {
         let mut out = std::io::stdout().lock();
@@ -285,6 +251,26 @@ impl ActionContext {
             ActionOutput::Json => writeln!(out, "{}", self.json_line(json.clone())),
         };
         let _ = out.flush();
+    }
+
+    /// The last line of an ended action (with its own JSON result fields) and its exit code.
+    pub fn finish_end(&self, end: &RunEnd) -> std::process::ExitCode {
+        match self.output {
+            ActionOutput::Text if end.ok => println!("{}", end.message),
+            ActionOutput::Text => eprintln!("error: {}", end.message),
+            ActionOutput::Json => {
+                let mut line = serde_json::json!({"event": "result", "ok": end.ok,
+                    "message": end.message, "failedNode": end.failed_node});
+                if let Some(object) = line.as_object_mut() {
+                    object.extend(end.result.clone());
+                }
+                println!("{}", self.json_line(line));
+            }
+        }
+        match end.exit_code {
+            Some(code) => std::process::ExitCode::from(code),
+            None => exit_code(end.ok),
+        }
     }
 
     /// The last line: text (errors on stderr), or a JSON result object.
@@ -311,6 +297,52 @@ impl ActionContext {
             return Ok(());
         }
         ask_on_terminal(question)
+    }
+}
+
+/// Any action on the command line, the same way for every one: its context opened (refused
+/// first in read-only mode, before any request), the preview printed, a dry run journaled and
+/// ended, what cannot run refused, the operator asked, then [`contract::execute`].
+pub async fn drive<A: Operation>(
+    global: &GlobalArgs,
+    args: &ActionArgs,
+    options: ContextOptions,
+    action: &A,
+) -> Result<std::process::ExitCode, CliError> {
+    let (nodes, detail) = (action.nodes(), action.detail());
+    let refusal = (!args.dry_run).then(|| Refusal {
+        kind: Some(action.kind()),
+        nodes: &nodes,
+        detail: &detail,
+        action: contract::action_words(action.kind(), &nodes),
+    });
+    let context = ActionContext::open(global, options, refusal).await?;
+    let ops = context.ops();
+    let prepared = contract::prepare(&ops, action).await?;
+    context.drive_prepared(args, &prepared).await
+}
+
+impl ActionContext {
+    /// A prepared action from its preview on (see [`drive`]).
+    pub async fn drive_prepared(
+        &self,
+        args: &ActionArgs,
+        prepared: &dyn Previewed,
+    ) -> Result<std::process::ExitCode, CliError> {
+        let ops = self.ops();
+        self.print_previewed(prepared);
+        if let Some(message) = prepared.nothing_to_do() {
+            self.finish(true, &message, None);
+            return Ok(std::process::ExitCode::SUCCESS);
+        }
+        if args.dry_run {
+            self.journal_dry_run(prepared.kind(), &prepared.nodes(), &prepared.detail());
+            return Ok(self.finish_end(&prepared.dry_run_end()));
+        }
+        contract::refuse(&ops, prepared)?;
+        self.confirm(args, &prepared.question())?;
+        let end = contract::execute(&ops, prepared, self).await?;
+        Ok(self.finish_end(&end))
     }
 }
 

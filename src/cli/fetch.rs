@@ -261,14 +261,15 @@ pub async fn node(
     let sts_events = related(sts_events, WatchKind::StatefulSetEvents, &mut unavailable);
     let pod_events = related(pod_events, WatchKind::DetailEvents, &mut unavailable);
     let node_id = {
-        use crate::kube::node_identity::seed_node_id;
+        use crate::ops::seed_probe::seed_node_id;
         use crate::sidecar::env::client_from_env;
         let sidecar = client_from_env(conn.kube_config.clone());
         let sidecar = match &sidecar {
             Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
             Err(why) => Err(why.as_str()),
         };
-        seed_node_id(&conn.client, sidecar, &node).await
+        let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
+        seed_node_id(&cluster, sidecar, &node).await
     };
     let mut fleet = Fleet::in_context(&conn.context, default_sidecar_image);
     relist(&mut fleet, vec![Lenient::Decoded(node)], FleetDelta::Node);

@@ -21,6 +21,7 @@ pub mod manifest;
 pub mod plan;
 mod platform_image;
 pub mod render;
+pub mod restart;
 pub mod rollout;
 pub mod rollout_clusters;
 pub mod seed;
@@ -276,6 +277,8 @@ pub enum Command {
     Rollout(rollout::RolloutArgs),
     /// Set a SeiNode's external address and persist the update plan that writes it to config.toml.
     Address(address::AddressArgs),
+    /// Restart a SeiNode's pod: delete it for its StatefulSet to create it again, wait until Ready.
+    Restart(restart::RestartArgs),
     /// Seed nodes: `seed create NAME --chain-id ID --image REF` brings one up and prints its peer string;
     /// `seed probe NODE` dials it from here and checks its P2P handshake.
     Seed {
@@ -346,6 +349,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     let one_cluster = match &cli.command {
         Some(Command::Exec(_)) => Some("exec"),
         Some(Command::Address(_)) => Some("address"),
+        Some(Command::Restart(_)) => Some("restart"),
         Some(Command::Seed { .. }) => Some("seed"),
         Some(Command::Logs(_)) => Some("logs"),
         Some(Command::Render(_)) => Some("render"),
@@ -367,6 +371,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Exec(args)) => exec::run(&cli.global, &args).await,
         Some(Command::Rollout(args)) => rollout::run_clusters(&cli.global, &args).await,
         Some(Command::Address(args)) => address::run(&cli.global, &args).await,
+        Some(Command::Restart(args)) => restart::run(&cli.global, &args).await,
         Some(Command::Seed { command }) => seed::run(&cli.global, &command).await,
         Some(Command::Logs(args)) => {
             logs::run(&cli.global, &args).await?;

@@ -6,15 +6,14 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::action::{ActionArgs, ActionContext, ActionOutput, ContextOptions, Refusal, exit_code};
+use super::action::{ActionArgs, ActionContext, ContextOptions, Refusal};
 use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
-use crate::actions::preview::image_pin_text;
 use crate::api::NodeMode;
 use crate::config::WaveDefaults;
-use crate::ops::rollout::{self, RolloutInput, RolloutPrepared, Selection};
-use crate::ops::{Note, Report, RunEnd};
+use crate::ops::action::{self as contract, Previewed};
+use crate::ops::rollout::{RolloutInput, RolloutPrepared, Selection};
 
 #[derive(Debug, Args)]
 pub struct RolloutArgs {
@@ -74,31 +73,14 @@ pub async fn run_clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<Exi
     super::rollout_clusters::run(global, args, &names).await
 }
 
-/// The rollout in one cluster: preview, confirmation, waves.
+/// The rollout in one cluster: preview, confirmation, waves (the way every action goes).
 pub async fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
     let image = image(args)?;
     let cluster = prepare_cluster(global, args, &image, None).await?;
-    cluster.print_preview();
-    if cluster.nothing_to_do() {
-        cluster.finish_nothing_to_do();
-        return Ok(ExitCode::SUCCESS);
-    }
-    if args.action.dry_run {
-        cluster.journal_dry_run();
-        cluster
-            .context
-            .finish(true, "dry run: nothing was changed", None);
-        return Ok(ExitCode::SUCCESS);
-    }
-    cluster.refuse()?;
     cluster
         .context
-        .confirm(&args.action, &cluster.prepared.question)?;
-    let end = cluster.run().await?;
-    cluster
-        .context
-        .finish(end.ok, &end.message, end.failed_node.as_deref());
-    Ok(exit_code(end.ok))
+        .drive_prepared(&args.action, &cluster.prepared)
+        .await
 }
 
 /// The image asked for, parsed.
@@ -128,7 +110,7 @@ pub async fn prepare_cluster(
         kind: Some(ActionKind::Rollout),
         nodes: &words,
         detail: &detail,
-        action: format!("run rollout on {}", words.join(", ")),
+        action: contract::action_words(ActionKind::Rollout, &words),
     });
     let mut options: ContextOptions = (&args.action).into();
     options.json_context = json_context.map(str::to_owned);
@@ -145,44 +127,24 @@ pub async fn prepare_cluster(
         wait: !args.action.no_wait,
         dry_run: args.action.dry_run,
     };
-    let prepared = rollout::prepare(&context.ops(), input).await?;
+    let prepared = contract::prepare(&context.ops(), &input).await?;
     Ok(PreparedCluster { context, prepared })
 }
 
 impl PreparedCluster {
-    /// The wave plan first, above the nodes left alone and each node's plan (JSON readers get
-    /// the waves in the result's progress notes).
     pub fn print_preview(&self) {
-        let (context, prepared) = (&self.context, &self.prepared);
-        if context.output == ActionOutput::Text {
-            print!("{}", prepared.waves_text());
-        }
-        for note in &prepared.already_rolled {
-            context.note(&Note::AlreadyRolled(note.clone()));
-        }
-        for note in &prepared.peer_notes {
-            context.note(&Note::Info(note.clone()));
-        }
-        for blocked in &prepared.blocked {
-            context.note(&Note::Skipped {
-                node: blocked.node.clone(),
-                reason: blocked.reason.clone(),
-            });
-        }
-        for node in &prepared.nodes {
-            let json = serde_json::json!({"event": "preview", "preview": node.preview});
-            context.print_preview(&image_pin_text(&node.preview), &json);
-        }
+        self.context.print_previewed(&self.prepared);
     }
 
     /// Every selected node is already on the image.
     pub fn nothing_to_do(&self) -> bool {
-        self.prepared.nodes.is_empty() && self.prepared.blocked.is_empty()
+        self.prepared.nothing_to_do().is_some()
     }
 
     pub fn finish_nothing_to_do(&self) {
-        let message = format!("every node is already on {}", self.prepared.input.image);
-        self.context.finish(true, &message, None);
+        if let Some(message) = self.prepared.nothing_to_do() {
+            self.context.finish(true, &message, None);
+        }
     }
 
     pub fn journal_dry_run(&self) {
@@ -195,12 +157,7 @@ impl PreparedCluster {
 
     /// What `prepare` said cannot run (nothing to roll, a permission missing), journaled.
     pub fn refuse(&self) -> Result<(), CliError> {
-        Ok(rollout::refuse(&self.context.ops(), &self.prepared)?)
-    }
-
-    /// The waves, reported through the context.
-    pub async fn run(&self) -> Result<RunEnd, CliError> {
-        Ok(rollout::run(&self.context.ops(), &self.prepared, &self.context).await?)
+        Ok(contract::refuse(&self.context.ops(), &self.prepared)?)
     }
 }
 

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use super::action::{ActionOutput, confirm_with_names, exit_code};
 use super::rollout::{PreparedCluster, RolloutArgs, image, prepare_cluster};
 use super::{CliError, GlobalArgs};
-use crate::actions::image_ref::ImageRef;
-use crate::ops::{Note, Report};
+use crate::ops::across::{self, AcrossEnd, ClusterPart, InTurn};
+use crate::ops::{Note, OpsError, Report, RunEnd};
 
 /// Prepares, previews, confirms once, then rolls out cluster after cluster.
 pub async fn run(
@@ -73,33 +73,55 @@ pub async fn run(
         .collect();
     confirm_with_names(
         &args.action,
-        &question(&image, &counts),
-        &typed_names(&confirm),
+        &across::question(&format!("Roll out {image}"), &counts),
+        &across::typed_names(&confirm),
     )?;
-    for (index, (name, cluster)) in named.iter().enumerate() {
-        heading(output, name, "rolling out");
-        let end = cluster.run().await;
-        let halt = halt_note(name, &contexts[index + 1..]);
-        match end {
-            Ok(end) if end.ok => cluster.context.finish(true, &end.message, None),
-            Ok(end) => {
-                if let Some(halt) = halt {
-                    cluster.context.note(&Note::Info(halt));
-                }
-                cluster
-                    .context
-                    .finish(false, &end.message, end.failed_node.as_deref());
-                return Ok(exit_code(false));
-            }
-            Err(err) => {
-                if let Some(halt) = halt {
-                    cluster.context.note(&Note::Info(halt));
-                }
-                return Err(in_cluster(name, err, ""));
-            }
+    let parts: Vec<ClusterPart<'_>> = named
+        .iter()
+        .map(|(name, cluster)| ClusterPart {
+            context: name,
+            ops: cluster.context.ops(),
+            prepared: &cluster.prepared,
+            report: &cluster.context,
+        })
+        .collect();
+    let told = Told {
+        output,
+        clusters: &named,
+    };
+    Ok(match across::execute_in_turn(&parts, &told).await {
+        AcrossEnd::Done(_) => ExitCode::SUCCESS,
+        AcrossEnd::Failed { .. } => exit_code(false),
+        AcrossEnd::Stopped { context, error } => {
+            return Err(in_cluster(&context, error.into(), ""));
+        }
+    })
+}
+
+/// Each cluster's heading before it rolls, its result line after (and what a failure leaves).
+struct Told<'a> {
+    output: ActionOutput,
+    clusters: &'a [(&'a str, &'a PreparedCluster)],
+}
+
+impl InTurn for Told<'_> {
+    fn starting(&self, context: &str) {
+        heading(self.output, context, "rolling out");
+    }
+
+    fn ended(&self, context: &str, end: &Result<RunEnd, OpsError>, halt: Option<&str>) {
+        let Some((_, cluster)) = self.clusters.iter().find(|(name, _)| *name == context) else {
+            return;
+        };
+        if let Some(halt) = halt {
+            cluster.context.note(&Note::Info(halt.to_owned()));
+        }
+        if let Ok(end) = end {
+            cluster
+                .context
+                .finish(end.ok, &end.message, end.failed_node.as_deref());
         }
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The line above a cluster's part of the output: text on stdout, or a JSON `cluster` line.
@@ -132,83 +154,9 @@ fn in_cluster(name: &str, err: CliError, suffix: &str) -> CliError {
     }
 }
 
-/// `Roll out IMAGE to 5 nodes in 2 clusters (alpha: 2 nodes, beta: 3 nodes)?`
-pub fn question(image: &ImageRef, counts: &[(&str, usize)]) -> String {
-    let nodes = |n: usize| {
-        if n == 1 {
-            "1 node".to_owned()
-        } else {
-            format!("{n} nodes")
-        }
-    };
-    let total: usize = counts.iter().map(|(_, n)| n).sum();
-    let each: Vec<String> = counts
-        .iter()
-        .map(|(name, n)| format!("{name}: {}", nodes(*n)))
-        .collect();
-    format!(
-        "Roll out {image} to {} in {} clusters ({})?",
-        nodes(total),
-        counts.len(),
-        each.join(", ")
-    )
-}
-
-/// The validators and seeds of every cluster (`(context, names)`), as `CONTEXT/NAME`: typed
-/// to confirm.
-pub fn typed_names(clusters: &[(&str, &[String])]) -> Vec<String> {
-    clusters
-        .iter()
-        .flat_map(|(name, nodes)| nodes.iter().map(move |node| format!("{name}/{node}")))
-        .collect()
-}
-
-/// What a cluster's failure leaves: the clusters after it, untouched.
-pub fn halt_note(name: &str, rest: &[String]) -> Option<String> {
-    (!rest.is_empty()).then(|| {
-        format!(
-            "rollout halted at cluster {name}: {} left untouched",
-            rest.join(", ")
-        )
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_question_names_every_cluster_and_its_node_count() {
-        let image = ImageRef::parse("ghcr.io/sei/seid:v2").expect("image");
-        assert_eq!(
-            question(&image, &[("alpha", 2), ("beta", 3)]),
-            "Roll out ghcr.io/sei/seid:v2 to 5 nodes in 2 clusters (alpha: 2 nodes, beta: 3 nodes)?"
-        );
-        assert_eq!(
-            question(&image, &[("alpha", 1), ("beta", 0)]),
-            "Roll out ghcr.io/sei/seid:v2 to 1 node in 2 clusters (alpha: 1 node, beta: 0 nodes)?"
-        );
-    }
-
-    #[test]
-    fn validators_and_seeds_of_every_cluster_are_typed_with_their_cluster() {
-        let alpha = ["val-0".to_owned()];
-        let beta = ["seed-0".to_owned(), "val-0".to_owned()];
-        assert_eq!(
-            typed_names(&[("alpha", &alpha), ("gamma", &[]), ("beta", &beta)]),
-            ["alpha/val-0", "beta/seed-0", "beta/val-0"]
-        );
-    }
-
-    #[test]
-    fn a_halt_names_the_clusters_left_untouched() {
-        let rest = ["beta".to_owned(), "gamma".to_owned()];
-        assert_eq!(
-            halt_note("alpha", &rest).as_deref(),
-            Some("rollout halted at cluster alpha: beta, gamma left untouched")
-        );
-        assert_eq!(halt_note("gamma", &[]), None);
-    }
 
     #[test]
     fn errors_name_their_cluster_and_keep_their_kind() {

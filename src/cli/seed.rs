@@ -6,12 +6,11 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use super::action::{ActionArgs, ActionContext, ActionOutput, Refusal, exit_code};
+use super::action::{ActionArgs, drive};
 use super::{CliError, GlobalArgs};
 use crate::actions::address::ExternalAddress;
-use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
-use crate::ops::seed::{self, SeedEnd, SeedInput};
+use crate::ops::seed::SeedInput;
 
 #[derive(Debug, Subcommand)]
 pub enum SeedCommand {
@@ -68,68 +67,5 @@ async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, 
         wait: !args.action.no_wait,
         dry_run: args.action.dry_run,
     };
-    let nodes = vec![args.name.clone()];
-    let detail = input.detail();
-    let refusal = (!args.action.dry_run).then(|| Refusal {
-        kind: Some(ActionKind::SeedCreate),
-        nodes: &nodes,
-        detail: &detail,
-        action: format!("run seed-create on {}", args.name),
-    });
-    let context = ActionContext::open(global, (&args.action).into(), refusal).await?;
-    let ops = context.ops();
-    let prepared = seed::prepare(&ops, input).await?;
-    let json = serde_json::json!({"event": "preview", "preview": prepared.json()});
-    context.print_preview(&prepared.text(), &json);
-    if args.action.dry_run {
-        context.journal_dry_run(ActionKind::SeedCreate, &nodes, &detail);
-        if let Some(reason) = &prepared.blocked {
-            context.finish(
-                false,
-                &format!("dry run: the run would be refused: {reason}; nothing was changed"),
-                Some(&prepared.request.name),
-            );
-            return Ok(exit_code(false));
-        }
-        context.finish(
-            true,
-            "dry run: nothing was changed (the generated key was discarded)",
-            None,
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    seed::refuse(&ops, &prepared)?;
-    context.confirm(&args.action, &prepared.question)?;
-    let seed_end = seed::run(&ops, &prepared, &context).await?;
-    Ok(result(&context, &seed_end, &prepared))
-}
-
-/// Exit code of a seed that runs with the key's NodeID while the outside probe of its external
-/// address failed (1 is a bring-up that failed, 2 the operator's input).
-pub const EXIT_UNREACHABLE: u8 = 3;
-
-/// The last line; in JSON it carries `peer`, `nodeId`, `verified` and the outside `probe`.
-fn result(context: &ActionContext, seed_end: &SeedEnd, prepared: &seed::SeedPrepared) -> ExitCode {
-    let SeedEnd {
-        end,
-        verified,
-        probe,
-        ..
-    } = seed_end;
-    let message = &end.message;
-    match context.output {
-        ActionOutput::Text if end.ok => println!("{message}"),
-        ActionOutput::Text => eprintln!("error: {message}"),
-        ActionOutput::Json => println!(
-            "{}",
-            serde_json::json!({"event": "result", "ok": end.ok, "message": message,
-                "nodeId": prepared.node_id(), "peer": prepared.peer(), "verified": verified,
-                "reachable": probe.as_ref().map(|_| end.ok), "probe": probe})
-        ),
-    }
-    if seed_end.unreachable() {
-        ExitCode::from(EXIT_UNREACHABLE)
-    } else {
-        exit_code(end.ok)
-    }
+    drive(global, &args.action, (&args.action).into(), &input).await
 }

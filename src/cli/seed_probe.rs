@@ -134,7 +134,8 @@ async fn from_seinode(global: &GlobalArgs, args: &SeedProbeArgs) -> Result<Expec
             Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
             Err(why) => Err(why.as_str()),
         };
-        crate::kube::node_identity::seed_node_id(&conn.client, sidecar, &node).await
+        let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
+        crate::ops::seed_probe::seed_node_id(&cluster, sidecar, &node).await
     };
     let target =
         probe_target(&node, lookup.as_ref(), args.chain_id.as_deref()).map_err(|e| match e {

@@ -29,8 +29,8 @@ const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
 const DEADLINE: Duration = Duration::from_secs(120);
 
-struct Console {
-    model: Model,
+pub(crate) struct Console {
+    pub(crate) model: Model,
     effects: Effects,
     rx: mpsc::Receiver<Msg>,
 }
@@ -42,7 +42,7 @@ impl Console {
         }
     }
 
-    fn key(&mut self, key: Key) {
+    pub(crate) fn key(&mut self, key: Key) {
         self.send(Msg::Key(key));
     }
 
@@ -52,7 +52,7 @@ impl Console {
         }
     }
 
-    async fn until(&mut self, what: &str, done: impl Fn(&Model) -> bool) {
+    pub(crate) async fn until(&mut self, what: &str, done: impl Fn(&Model) -> bool) {
         let deadline = Instant::now() + DEADLINE;
         while !done(&self.model) {
             assert!(
@@ -73,7 +73,7 @@ impl Console {
     }
 
     /// Waits for the action's preview (its preparation done) and returns it.
-    async fn preview(&mut self) -> ActionPreview {
+    pub(crate) async fn preview(&mut self) -> ActionPreview {
         self.until("the preview", |m| {
             m.action
                 .as_ref()
@@ -87,7 +87,7 @@ impl Console {
     }
 
     /// Waits for the running action to finish; returns how it ended and its progress lines.
-    async fn finished(&mut self, what: &str) -> (Finished, Vec<ProgressLine>) {
+    pub(crate) async fn finished(&mut self, what: &str) -> (Finished, Vec<ProgressLine>) {
         self.until(what, |m| {
             m.action.as_ref().is_some_and(|f| {
                 matches!(
@@ -140,7 +140,7 @@ async fn init_with_exec(ns: &TestNamespace, name: &str, state: &std::path::Path)
 
 /// A namespace with `full-0` Running on OLD and the console's model and effects on it, the row
 /// listed; the journal in `state`.
-async fn console_on_a_running_node(
+pub(crate) async fn console_on_a_running_node(
     prefix: &str,
 ) -> (TestNamespace, Console, Journal, tempfile::TempDir) {
     // With the platform's ServiceAccount, which every rendered pod runs as.
@@ -178,6 +178,7 @@ async fn console_on_a_running_node(
         prober: std::sync::Arc::new(sei_console::p2p::prober::P2pProber::new(
             sei_console::p2p::tcp::TcpDialer,
         )),
+        read_only: None,
     };
     let scope = Scope::one("test", Some(ns.name.clone()));
     let mut model = Model::new(scope, Timestamp::now(), None);

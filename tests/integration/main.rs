@@ -36,6 +36,7 @@ mod pty_console;
 mod real_seictl;
 mod render_dry_run;
 mod resilience;
+mod restart;
 mod rollout_cli;
 mod rollout_e2e;
 mod rollout_waves;

@@ -295,6 +295,7 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
         prober: std::sync::Arc::new(sei_console::p2p::prober::P2pProber::new(
             sei_console::p2p::tcp::TcpDialer,
         )),
+        read_only: None,
     };
     let (tx, rx) = mpsc::channel(4096);
     let effects = Effects::new(conn.clone(), tx, Some(plane.kubeconfig())).with_actions(actions);

@@ -7,7 +7,8 @@
 pub mod kube;
 pub mod p2p;
 pub mod sidecar;
+pub mod wiring;
 
 // The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.
-use sei_core::{api, fleet, limits, platform, render};
-use sei_ops::{actions, ports};
+use sei_core::{api, config, fleet, limits, platform, render};
+use sei_ops::{actions, executor, ops, ports, tasks};

@@ -4,7 +4,7 @@ pub mod app;
 pub mod ui;
 
 // The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.
-use sei_adapters::{kube, sidecar};
+use sei_adapters::{kube, sidecar, wiring};
 #[cfg(test)]
 use sei_core::planner;
 use sei_core::{api, config, fleet, keymap, limits, platform};

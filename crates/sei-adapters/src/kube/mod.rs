@@ -10,7 +10,6 @@ pub mod lenient;
 pub mod liveness;
 mod log_lines;
 pub mod logs;
-pub mod node_identity;
 pub mod platform_config;
 pub mod read_only;
 pub mod timeout;

@@ -1,9 +1,10 @@
 //! Read-only mode: refuses every mutating request before it leaves the process.
 //!
-//! Two guards, both needed: [`MutationGuard`] lets an action fail up front with a clear message
-//! (before any preview request), and [`ReadOnlyLayer`] wraps the kube client's HTTP service so
-//! that no code path — `ClusterApi`, a spec patch, an Event, a sidecar call through the pod
-//! proxy — can send a mutating request even if it forgets to ask the guard.
+//! Two guards, both needed: [`MutationGuard`] says whether read-only mode is on and where it was
+//! switched on (the action is refused up front, before any preview request, by the one decision
+//! in `ops::action::read_only_refusal`), and [`ReadOnlyLayer`] wraps the kube client's HTTP
+//! service so that no code path — `ClusterApi`, a spec patch, an Event, a sidecar call through
+//! the pod proxy — can send a mutating request even if it forgets to ask.
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -17,15 +18,7 @@ pub enum ReadOnlySource {
     Config,
 }
 
-/// An action refused because the console is read-only.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("read-only mode: refusing to {action}; nothing was sent to the cluster ({hint})")]
-pub struct ReadOnlyRefused {
-    pub action: String,
-    pub hint: &'static str,
-}
-
-/// The action-level check every mutating action calls first.
+/// Whether read-only mode is on, and where it was switched on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MutationGuard {
     read_only: Option<ReadOnlySource>,
@@ -46,17 +39,6 @@ impl MutationGuard {
 
     pub fn is_read_only(&self) -> bool {
         self.read_only.is_some()
-    }
-
-    /// `Err` in read-only mode; `action` is what would have been done ("patch spec.image of ...").
-    pub fn check(&self, action: &str) -> Result<(), ReadOnlyRefused> {
-        match self.hint() {
-            None => Ok(()),
-            Some(hint) => Err(ReadOnlyRefused {
-                action: action.to_owned(),
-                hint,
-            }),
-        }
     }
 
     /// Where read-only mode was switched on, as refusals say it; `None` when not read-only.
@@ -261,19 +243,14 @@ mod tests {
 
     #[test]
     fn guard_names_where_read_only_came_from() {
-        assert!(MutationGuard::new(false, false).check("patch").is_ok());
-        let flag = MutationGuard::new(true, true).check("patch spec.image of a/x");
+        assert_eq!(MutationGuard::new(false, false).hint(), None);
         assert_eq!(
-            flag.expect_err("read-only").to_string(),
-            "read-only mode: refusing to patch spec.image of a/x; nothing was sent to the cluster (started with --read-only)"
+            MutationGuard::new(true, true).hint(),
+            Some("started with --read-only")
         );
-        let config = MutationGuard::new(false, true)
-            .check("x")
-            .expect_err("read-only");
-        assert!(
-            config
-                .to_string()
-                .contains("read_only = true in the config file")
+        assert_eq!(
+            MutationGuard::new(false, true).hint(),
+            Some("read_only = true in the config file")
         );
     }
 }

@@ -171,6 +171,8 @@ pub enum Action {
     RolloutImage,
     ChangeAddress,
     CreateSeed,
+    /// Restart the node's pod (delete it for its StatefulSet to create it again).
+    RestartPod,
     ShowAction,
     /// Probe the selected seed from outside now (its P2P handshake).
     ProbeSeed,
@@ -230,6 +232,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Fleet, keys: &["i"], action: Action::RolloutImage, help: "image rollout: marked nodes, else the selected one" },
     Binding { context: Context::Fleet, keys: &["a"], action: Action::ChangeAddress, help: "external address of the selected node" },
     Binding { context: Context::Fleet, keys: &["n"], action: Action::CreateSeed, help: "bring up a new seed node" },
+    Binding { context: Context::Fleet, keys: &["R"], action: Action::RestartPod, help: "restart the selected node's pod (deleted, then created again)" },
     Binding { context: Context::Fleet, keys: &["p"], action: Action::ShowAction, help: "show the running or last action" },
     Binding { context: Context::Fleet, keys: &["P"], action: Action::ProbeSeed, help: "probe the selected seed from outside now (P2P handshake)" },
     Binding { context: Context::Fleet, keys: &["d"], action: Action::Describe, help: "describe the selected node" },
@@ -241,6 +244,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Node, keys: &["k", "up"], action: Action::Up, help: "scroll pane up" },
     Binding { context: Context::Node, keys: &["i"], action: Action::RolloutImage, help: "image rollout of this node" },
     Binding { context: Context::Node, keys: &["a"], action: Action::ChangeAddress, help: "external address of this node" },
+    Binding { context: Context::Node, keys: &["R"], action: Action::RestartPod, help: "restart this node's pod (deleted, then created again)" },
     Binding { context: Context::Node, keys: &["p"], action: Action::ShowAction, help: "show the running or last action" },
     Binding { context: Context::Node, keys: &["P"], action: Action::ProbeSeed, help: "probe this seed from outside now (P2P handshake)" },
     Binding { context: Context::Node, keys: &["d"], action: Action::Describe, help: "describe this node" },

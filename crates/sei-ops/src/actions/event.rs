@@ -18,6 +18,8 @@ pub enum ActionKind {
     Address,
     /// Seed bring-up (`sei-console seed create`).
     SeedCreate,
+    /// The node's pod deleted for its StatefulSet to recreate it (`sei-console restart`).
+    Restart,
 }
 
 impl ActionKind {
@@ -27,6 +29,7 @@ impl ActionKind {
             ActionKind::Rollout => "ConsoleImageRollout",
             ActionKind::Address => "ConsoleExternalAddress",
             ActionKind::SeedCreate => "ConsoleSeedCreate",
+            ActionKind::Restart => "ConsolePodRestart",
         }
     }
 
@@ -35,13 +38,15 @@ impl ActionKind {
             ActionKind::Rollout => "rollout",
             ActionKind::Address => "address",
             ActionKind::SeedCreate => "seed-create",
+            ActionKind::Restart => "restart",
         }
     }
 
-    pub const ALL: [ActionKind; 3] = [
+    pub const ALL: [ActionKind; 4] = [
         ActionKind::Rollout,
         ActionKind::Address,
         ActionKind::SeedCreate,
+        ActionKind::Restart,
     ];
 
     /// The kind named `name` (as the journal writes it), or the names there are.
@@ -149,11 +154,7 @@ mod tests {
 
     #[test]
     fn every_reason_starts_with_console() {
-        for kind in [
-            ActionKind::Rollout,
-            ActionKind::Address,
-            ActionKind::SeedCreate,
-        ] {
+        for kind in ActionKind::ALL {
             assert!(kind.event_reason().starts_with("Console"), "{kind:?}");
         }
     }

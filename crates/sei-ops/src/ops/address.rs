@@ -1,6 +1,7 @@
 //! External address propagation: `spec.externalAddress` set and the update plan whose
 //! config-patch carries it persisted under the node's resourceVersion — the controller alone
 //! builds no plan for an address change.
+use super::action::{ActionFuture, Operation, PreviewLine, Previewed};
 use super::follow::FollowEnd;
 use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::actions::address::ExternalAddress;
@@ -68,11 +69,8 @@ impl AddressPrepared {
 
 /// Reads the node, previews the update plan carrying the address and the StatefulSet diff, and
 /// checks every call (unless a dry run).
+/// Unguarded: [`super::action::prepare`] refuses in read-only mode first.
 pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepared, OpsError> {
-    let nodes = [input.node.clone()];
-    if !input.dry_run {
-        ops.refuse_if_read_only(ActionKind::Address, &nodes, &input.detail())?;
-    }
     let mut node = ops.read_node(&input.node).await?;
     let peer_notes = ops.resolve_peers(&mut node).await?;
     let plan_id = uuid::Uuid::new_v4();
@@ -132,32 +130,96 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
     })
 }
 
-/// Journals why a prepared address change cannot start and returns that reason.
-pub fn refuse(ops: &Ops<'_>, prepared: &AddressPrepared) -> Result<(), OpsError> {
-    ops.refuse(
-        ActionKind::Address,
-        std::slice::from_ref(&prepared.input.node),
-        &prepared.input.detail(),
-        prepared.refusal(),
-    )
+impl Operation for AddressInput {
+    type Prepared = AddressPrepared;
+
+    fn kind(&self) -> ActionKind {
+        ActionKind::Address
+    }
+
+    fn nodes(&self) -> Vec<String> {
+        vec![self.node.clone()]
+    }
+
+    fn detail(&self) -> String {
+        AddressInput::detail(self)
+    }
+
+    fn dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    fn summary(&self, namespace: &str) -> String {
+        format!("{namespace}/{} → {}", self.node, self.address)
+    }
+
+    fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, AddressPrepared> {
+        Box::pin(prepare(ops, self.clone()))
+    }
 }
 
-/// Sets the address, persists the update plan carrying it, and follows it.
-pub async fn run(
-    ops: &Ops<'_>,
-    prepared: &AddressPrepared,
-    report: &dyn Report,
-) -> Result<RunEnd, OpsError> {
-    let input = &prepared.input;
-    let name = input.node.as_str();
-    let nodes = vec![name.to_owned()];
-    let detail = input.detail();
-    let kind = ActionKind::Address;
-    ops.refuse_if_read_only(kind, &nodes, &detail)?;
-    refuse(ops, prepared)?;
-    let lease = ops.take_node_lease(name, report).await?;
-    ops.under_lease(lease, change_and_follow(ops, prepared, report))
-        .await
+impl Previewed for AddressPrepared {
+    fn kind(&self) -> ActionKind {
+        ActionKind::Address
+    }
+
+    fn nodes(&self) -> Vec<String> {
+        vec![self.input.node.clone()]
+    }
+
+    fn detail(&self) -> String {
+        self.input.detail()
+    }
+
+    fn text(&self) -> String {
+        AddressPrepared::text(self)
+    }
+
+    fn preview_lines(&self) -> Vec<PreviewLine> {
+        vec![PreviewLine::Preview {
+            text: AddressPrepared::text(self),
+            json: serde_json::json!({"event": "preview", "preview": self.preview}),
+        }]
+    }
+
+    fn refusal(&self) -> Option<OpsError> {
+        AddressPrepared::refusal(self)
+    }
+
+    fn permissions(&self) -> &PermissionVerdict {
+        &self.permissions
+    }
+
+    fn confirm_names(&self) -> Vec<String> {
+        self.confirm_names.clone()
+    }
+
+    fn question(&self) -> String {
+        self.question.clone()
+    }
+
+    fn dry_run_end(&self) -> RunEnd {
+        match &self.blocked {
+            Some(reason) => RunEnd::failed(
+                &self.input.node,
+                format!("dry run: the run would be refused: {reason}; nothing was changed"),
+            ),
+            None => RunEnd::done("dry run: nothing was changed"),
+        }
+    }
+
+    fn lease(&self) -> Option<String> {
+        Some(self.input.node.clone())
+    }
+
+    /// Sets the address, persists the update plan carrying it, and follows it.
+    fn run<'a>(&'a self, ops: &'a Ops<'a>, report: &'a dyn Report) -> ActionFuture<'a, RunEnd> {
+        Box::pin(change_and_follow(ops, self, report))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 async fn change_and_follow(

@@ -28,7 +28,9 @@ async fn the_chosen_canary_goes_alone_first_and_the_rest_keep_their_order() {
         prepared.head_text()
     );
     let report = Recording::default();
-    let end = rollout::run(&ops, &prepared, &report).await.expect("run");
+    let end = crate::ops::action::execute(&ops, &prepared, &report)
+        .await
+        .expect("run");
     assert!(end.ok, "{end:?}");
     assert_eq!(
         report.waves(),
@@ -83,7 +85,7 @@ async fn a_canary_no_plan_can_take_refuses_the_rollout_before_any_change() {
         refusal.contains("canary failed cannot be rolled") && refusal.contains("choose another"),
         "{refusal}"
     );
-    let run = rollout::run(&ops, &prepared, &Recording::default()).await;
+    let run = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     assert!(matches!(run, Err(OpsError::Step(_))), "{run:?}");
     assert_eq!(world.patches_of("a"), 0);
     assert_eq!(world.patches_of("failed"), 0);

@@ -38,11 +38,11 @@ impl ExecPrepared {
 
 /// Refuses in read-only mode, resolves the executor, and previews and checks the plan.
 pub async fn prepare(ops: &Ops<'_>, node: &str) -> Result<ExecPrepared, OpsError> {
-    if let Some(hint) = ops.settings.read_only {
-        return Err(OpsError::ReadOnly {
-            action: format!("execute the plan of {node}"),
-            hint,
-        });
+    if let Some(refused) = super::action::read_only_refusal(
+        ops.settings.read_only,
+        format!("execute the plan of {node}"),
+    ) {
+        return Err(refused);
     }
     let executor = ops.executor_choice().await?;
     let mut stored = ops.read_node(node).await?;

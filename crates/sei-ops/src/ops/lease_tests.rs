@@ -41,7 +41,7 @@ async fn a_node_another_live_executor_holds_is_refused_before_any_change() {
     let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
         .await
         .expect("prepare");
-    let end = rollout::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
     assert!(!end.ok);
@@ -117,7 +117,9 @@ async fn a_crashed_consoles_lease_is_waited_out_with_a_countdown_then_the_rollou
         .await
         .expect("prepare");
     let report = Recording::default();
-    let end = rollout::run(&ops, &prepared, &report).await.expect("run");
+    let end = crate::ops::action::execute(&ops, &prepared, &report)
+        .await
+        .expect("run");
     assert!(end.ok, "{end:?}");
     let lines = report.0.lock().expect("lock").clone();
     assert!(

@@ -21,6 +21,8 @@ use crate::ports::access::{AccessError, AccessReview, PermissionCheck, check_per
 use crate::ports::{Clock, ClusterApi, ClusterError, HolderProbe, SidecarApi};
 use crate::tasks::WorkloadRenderer;
 
+pub mod across;
+pub mod action;
 pub mod address;
 pub mod doctor;
 pub mod exec;
@@ -29,6 +31,7 @@ mod lease;
 pub mod pod_needs;
 pub mod pod_ready;
 mod report;
+pub mod restart;
 pub mod rollout;
 mod rollout_text;
 pub mod seed;
@@ -224,19 +227,18 @@ impl<'a> Ops<'a> {
         }
     }
 
-    /// Refuses a change in read-only mode before any call, journaling the refusal.
-    pub fn refuse_if_read_only(
+    /// Refuses a change in read-only mode before any call, journaling the refusal: called by
+    /// the shared preamble alone (`action::prepare`, `action::execute`).
+    fn refuse_if_read_only(
         &self,
         kind: ActionKind,
         nodes: &[String],
         detail: &str,
     ) -> Result<(), OpsError> {
-        let Some(hint) = self.settings.read_only else {
+        let Some(refused) =
+            action::read_only_refusal(self.settings.read_only, action::action_words(kind, nodes))
+        else {
             return Ok(());
-        };
-        let refused = OpsError::ReadOnly {
-            action: format!("run {} on {}", kind.name(), nodes.join(", ")),
-            hint,
         };
         self.journal_quietly(
             kind,

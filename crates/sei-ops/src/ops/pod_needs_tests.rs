@@ -32,7 +32,7 @@ async fn a_seed_whose_pod_service_account_is_missing_is_refused_before_any_chang
         "{blocked}"
     );
     world.h.cluster.state.lock().expect("lock").calls.clear();
-    let refused = seed::run(&ops, &prepared, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     assert!(matches!(refused, Err(OpsError::Step(_))), "{refused:?}");
     let calls = world.h.cluster.calls();
     assert!(
@@ -55,7 +55,7 @@ async fn a_rollout_whose_pod_service_account_is_missing_is_refused_and_patches_n
     let reason = &prepared.blocked.first().expect("blocked").reason;
     assert!(reason.ends_with(FIX), "{reason}");
     assert!(prepared.text().contains(FIX), "{}", prepared.text());
-    let refused = rollout::run(&ops, &prepared, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     assert!(refused.is_err(), "{refused:?}");
     assert_eq!(world.patches_of("a"), 0);
     assert_eq!(world.image_of("a").0, V1);

@@ -24,7 +24,7 @@ async fn a_rollout_records_who_what_and_the_plan_in_the_image_patch() {
     let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 1))
         .await
         .expect("prepare");
-    let end = rollout::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
     assert!(end.ok, "{end:?}");
@@ -60,7 +60,7 @@ async fn a_sixth_action_keeps_the_last_five() {
         )
         .await
         .expect("prepare");
-        let end = address::run(&ops, &prepared, &Recording::default())
+        let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
             .await
             .expect("run");
         assert!(end.ok, "{end:?}");
@@ -94,7 +94,9 @@ async fn someone_elses_garbage_is_replaced_said_once_and_the_action_goes_on() {
         .await
         .expect("prepare");
     let report = Recording::default();
-    let end = rollout::run(&ops, &prepared, &report).await.expect("run");
+    let end = crate::ops::action::execute(&ops, &prepared, &report)
+        .await
+        .expect("run");
     assert!(end.ok, "{end:?}");
     assert_eq!(world.image_of("a").0, V2);
     assert_eq!(recorded(&world, "a").expect("recorded").len(), 1);
@@ -132,7 +134,7 @@ async fn a_dry_run_and_a_refused_action_write_no_record() {
         .await
         .expect("prepare");
     assert!(
-        rollout::run(&ops, &prepared, &Recording::default())
+        crate::ops::action::execute(&ops, &prepared, &Recording::default())
             .await
             .is_err()
     );
@@ -150,7 +152,7 @@ async fn a_created_seed_carries_its_record_from_the_start() {
     let mut input = seed_input("seed-0", None);
     input.wait = false;
     let prepared = seed::prepare(&ops, input).await.expect("prepare");
-    seed::run(&ops, &prepared, &Recording::default())
+    crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
     let actions = recorded(&world, "seed-0").expect("recorded");

@@ -38,7 +38,7 @@ async fn a_seed_that_cannot_render_is_blocked_with_its_fix_and_nothing_is_create
         prepared.text()
     );
     assert_eq!(prepared.json()["blocked"], serde_json::json!(reason));
-    let refused = seed::run(&ops, &prepared, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     assert!(matches!(refused, Err(OpsError::Step(_))), "{refused:?}");
     assert!(mutations(&world).is_empty(), "{:?}", mutations(&world));
 }
@@ -60,7 +60,7 @@ async fn a_rollout_node_that_cannot_render_is_skipped_and_its_spec_left_alone() 
         "{:?}",
         prepared.blocked
     );
-    let refused = rollout::run(&ops, &prepared, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     assert!(
         matches!(&refused, Err(OpsError::Step(m)) if m.contains("nothing was changed")),
         "{refused:?}"
@@ -92,7 +92,7 @@ async fn an_address_change_that_cannot_render_is_refused_before_any_change() {
         "{}",
         prepared.text()
     );
-    let refused = address::run(&ops, &prepared, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     assert!(refused.is_err(), "{refused:?}");
     assert!(mutations(&world).is_empty(), "{:?}", mutations(&world));
 }

@@ -115,6 +115,11 @@ pub struct RunEnd {
     pub message: String,
     /// The node it stopped at.
     pub failed_node: Option<String>,
+    /// Fields of the `-o json` result line beside `ok`, `message` and `failedNode` (a seed's
+    /// `peer` and `probe`).
+    pub result: serde_json::Map<String, serde_json::Value>,
+    /// The command's exit code when it is neither 0 nor 1 (a seed that runs but is unreachable).
+    pub exit_code: Option<u8>,
 }
 
 impl RunEnd {
@@ -123,6 +128,8 @@ impl RunEnd {
             ok: true,
             message: message.into(),
             failed_node: None,
+            result: serde_json::Map::new(),
+            exit_code: None,
         }
     }
 
@@ -131,6 +138,8 @@ impl RunEnd {
             ok: false,
             message: message.into(),
             failed_node: Some(node.to_owned()),
+            result: serde_json::Map::new(),
+            exit_code: None,
         }
     }
 }

@@ -2,18 +2,18 @@
 //! starts when the previous one completed, the first failure halts the rest, and running it
 //! again resumes (nodes already on the image are left alone). Nodes the planner cannot plan
 //! for are blocked in `prepare` and never changed.
-use super::{Ops, OpsError, PermissionVerdict, needs_typed_name};
+use super::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::permissions::{rollout_checks, tasks_to_run};
-use crate::actions::preview::{ImagePinPreview, image_pin_preview, pinned_node};
+use crate::actions::preview::{ImagePinPreview, image_pin_preview, image_pin_text, pinned_node};
 use crate::actions::statefulset_diff::statefulset_preview;
 use crate::actions::waves::{already_rolled, plan_waves};
 use crate::api::{NodeMode, SeiNode, TaskKind};
 use crate::config::WaveDefaults;
 
 mod run;
-pub use run::run;
 
 /// Plans the console follows for one node of a rollout: the plan found Active (an init plan),
 /// the update plan after it, and one spare.
@@ -189,14 +189,8 @@ impl Ops<'_> {
 
 /// Reads the nodes, previews each one's update plan and StatefulSet diff, blocks those no plan
 /// can take to the image, plans the waves and checks every call (unless a dry run).
+/// Unguarded: [`super::action::prepare`] refuses in read-only mode first.
 pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepared, OpsError> {
-    if !input.dry_run {
-        ops.refuse_if_read_only(
-            ActionKind::Rollout,
-            &input.selection.words(),
-            &input.detail(),
-        )?;
-    }
     let ctx = ops.plan_context();
     let image = input.image.to_string();
     let mut prepared = RolloutPrepared {
@@ -321,16 +315,132 @@ fn put_canaries_first(prepared: &mut RolloutPrepared) {
     prepared.sizes.canary = u32::try_from(canaries).unwrap_or(u32::MAX);
 }
 
-/// Journals why a prepared rollout cannot start and returns that reason.
-pub fn refuse(ops: &Ops<'_>, prepared: &RolloutPrepared) -> Result<(), OpsError> {
-    let names = match prepared.names() {
-        names if names.is_empty() => prepared.input.selection.words(),
-        names => names,
-    };
-    ops.refuse(
-        ActionKind::Rollout,
-        &names,
-        &prepared.input.detail(),
-        prepared.refusal(),
-    )
+impl Operation for RolloutInput {
+    type Prepared = RolloutPrepared;
+
+    fn kind(&self) -> ActionKind {
+        ActionKind::Rollout
+    }
+
+    fn nodes(&self) -> Vec<String> {
+        self.selection.words()
+    }
+
+    fn detail(&self) -> String {
+        RolloutInput::detail(self)
+    }
+
+    fn dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    fn summary(&self, namespace: &str) -> String {
+        let nodes = self.selection.words();
+        let plan = match (nodes.len(), self.canary_nodes.as_slice()) {
+            (1, _) => String::new(),
+            (_, []) if self.waves.canary == 0 => {
+                format!(" (no canary, batch {})", self.waves.batch)
+            }
+            (_, []) => format!(" (canary auto, batch {})", self.waves.batch),
+            (_, chosen) => format!(
+                " (canary {}, batch {})",
+                chosen.join(", "),
+                self.waves.batch
+            ),
+        };
+        format!("{namespace}: {} → {}{plan}", nodes.join(", "), self.image)
+    }
+
+    fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, RolloutPrepared> {
+        Box::pin(prepare(ops, self.clone()))
+    }
+}
+
+impl Previewed for RolloutPrepared {
+    fn kind(&self) -> ActionKind {
+        ActionKind::Rollout
+    }
+
+    /// The nodes to roll; the selection as asked when none is left.
+    fn nodes(&self) -> Vec<String> {
+        match self.names() {
+            names if names.is_empty() => self.input.selection.words(),
+            names => names,
+        }
+    }
+
+    fn detail(&self) -> String {
+        self.input.detail()
+    }
+
+    fn head(&self) -> String {
+        self.head_text()
+    }
+
+    fn text(&self) -> String {
+        self.body_text()
+    }
+
+    /// The wave plan first, above the nodes left alone and each node's plan (JSON readers get
+    /// the waves in the result's progress notes).
+    fn preview_lines(&self) -> Vec<PreviewLine> {
+        let mut lines = vec![PreviewLine::TextOnly(self.waves_text())];
+        for note in &self.already_rolled {
+            lines.push(PreviewLine::Note(Note::AlreadyRolled(note.clone())));
+        }
+        for note in &self.peer_notes {
+            lines.push(PreviewLine::Note(Note::Info(note.clone())));
+        }
+        for blocked in &self.blocked {
+            lines.push(PreviewLine::Note(Note::Skipped {
+                node: blocked.node.clone(),
+                reason: blocked.reason.clone(),
+            }));
+        }
+        for node in &self.nodes {
+            lines.push(PreviewLine::Preview {
+                text: image_pin_text(&node.preview),
+                json: serde_json::json!({"event": "preview", "preview": node.preview}),
+            });
+        }
+        lines
+    }
+
+    fn refusal(&self) -> Option<OpsError> {
+        RolloutPrepared::refusal(self)
+    }
+
+    fn permissions(&self) -> &PermissionVerdict {
+        &self.permissions
+    }
+
+    fn confirm_names(&self) -> Vec<String> {
+        self.confirm_names.clone()
+    }
+
+    fn question(&self) -> String {
+        self.question.clone()
+    }
+
+    fn nothing_to_do(&self) -> Option<String> {
+        (self.nodes.is_empty() && self.blocked.is_empty())
+            .then(|| format!("every node is already on {}", self.input.image))
+    }
+
+    fn across(&self) -> Option<(String, usize)> {
+        Some((format!("Roll out {}", self.input.image), self.nodes.len()))
+    }
+
+    /// Each wave takes its nodes' Leases before changing any of them.
+    fn lease(&self) -> Option<String> {
+        None
+    }
+
+    fn run<'a>(&'a self, ops: &'a Ops<'a>, report: &'a dyn Report) -> ActionFuture<'a, RunEnd> {
+        Box::pin(run::run(ops, self, report))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }

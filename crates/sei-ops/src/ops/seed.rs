@@ -22,10 +22,13 @@ use crate::journal::Outcome;
 use crate::planner::preview;
 use crate::ports::probe::{ProbeOutcome, ProbeTarget};
 use crate::ports::{ClusterObject, ObjectKind, SidecarApi, SidecarError, SidecarTarget};
+pub use contract::{EXIT_UNREACHABLE, seed_name_problem};
 
 /// How long a Running seed's sidecar may keep answering "node key not there yet".
 const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+mod contract;
+
 /// How long a seed's pod may take to become Ready once its init plan completed.
 const POD_READY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 /// The outside probe's bound (upstream's default `p2p.handshake-timeout`).
@@ -148,17 +151,10 @@ impl SeedEnd {
 }
 
 /// Reads (or generates) the key, refuses a taken name, previews the init plan and checks every
-/// call (unless a dry run).
+/// call (unless a dry run). Unguarded: [`super::action::prepare`] refuses in read-only mode first.
 pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, OpsError> {
     let name = input.name.clone();
     let namespace = ops.namespace().to_owned();
-    if !input.dry_run {
-        ops.refuse_if_read_only(
-            ActionKind::SeedCreate,
-            std::slice::from_ref(&name),
-            &input.detail(),
-        )?;
-    }
     let (secret_name, key, generated) = match &input.node_key_secret {
         Some(secret_name) => {
             let key = read_node_key(ops, secret_name).await?;
@@ -256,35 +252,8 @@ async fn read_node_key(ops: &Ops<'_>, secret_name: &str) -> Result<NodeKey, OpsE
     NodeKey::from_node_key_json(&json).map_err(|e| bad(format!("Secret {secret_name}: {e}")))
 }
 
-/// Journals why a prepared bring-up cannot start and returns that reason.
-pub fn refuse(ops: &Ops<'_>, prepared: &SeedPrepared) -> Result<(), OpsError> {
-    ops.refuse(
-        ActionKind::SeedCreate,
-        std::slice::from_ref(&prepared.request.name),
-        &prepared.input.detail(),
-        prepared.refusal(),
-    )
-}
-
 /// Creates the seed (and the Secret of a generated key), follows its init plan, then checks
-/// that the sidecar reports the key's NodeID.
-pub async fn run(
-    ops: &Ops<'_>,
-    prepared: &SeedPrepared,
-    report: &dyn Report,
-) -> Result<SeedEnd, OpsError> {
-    let request = &prepared.request;
-    let name = request.name.as_str();
-    let nodes = vec![name.to_owned()];
-    let kind = ActionKind::SeedCreate;
-    let detail = prepared.input.detail();
-    ops.refuse_if_read_only(kind, &nodes, &detail)?;
-    refuse(ops, prepared)?;
-    let lease = ops.take_node_lease(name, report).await?;
-    ops.under_lease(lease, bring_up(ops, prepared, report))
-        .await
-}
-
+/// that the sidecar reports the key's NodeID; under the node's Lease (`action::execute`).
 async fn bring_up(
     ops: &Ops<'_>,
     prepared: &SeedPrepared,

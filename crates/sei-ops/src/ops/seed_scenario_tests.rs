@@ -15,7 +15,7 @@ async fn a_seed_whose_name_is_taken_is_refused_before_any_change() {
         prepared.blocked.as_deref(),
         Some("SeiNode ns/seed-0 already exists")
     );
-    let refused = seed::run(&ops, &prepared, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     assert!(matches!(refused, Err(OpsError::Step(_))), "{refused:?}");
     let calls = world.h.cluster.calls();
     assert!(
@@ -35,15 +35,14 @@ async fn a_seed_whose_pod_never_comes_is_not_reported_running_and_says_why() {
     let prepared = seed::prepare(&ops, seed_input("seed-0", Some("seed-key")))
         .await
         .expect("prepare");
-    let end = seed::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
-    assert!(!end.end.ok && !end.verified, "{end:?}");
+    assert!(!end.ok && !verified(&end), "{end:?}");
     assert!(
-        end.end.message.contains("pod ns/seed-0-0 not Ready")
-            && end.end.message.contains("ServiceAccount"),
+        end.message.contains("pod ns/seed-0-0 not Ready") && end.message.contains("ServiceAccount"),
         "{}",
-        end.end.message
+        end.message
     );
 }
 
@@ -63,12 +62,12 @@ async fn a_seed_comes_up_and_its_node_id_is_checked_against_the_sidecar() {
         .await
         .expect("prepare");
     assert!(!prepared.generated);
-    let end = seed::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
-    assert!(end.verified && end.running && end.end.ok, "{end:?}");
+    assert!(verified(&end) && end.ok, "{end:?}");
     assert_eq!(
-        end.end.message,
+        end.message,
         format!(
             "seed running; peer {}@seed-0.example.net:26656; reachable from outside (dialled \
              seed-0.example.net:26656 from 127.0.0.1:50000)",
@@ -91,15 +90,11 @@ async fn a_seed_comes_up_and_its_node_id_is_checked_against_the_sidecar() {
     let other = seed::prepare(&ops, seed_input("seed-1", Some("seed-key")))
         .await
         .expect("prepare");
-    let end = seed::run(&ops, &other, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &other, &Recording::default())
         .await
         .expect("run");
-    assert!(!end.verified && !end.end.ok);
-    assert!(
-        end.end.message.contains(&key.node_id()),
-        "{}",
-        end.end.message
-    );
+    assert!(!verified(&end) && !end.ok);
+    assert!(end.message.contains(&key.node_id()), "{}", end.message);
 }
 
 #[tokio::test]
@@ -121,15 +116,17 @@ async fn a_running_seed_that_fails_the_outside_probe_ends_unreachable() {
         .await
         .expect("prepare");
     let report = Recording::default();
-    let end = seed::run(&ops, &prepared, &report).await.expect("run");
-    assert!(end.unreachable(), "{end:?}");
+    let end = crate::ops::action::execute(&ops, &prepared, &report)
+        .await
+        .expect("run");
+    assert!(unreachable(&end), "{end:?}");
     assert!(
-        end.end.message.starts_with(
+        end.message.starts_with(
             "seed running, but the outside probe failed: node ID: authenticates as ffff, \
              published 7777; dialled seed-0.example.net:26656 from 127.0.0.1:50000"
         ),
         "{}",
-        end.end.message
+        end.message
     );
     let lines = report.0.lock().expect("lock").clone();
     assert!(lines.iter().any(|l| l.contains("✗ node ID")), "{lines:?}");
@@ -149,10 +146,10 @@ async fn a_running_seed_that_fails_the_outside_probe_ends_unreachable() {
     let prepared = seed::prepare(&ops, seed_input("seed-1", Some("seed-key")))
         .await
         .expect("prepare");
-    let end = seed::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
-    assert!(end.end.ok && !end.unreachable(), "{end:?}");
+    assert!(end.ok && !unreachable(&end), "{end:?}");
 }
 
 #[tokio::test]
@@ -168,9 +165,19 @@ async fn a_seed_without_an_external_address_is_not_probed() {
     let mut input = seed_input("seed-0", Some("seed-key"));
     input.external_address = None;
     let prepared = seed::prepare(&ops, input).await.expect("prepare");
-    let end = seed::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
-    assert!(end.end.ok && end.probe.is_none(), "{end:?}");
+    assert!(end.ok && end.result["probe"].is_null(), "{end:?}");
     assert!(world.prober.targets.lock().expect("lock").is_empty());
+}
+
+/// The sidecar reported the key's NodeID (the result line's `verified`).
+fn verified(end: &RunEnd) -> bool {
+    end.result.get("verified") == Some(&serde_json::Value::Bool(true))
+}
+
+/// The seed runs with the key's NodeID but the outside probe failed (exit code 3).
+fn unreachable(end: &RunEnd) -> bool {
+    end.exit_code == Some(seed::EXIT_UNREACHABLE)
 }

@@ -35,7 +35,7 @@ async fn an_embedded_rollout_without_a_bearer_token_is_refused_before_any_change
     assert!(refusal.contains("bearer token"), "{refusal}");
     assert!(refusal.contains("kubectl create token"), "{refusal}");
     assert!(refusal.contains("nothing was changed"), "{refusal}");
-    let refused = rollout::run(&ops, &prepared, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     assert!(
         matches!(refused, Err(OpsError::NoSidecarCredential(_))),
         "{refused:?}"
@@ -79,7 +79,7 @@ async fn a_seed_bring_up_without_a_bearer_token_creates_nothing() {
         .expect("prepare");
     let refusal = prepared.refusal().expect("refused").to_string();
     assert!(refusal.contains("/v0/node-id"), "{refusal}");
-    let refused = seed::run(&ops, &prepared, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     assert!(
         matches!(refused, Err(OpsError::NoSidecarCredential(_))),
         "{refused:?}"
@@ -105,7 +105,7 @@ async fn an_address_change_without_a_bearer_token_is_refused_before_any_change()
     )
     .await
     .expect("prepare");
-    let refused = address::run(&ops, &prepared, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     assert!(
         matches!(refused, Err(OpsError::NoSidecarCredential(_))),
         "{refused:?}"

@@ -247,7 +247,9 @@ async fn a_rollout_runs_the_canary_then_batches_and_every_node_reaches_the_image
     assert_eq!(prepared.waves, [vec!["a"], vec!["b", "c"], vec!["d", "e"]]);
     assert!(prepared.permissions.allowed(), "{:?}", prepared.permissions);
     let report = Recording::default();
-    let end = rollout::run(&ops, &prepared, &report).await.expect("run");
+    let end = crate::ops::action::execute(&ops, &prepared, &report)
+        .await
+        .expect("run");
     assert!(end.ok, "{end:?}");
     assert_eq!(
         report.waves(),
@@ -295,7 +297,7 @@ async fn the_first_failure_halts_the_rollout_and_later_waves_are_untouched() {
     let prepared = rollout::prepare(&ops, rollout_input(&names, 1, 1))
         .await
         .expect("prepare");
-    let end = rollout::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
     assert!(!end.ok);
@@ -325,7 +327,7 @@ async fn the_first_failure_halts_the_rollout_and_later_waves_are_untouched() {
         [format!("a: already on {V2}; left alone")]
     );
     assert_eq!(again.names(), ["b", "c", "d"]);
-    let end = rollout::run(&ops, &again, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &again, &Recording::default())
         .await
         .expect("resume");
     assert!(end.ok, "{end:?}");
@@ -360,7 +362,7 @@ async fn a_node_no_plan_can_take_to_the_image_is_blocked_and_never_mutated() {
             .text()
             .contains("failed: skipped, nothing will be changed")
     );
-    let end = rollout::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
     assert!(!end.ok, "a skipped node makes the end a failure");
@@ -377,7 +379,7 @@ async fn a_node_no_plan_can_take_to_the_image_is_blocked_and_never_mutated() {
     let only = rollout::prepare(&ops, rollout_input(&["failed"], 1, 3))
         .await
         .expect("prepare");
-    let refused = rollout::run(&ops, &only, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &only, &Recording::default()).await;
     assert!(matches!(refused, Err(OpsError::Step(_))), "{refused:?}");
     assert_eq!(world.patches_of("failed"), 0);
 }
@@ -388,7 +390,7 @@ async fn read_only_refuses_before_any_call_and_journals_the_refusal() {
     world.settings.read_only = Some("started with --read-only");
     world.h.cluster.put_node(full_node("ns", "a"));
     let ops = world.ops();
-    let refused = rollout::prepare(&ops, rollout_input(&["a"], 1, 3)).await;
+    let refused = crate::ops::action::prepare(&ops, &rollout_input(&["a"], 1, 3)).await;
     assert!(
         matches!(&refused, Err(OpsError::ReadOnly { .. })),
         "{refused:?}"
@@ -400,9 +402,9 @@ async fn read_only_refuses_before_any_call_and_journals_the_refusal() {
     );
     assert_eq!(*world.access.asked.lock().expect("lock"), 0);
     assert_eq!(world.log.lines(), ["ns/a refused"]);
-    let address = address::prepare(
+    let address = crate::ops::action::prepare(
         &ops,
-        address::AddressInput {
+        &address::AddressInput {
             node: "a".into(),
             address: ExternalAddress::parse("203.0.113.7:26656").expect("address"),
             wait: true,
@@ -424,7 +426,7 @@ async fn a_denied_permission_refuses_the_rollout_before_any_change() {
         .await
         .expect("prepare");
     assert!(!prepared.permissions.allowed());
-    let refused = rollout::run(&ops, &prepared, &Recording::default()).await;
+    let refused = crate::ops::action::execute(&ops, &prepared, &Recording::default()).await;
     let Err(OpsError::Access(AccessError::Denied(denials))) = refused else {
         panic!("denied expected: {refused:?}");
     };
@@ -465,7 +467,9 @@ async fn an_address_change_persists_the_update_plan_carrying_it_and_follows_it()
     .expect("prepare");
     assert_eq!(prepared.blocked, None);
     let report = Recording::default();
-    let end = address::run(&ops, &prepared, &report).await.expect("run");
+    let end = crate::ops::action::execute(&ops, &prepared, &report)
+        .await
+        .expect("run");
     assert!(end.ok, "{end:?}");
     let node = world.h.cluster.node("ns", "a").expect("node");
     assert_eq!(node.spec.external_address(), "203.0.113.7:26656");
@@ -510,7 +514,9 @@ async fn the_previewed_plan_is_the_persisted_plan() {
     let mut no_wait = prepared.clone();
     no_wait.input = input;
     let report = Recording::default();
-    rollout::run(&ops, &no_wait, &report).await.expect("run");
+    crate::ops::action::execute(&ops, &no_wait, &report)
+        .await
+        .expect("run");
     let stored = world
         .h
         .cluster
@@ -561,7 +567,9 @@ async fn a_plan_active_at_the_nodes_turn_ends_before_the_image_is_pinned() {
         "the update plan after it is previewed with the ID it is persisted with"
     );
     let report = Recording::default();
-    let end = rollout::run(&ops, &prepared, &report).await.expect("run");
+    let end = crate::ops::action::execute(&ops, &prepared, &report)
+        .await
+        .expect("run");
     assert!(end.ok, "{end:?}");
     let lines = report.0.lock().expect("lock").clone();
     let first = format!(
@@ -603,7 +611,7 @@ async fn no_wait_on_a_node_with_a_plan_active_changes_nothing_and_says_why() {
     let mut input = rollout_input(&["a"], 1, 3);
     input.wait = false;
     let prepared = rollout::prepare(&ops, input).await.expect("prepare");
-    let end = rollout::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
     assert!(!end.ok, "{end:?}");
@@ -634,7 +642,7 @@ async fn the_update_plan_is_persisted_before_the_image_is_pinned() {
         crate::ports::ClusterErrorKind::Other,
         "etcdserver: request timed out",
     );
-    let end = rollout::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
     assert!(!end.ok, "{end:?}");
@@ -657,7 +665,7 @@ async fn an_embedded_run_leaves_the_node_as_the_controllers_next_reconcile_would
         .await
         .expect("prepare");
     let plan_id = prepared.nodes[0].plan_id.to_string();
-    let end = rollout::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
     assert!(end.ok, "{end:?}");
@@ -684,3 +692,6 @@ mod pod_needs_tests;
 
 #[path = "record_tests.rs"]
 mod record_tests;
+
+#[path = "restart_tests.rs"]
+mod restart_tests;

@@ -56,11 +56,11 @@ async fn a_seed_whose_statefulset_cannot_create_its_pod_names_the_failed_create(
     let prepared = seed::prepare(&ops, seed_input("seed-0", Some("seed-key")))
         .await
         .expect("prepare");
-    let end = seed::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
-    assert!(!end.end.ok, "{end:?}");
-    let message = &end.end.message;
+    assert!(!end.ok, "{end:?}");
+    let message = &end.message;
     assert!(
         message.contains("Warning events: StatefulSet seed-0: FailedCreate ×4: create Pod")
             && message.contains("serviceaccount \"seid-node\" not found"),
@@ -93,7 +93,7 @@ async fn a_rollout_whose_pod_is_not_scheduled_names_failed_scheduling_at_the_dea
     let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 1))
         .await
         .expect("prepare");
-    let end = rollout::run(&ops, &prepared, &Recording::default())
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
         .await
         .expect("run");
     assert!(!end.ok, "{end:?}");

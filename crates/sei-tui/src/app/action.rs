@@ -6,58 +6,65 @@ use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::config::WaveDefaults;
 use crate::fleet::store::ObjectKey;
+use crate::ops::action::SomeOperation;
+use crate::ops::address::AddressInput;
+use crate::ops::restart::RestartInput;
+use crate::ops::rollout::{RolloutInput, Selection};
+use crate::ops::seed::{SeedInput, seed_name_problem};
 
-/// A validated action, ready for its preview and, once confirmed, for execution.
+/// A validated action, ready for its preview and, once confirmed, for execution: any
+/// operation of `ops` (the same inputs the commands build) per cluster it goes to, in the order
+/// they run (a rollout of marked nodes of several clusters has one part per cluster).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ActionRequest {
-    /// Pin `image` on `nodes` (one cluster, one namespace), in waves.
-    Rollout {
-        /// The kubeconfig context of the nodes' cluster.
-        context: String,
-        namespace: String,
-        nodes: Vec<String>,
-        image: ImageRef,
-        /// Wave sizes (`canary` counts only when no canary is chosen by name).
-        waves: WaveDefaults,
-        /// The canary wave chosen by name; empty: the first `waves.canary` nodes to roll.
-        canaries: Vec<String>,
-    },
-    Address {
-        node: ObjectKey,
-        address: ExternalAddress,
-    },
-    /// A new seed with a generated node key in Secret `<name>-node-key`.
-    Seed {
-        node: ObjectKey,
-        chain_id: String,
-        image: ImageRef,
-        external_address: Option<ExternalAddress>,
-    },
+pub struct ActionRequest {
+    pub parts: Vec<RequestPart>,
+}
+
+/// The action in one cluster and namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestPart {
+    /// The kubeconfig context of the cluster.
+    pub context: String,
+    pub namespace: String,
+    pub operation: SomeOperation,
 }
 
 impl ActionRequest {
+    /// An action in one cluster.
+    pub fn one(
+        context: impl Into<String>,
+        namespace: impl Into<String>,
+        operation: SomeOperation,
+    ) -> ActionRequest {
+        ActionRequest {
+            parts: vec![RequestPart {
+                context: context.into(),
+                namespace: namespace.into(),
+                operation,
+            }],
+        }
+    }
+
     pub fn kind(&self) -> ActionKind {
-        match self {
-            ActionRequest::Rollout { .. } => ActionKind::Rollout,
-            ActionRequest::Address { .. } => ActionKind::Address,
-            ActionRequest::Seed { .. } => ActionKind::SeedCreate,
-        }
+        self.parts
+            .first()
+            .map_or(ActionKind::Rollout, |part| part.operation.kind())
     }
 
-    /// The kubeconfig context of the cluster the action goes to.
-    pub fn context(&self) -> &str {
-        match self {
-            ActionRequest::Rollout { context, .. } => context,
-            ActionRequest::Address { node, .. } | ActionRequest::Seed { node, .. } => &node.context,
-        }
+    /// The cluster(s) it goes to, as the dialog names them.
+    pub fn contexts(&self) -> String {
+        let contexts: Vec<&str> = self.parts.iter().map(|p| p.context.as_str()).collect();
+        contexts.join(", ")
     }
 
-    pub fn namespace(&self) -> &str {
-        match self {
-            ActionRequest::Rollout { namespace, .. } => namespace,
-            ActionRequest::Address { node, .. } | ActionRequest::Seed { node, .. } => {
-                &node.namespace
-            }
+    /// One line per cluster naming what is asked (the dialog's first lines).
+    pub fn summary(&self) -> Vec<String> {
+        match self.parts.as_slice() {
+            [one] => vec![one.operation.summary(&one.namespace)],
+            parts => parts
+                .iter()
+                .map(|p| format!("{}: {}", p.context, p.operation.summary(&p.namespace)))
+                .collect(),
         }
     }
 }
@@ -128,6 +135,9 @@ pub struct Form {
     pub waves: WaveDefaults,
     /// Marked nodes the action leaves out (an address is one node's), said in the form.
     pub ignored_marks: usize,
+    /// A rollout of marked nodes of several clusters: `(context, namespace, nodes)` per cluster,
+    /// in the order they roll; empty for one cluster.
+    pub clusters: Vec<(String, String, Vec<String>)>,
 }
 
 impl Form {
@@ -140,7 +150,7 @@ impl Form {
         let image_field = match kind {
             ActionKind::Rollout => Some(0),
             ActionKind::SeedCreate => Some(2),
-            ActionKind::Address => None,
+            ActionKind::Address | ActionKind::Restart => None,
         };
         match image_field.and_then(|i| ImageRef::parse(self.value(i)).ok()) {
             Some(image) => image.warnings().iter().map(ToString::to_string).collect(),
@@ -282,15 +292,15 @@ impl ActionFlow {
         }
     }
 
-    /// The kubeconfig context of the cluster this action goes to (`None` once its preview
-    /// failed: the request is gone).
-    pub fn context(&self) -> Option<&str> {
+    /// The kubeconfig context(s) of the cluster(s) this action goes to (`None` once its
+    /// preview failed: the request is gone).
+    pub fn context(&self) -> Option<String> {
         match &self.stage {
-            Stage::Prompt(form) => Some(&form.context),
+            Stage::Prompt(form) => Some(form.context.clone()),
             Stage::Preparing(request)
             | Stage::Preview { request, .. }
             | Stage::Confirm { request, .. }
-            | Stage::Running { request, .. } => Some(request.context()),
+            | Stage::Running { request, .. } => Some(request.contexts()),
             Stage::Failed { .. } => None,
         }
     }
@@ -300,6 +310,7 @@ impl ActionFlow {
             ActionKind::Rollout => "Image rollout",
             ActionKind::Address => "External address",
             ActionKind::SeedCreate => "Seed bring-up",
+            ActionKind::Restart => "Pod restart",
         }
     }
 }
@@ -346,6 +357,36 @@ pub fn rollout_form(
         error: None,
         waves,
         ignored_marks: 0,
+        clusters: Vec::new(),
+    }
+}
+
+/// The form of a rollout of marked nodes of several clusters, `(context, namespace, nodes)`
+/// per cluster: the image alone; each cluster rolls in the config's waves, one after the other.
+pub fn across_clusters_form(
+    clusters: Vec<(String, String, Vec<String>)>,
+    current_image: &str,
+    waves: WaveDefaults,
+) -> Form {
+    let contexts: Vec<&str> = clusters.iter().map(|(c, _, _)| c.as_str()).collect();
+    Form {
+        context: contexts.join(", "),
+        // The prompt's first line: `2 clusters: arctic-1/rpc-0, pacific-1/rpc-0`.
+        namespace: format!("{} clusters", clusters.len()),
+        nodes: clusters
+            .iter()
+            .flat_map(|(context, _, nodes)| nodes.iter().map(move |n| format!("{context}/{n}")))
+            .collect(),
+        fields: vec![Field::new(
+            "image",
+            current_image,
+            "name[:tag][@sha256:digest]; cluster after cluster, each in the config's waves",
+        )],
+        focus: 0,
+        error: None,
+        waves,
+        ignored_marks: 0,
+        clusters,
     }
 }
 
@@ -402,6 +443,22 @@ pub fn address_form(node: &ObjectKey, current: &str) -> Form {
         error: None,
         waves: WaveDefaults::default(),
         ignored_marks: 0,
+        clusters: Vec::new(),
+    }
+}
+
+/// A restart asks nothing: the form names the node, enter previews.
+pub fn restart_form(node: &ObjectKey) -> Form {
+    Form {
+        context: node.context.to_string(),
+        namespace: node.namespace.to_string(),
+        nodes: vec![node.name.to_string()],
+        fields: Vec::new(),
+        focus: 0,
+        error: None,
+        waves: WaveDefaults::default(),
+        ignored_marks: 0,
+        clusters: Vec::new(),
     }
 }
 
@@ -424,39 +481,43 @@ pub fn seed_form(context: &str, namespace: &str, chain_id: &str, image: &str) ->
         error: None,
         waves: WaveDefaults::default(),
         ignored_marks: 0,
+        clusters: Vec::new(),
     }
 }
 
 /// Validates the form into a request, or says what is wrong (naming the field).
 pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> {
-    match kind {
+    let node = || form.nodes.first().cloned().unwrap_or_default();
+    if !form.clusters.is_empty() {
+        return across_clusters(kind, form);
+    }
+    let operation = match kind {
         ActionKind::Rollout => {
             let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;
             let (waves, canaries) = rollout_waves(form)?;
-            Ok(ActionRequest::Rollout {
-                context: form.context.clone(),
-                namespace: form.namespace.clone(),
-                nodes: form.nodes.clone(),
+            SomeOperation::new(RolloutInput {
+                selection: Selection::Named(form.nodes.clone()),
                 image,
                 waves,
-                canaries,
+                canary_nodes: canaries,
+                wait: true,
+                dry_run: false,
             })
         }
         ActionKind::Address => {
             let address = ExternalAddress::parse(form.value(0))
                 .map_err(|e| format!("external address: {e}"))?;
-            let name = form.nodes.first().cloned().unwrap_or_default();
-            Ok(ActionRequest::Address {
-                node: form_key(form, name),
+            SomeOperation::new(AddressInput {
+                node: node(),
                 address,
+                wait: true,
+                dry_run: false,
             })
         }
         ActionKind::SeedCreate => {
             let name = form.value(0);
-            if !is_dns_label(name) {
-                return Err(format!(
-                    "name: {name:?} is not a valid name (lowercase letters, digits and '-', at most 54)"
-                ));
+            if let Some(problem) = seed_name_problem(name) {
+                return Err(format!("name: {problem}"));
             }
             let chain_id = form.value(1);
             if chain_id.is_empty() {
@@ -469,32 +530,52 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
                     ExternalAddress::parse(text).map_err(|e| format!("external address: {e}"))?,
                 ),
             };
-            Ok(ActionRequest::Seed {
-                node: form_key(form, name.to_owned()),
+            SomeOperation::new(SeedInput {
+                name: name.to_owned(),
                 chain_id: chain_id.to_owned(),
                 image,
                 external_address,
+                node_key_secret: None,
+                wait: true,
+                dry_run: false,
             })
         }
+        ActionKind::Restart => SomeOperation::new(RestartInput {
+            node: node(),
+            wait: true,
+            dry_run: false,
+        }),
+    };
+    Ok(ActionRequest::one(
+        form.context.clone(),
+        form.namespace.clone(),
+        operation,
+    ))
+}
+
+/// A rollout per cluster, each of that cluster's marked nodes.
+fn across_clusters(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> {
+    if kind != ActionKind::Rollout {
+        return Err("only an image rollout goes to several clusters".to_owned());
     }
-}
-
-/// The key of node `name` in the form's cluster and namespace.
-fn form_key(form: &Form, name: String) -> ObjectKey {
-    ObjectKey::new(form.namespace.clone(), name)
-        .in_context(&std::sync::Arc::from(form.context.as_str()))
-}
-
-/// A Kubernetes object name usable for a StatefulSet and its pod (RFC 1123 label; the Secret
-/// `<name>-node-key` then fits too).
-fn is_dns_label(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 54
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !name.starts_with('-')
-        && !name.ends_with('-')
+    let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;
+    let parts = form
+        .clusters
+        .iter()
+        .map(|(context, namespace, nodes)| RequestPart {
+            context: context.clone(),
+            namespace: namespace.clone(),
+            operation: SomeOperation::new(RolloutInput {
+                selection: Selection::Named(nodes.clone()),
+                image: image.clone(),
+                waves: form.waves,
+                canary_nodes: Vec::new(),
+                wait: true,
+                dry_run: false,
+            }),
+        })
+        .collect();
+    Ok(ActionRequest { parts })
 }
 
 #[cfg(test)]

@@ -63,14 +63,18 @@ fn rollout_preparing() -> (Model, Vec<Cmd>) {
 #[test]
 fn rollout_goes_from_prompt_to_preview_to_confirmation_to_running() {
     let (mut model, cmds) = rollout_preparing();
-    let request = ActionRequest::Rollout {
-        context: "kind-sei".into(),
-        namespace: "sei".into(),
-        nodes: vec!["rpc-0".into()],
-        image: crate::actions::image_ref::ImageRef::parse(NEW).expect("image"),
-        waves: WaveDefaults::default(),
-        canaries: Vec::new(),
-    };
+    let request = ActionRequest::one(
+        "kind-sei",
+        "sei",
+        crate::ops::action::SomeOperation::new(crate::ops::rollout::RolloutInput {
+            selection: crate::ops::rollout::Selection::Named(vec!["rpc-0".into()]),
+            image: crate::actions::image_ref::ImageRef::parse(NEW).expect("image"),
+            waves: WaveDefaults::default(),
+            canary_nodes: Vec::new(),
+            wait: true,
+            dry_run: false,
+        }),
+    );
     let id = flow_id(&model);
     assert_eq!(
         cmds,
@@ -250,7 +254,9 @@ fn a_failed_preview_says_why_and_closes() {
         &mut model,
         Msg::ActionPrepared {
             id,
-            result: Err("SeiNode sei/rpc-0 not found".into()),
+            result: Err(crate::app::action_error::ActionError::Ops(
+                crate::ops::OpsError::BadInput("SeiNode sei/rpc-0 not found".into()),
+            )),
         },
     );
     assert_eq!(
@@ -338,7 +344,8 @@ fn the_node_screen_acts_on_its_node() {
     clear_and_type(&mut model, "203.0.113.7:26656");
     let cmds = key(&mut model, KeyCode::Enter);
     assert!(
-        matches!(cmds.as_slice(), [Cmd::PrepareAction { request: ActionRequest::Address { node, .. }, .. }] if &*node.name == "rpc-1"),
+        matches!(cmds.as_slice(), [Cmd::PrepareAction { request, .. }]
+            if request.parts[0].operation.downcast::<crate::ops::address::AddressInput>().is_some_and(|a| a.node == "rpc-1")),
         "{cmds:?}"
     );
     // Esc cancels the dialog, not the node screen.
@@ -380,7 +387,8 @@ fn the_seed_form_moves_field_by_field_and_names_the_bad_one() {
     press(&mut model, "198.51.100.4:26656");
     let cmds = key(&mut model, KeyCode::Enter);
     assert!(
-        matches!(cmds.as_slice(), [Cmd::PrepareAction { request: ActionRequest::Seed { node, external_address: Some(_), .. }, .. }] if node.name.as_ref() == "seed-1"),
+        matches!(cmds.as_slice(), [Cmd::PrepareAction { request, .. }]
+            if request.parts[0].operation.downcast::<crate::ops::seed::SeedInput>().is_some_and(|s| s.name == "seed-1" && s.external_address.is_some())),
         "{cmds:?}"
     );
 }

@@ -1,14 +1,15 @@
 //! `update` for operator actions: starting one from the fleet or node screen, the dialog keys,
 //! and the effect's answers (preview, progress, result). Pure.
 use super::action::{
-    ActionFlow, ActionPreview, Finished, MAX_PROGRESS_LINES, ProgressLine, Stage, address_form,
-    rollout_form, seed_form, validate,
+    ActionFlow, ActionPreview, Finished, MAX_PROGRESS_LINES, ProgressLine, Stage,
+    across_clusters_form, address_form, restart_form, rollout_form, seed_form, validate,
 };
 use super::model::{Cmd, Flash, Model, Screen};
 use crate::actions::event::ActionKind;
 use crate::fleet::store::ObjectKey;
 use crate::keymap::{Action, Context, Key, KeyCode};
 use crate::limits::elide_long_lines;
+use crate::ops::action::{action_words, read_only_refusal};
 
 /// The nodes an action from the current screen is about: the open node, else (a rollout) the
 /// marked nodes, else the selected one. An address belongs to one node: always the selected
@@ -61,24 +62,15 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     let mut clusters: Vec<&str> = nodes.iter().map(|n| n.context.as_ref()).collect();
     clusters.dedup();
     if clusters.len() > 1 {
-        // Waves per cluster and one confirmation naming every cluster are the command line's
-        // (`rollout --across-clusters`): refuse before any request, naming the clusters, in one
-        // footer line: what to do first, the long command last.
-        let marked = format!(
-            "marked nodes in {} clusters ({})",
+        if kind == ActionKind::Rollout {
+            return start_across_clusters(model, &nodes);
+        }
+        let text = format!(
+            "marked nodes in {} clusters ({}): an action goes to one cluster (ctx:NAME filters \
+             the table); only an image rollout goes to several",
             clusters.len(),
             clusters.join(", ")
         );
-        let text = if kind == ActionKind::Rollout {
-            let contexts: Vec<String> = clusters.iter().map(|c| format!("--context {c}")).collect();
-            format!(
-                "{marked}: act on one cluster (ctx:NAME filters), or run sei-console {} rollout \
-                 NODE... --image IMAGE --across-clusters",
-                contexts.join(" ")
-            )
-        } else {
-            format!("{marked}: an action goes to one cluster (ctx:NAME filters the table)")
-        };
         flash(model, text, true);
         return Vec::new();
     }
@@ -103,11 +95,8 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         return Vec::new();
     }
     let names: Vec<String> = nodes.iter().map(|n| n.name.to_string()).collect();
-    if let Err(refused) =
-        model
-            .settings
-            .guard
-            .check(&format!("run {} on {}", kind.name(), describe(&names)))
+    if let Some(refused) =
+        read_only_refusal(model.settings.guard.hint(), action_words(kind, &names))
     {
         let reason = refused.to_string();
         flash(model, reason.clone(), true);
@@ -134,6 +123,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
                 .map_or("", |n| n.spec.external_address());
             address_form(&nodes[0], current)
         }
+        ActionKind::Restart => restart_form(&nodes[0]),
         ActionKind::SeedCreate => seed_form(
             &context,
             &namespace,
@@ -159,12 +149,61 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     Vec::new()
 }
 
-fn describe(names: &[String]) -> String {
-    if names.is_empty() {
-        "a new seed".to_owned()
-    } else {
-        names.join(", ")
+/// A rollout of marked nodes of several clusters: one dialog, one preview per cluster, one
+/// confirmation, then cluster after cluster (`ops::across`). The read-only refusal first.
+fn start_across_clusters(model: &mut Model, nodes: &[ObjectKey]) -> Vec<Cmd> {
+    let kind = ActionKind::Rollout;
+    let mut clusters: Vec<(String, String, Vec<String>)> = Vec::new();
+    for key in nodes {
+        match clusters.iter_mut().find(|(c, _, _)| **c == *key.context) {
+            Some((_, namespace, names)) if **namespace == *key.namespace => {
+                names.push(key.name.to_string());
+            }
+            Some(_) => {
+                flash(
+                    model,
+                    "the marked nodes of one cluster are in several namespaces; mark nodes of one namespace per cluster",
+                    true,
+                );
+                return Vec::new();
+            }
+            None => clusters.push((
+                key.context.to_string(),
+                key.namespace.to_string(),
+                vec![key.name.to_string()],
+            )),
+        }
     }
+    let names: Vec<String> = nodes
+        .iter()
+        .map(|n| format!("{}/{}", n.context, n.name))
+        .collect();
+    if let Some(refused) =
+        read_only_refusal(model.settings.guard.hint(), action_words(kind, &names))
+    {
+        let reason = refused.to_string();
+        flash(model, reason.clone(), true);
+        return vec![Cmd::RecordRefusal {
+            kind,
+            namespace: clusters[0].1.clone(),
+            nodes: names,
+            reason,
+        }];
+    }
+    let image = nodes
+        .first()
+        .and_then(|key| model.fleet.row(key))
+        .map_or(String::new(), |r| r.image.to_string());
+    let form = across_clusters_form(clusters, &image, model.settings.waves);
+    model.next_action_id += 1;
+    model.action = Some(ActionFlow {
+        id: model.next_action_id,
+        kind,
+        stage: Stage::Prompt(form),
+        hidden: false,
+        preparing_since: None,
+    });
+    Vec::new()
 }
 
 /// Space on the fleet screen: mark or unmark the selected node, then move down (so a run of
@@ -442,7 +481,11 @@ fn current(model: &mut Model, id: u64) -> Option<&mut ActionFlow> {
 }
 
 /// The effect's preview (or why there is none).
-pub fn on_prepared(model: &mut Model, id: u64, result: Result<ActionPreview, String>) {
+pub fn on_prepared(
+    model: &mut Model,
+    id: u64,
+    result: Result<ActionPreview, super::action_error::ActionError>,
+) {
     let Some(flow) = current(model, id) else {
         return;
     };
@@ -455,8 +498,8 @@ pub fn on_prepared(model: &mut Model, id: u64, result: Result<ActionPreview, Str
             preview,
             scroll: 0,
         },
-        Err(message) => Stage::Failed {
-            message: elide_long_lines(&message),
+        Err(error) => Stage::Failed {
+            message: elide_long_lines(&error.to_string()),
         },
     };
     model.dirty = true;

@@ -8,8 +8,9 @@ use kube::api::Api;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
-use super::action::Finished;
-use super::jobs::{self, ActionEnv, PendingActions};
+use super::action::{ActionRequest, Finished};
+use super::action_error::ActionError;
+use super::jobs::{self, ActionEnv, ClusterEnvs, PendingActions};
 use super::model::{Cmd, Msg, SavedSetting};
 use super::watch_tasks::{ClusterScope, watch_detail, watch_scope};
 use crate::api::SeiNode;
@@ -130,14 +131,12 @@ impl Effects {
 
     /// The action environment and client of `context`'s cluster: its own client (permission
     /// checks, Leases, platform ConfigMap are that cluster's), sidecar transport and identity.
-    fn cluster_env(&self, context: &str) -> Result<(ActionEnv, kube::Client), String> {
+    fn cluster_env(&self, context: &str) -> Result<(ActionEnv, kube::Client), ActionError> {
         let Some(env) = self.actions.clone() else {
-            return Err("operator actions are not available in this console".into());
+            return Err(ActionError::NotAvailable);
         };
         let Some(conn) = self.connection(context) else {
-            return Err(format!(
-                "not connected to cluster {context:?} yet; nothing was changed"
-            ));
+            return Err(ActionError::NotConnected(context.to_owned()));
         };
         if context == self.primary_context {
             return Ok((env, conn.client));
@@ -146,12 +145,24 @@ impl Effects {
         Ok((env.for_cluster(&conn, &identity), conn.client))
     }
 
-    fn action_env(&self, id: u64, context: &str) -> Option<(ActionEnv, kube::Client)> {
-        match self.cluster_env(context) {
+    /// The environment and client of each cluster `request` goes to, in order.
+    fn request_envs(&self, request: &ActionRequest) -> Result<ClusterEnvs, ActionError> {
+        request
+            .parts
+            .iter()
+            .map(|part| self.cluster_env(&part.context))
+            .collect()
+    }
+
+    fn action_envs(&self, id: u64, request: &ActionRequest) -> Option<ClusterEnvs> {
+        match self.request_envs(request) {
             Ok(found) => Some(found),
-            Err(message) => {
+            Err(error) => {
                 let tx = self.tx.clone();
-                let finished = Finished { ok: false, message };
+                let finished = Finished {
+                    ok: false,
+                    message: error.to_string(),
+                };
                 tokio::spawn(async move {
                     let _ = tx.send(Msg::ActionFinished { id, finished }).await;
                 });
@@ -250,7 +261,7 @@ impl Effects {
                 abort(&mut self.prepare_task);
                 let tx = self.tx.clone();
                 let pending = self.pending_actions.clone();
-                let (env, client) = match self.cluster_env(request.context()) {
+                let envs = match self.request_envs(&request) {
                     Ok(found) => found,
                     Err(message) => {
                         let result = Err(message);
@@ -261,16 +272,12 @@ impl Effects {
                     }
                 };
                 self.prepare_task = Some(tokio::spawn(async move {
-                    let prepare = jobs::prepare(&env, &client, id, &request, executor, &pending);
+                    let prepare = jobs::prepare(&envs, id, &request, executor, &pending);
                     // Each request has its own deadline; this bounds the whole preview too.
                     let result = tokio::time::timeout(PREPARE_DEADLINE, prepare)
                         .await
                         .unwrap_or_else(|_| {
-                            Err(format!(
-                                "the preview did not finish within {} s (is the API server \
-                                 answering?); nothing was changed",
-                                PREPARE_DEADLINE.as_secs()
-                            ))
+                            Err(ActionError::PreviewTimeout(PREPARE_DEADLINE.as_secs()))
                         });
                     let _ = tx.send(Msg::ActionPrepared { id, result }).await;
                 }));
@@ -286,13 +293,12 @@ impl Effects {
                 request,
                 executor,
             } => {
-                let Some((env, client)) = self.action_env(id, request.context()) else {
+                let Some(envs) = self.action_envs(id, &request) else {
                     return;
                 };
                 // The update allows one action at a time; a finished task is simply replaced.
                 self.run_task = Some(tokio::spawn(jobs::run(
-                    env,
-                    client,
+                    envs,
                     id,
                     request,
                     executor,
@@ -481,7 +487,8 @@ async fn look_up_node_id(conn: &Connection, key: &ObjectKey, target: &mut ProbeT
         Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
         Err(why) => Err(why.as_str()),
     };
-    match crate::kube::node_identity::seed_node_id(&conn.client, sidecar, &node).await {
+    let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
+    match crate::ops::seed_probe::seed_node_id(&cluster, sidecar, &node).await {
         Some(NodeIdLookup::Found { node_id, source }) => {
             target.node_id = Some(node_id);
             target.node_id_source = source.to_string();

@@ -13,27 +13,23 @@ use tokio::sync::mpsc;
 use super::action::{
     ActionPreview, ActionRequest, Finished, LineTone, PermissionSummary, ProgressLine,
 };
+use super::action_error::ActionError;
 use super::model::Msg;
 use crate::api::{PlanPhase, TaskStatus};
 use crate::config::ExecutorMode;
 use crate::executor::driver::{DriverConfig, Progress};
 use crate::journal::{Journal, Outcome};
-use crate::kube::access::KubeAccess;
-use crate::kube::cluster::KubeCluster;
-use crate::kube::platform_config::resolve_platform;
-use crate::ops::address::{self, AddressInput, AddressPrepared};
+use crate::ops::across::{self, ClusterPart, InTurn};
+use crate::ops::action::{self, Previewed};
 use crate::ops::follow::progress_text;
-use crate::ops::rollout::{self, RolloutInput, RolloutPrepared, Selection};
-use crate::ops::seed::{self, SeedInput, SeedPrepared};
 use crate::ops::{
-    ActionLog, NoLog, Note, Ops, OpsError, PermissionVerdict, Ports, Report, RunEnd, Settings,
-    journal_entry,
+    ActionLog, NoLog, Note, OpsError, PermissionVerdict, Report, RunEnd, journal_entry,
 };
+use crate::ports::SystemClock;
 use crate::ports::access::AccessError;
 use crate::ports::probe::SeedProber;
-use crate::ports::{LocalProcesses, SystemClock};
 use crate::sidecar::http::HttpSidecar;
-use crate::tasks::platform_renderer::PlatformRenderer;
+use crate::wiring::{Adapters, Wiring};
 
 /// What action jobs need besides the cluster connection.
 #[derive(Clone)]
@@ -45,7 +41,7 @@ pub struct ActionEnv {
     /// The platform config file, else the controller's ConfigMap is read.
     pub platform_file: Option<PathBuf>,
     /// How the sidecars are reached (`SEI_CONSOLE_SIDECAR_*`), or why that is misconfigured.
-    pub sidecar: Result<HttpSidecar, String>,
+    pub sidecar: Result<HttpSidecar, ActionError>,
     /// `user (context ctx)`, as Events and the journal name the operator.
     pub operator: String,
     /// The kubeconfig context actions go to (the journal's `context`).
@@ -55,6 +51,8 @@ pub struct ActionEnv {
     pub driver: DriverConfig,
     /// The seed probe (the P2P handshake adapter `cli` hands in).
     pub prober: Arc<dyn SeedProber>,
+    /// Read-only mode and where it was switched on (the preamble of every action asks it).
+    pub read_only: Option<&'static str>,
 }
 
 impl ActionEnv {
@@ -68,7 +66,8 @@ impl ActionEnv {
     ) -> ActionEnv {
         ActionEnv {
             server: conn.kube_config.as_ref().map(|c| c.cluster_url.to_string()),
-            sidecar: crate::sidecar::env::client_from_env(conn.kube_config.clone()),
+            sidecar: crate::sidecar::env::client_from_env(conn.kube_config.clone())
+                .map_err(ActionError::SidecarTransport),
             operator: identity.to_string(),
             context: identity.context.clone(),
             ..self.clone()
@@ -76,145 +75,45 @@ impl ActionEnv {
     }
 }
 
-/// A prepared action waiting for confirmation.
-pub enum Prepared {
-    Rollout(Box<RolloutPrepared>),
-    Address(Box<AddressPrepared>),
-    Seed(Box<SeedPrepared>),
-}
+/// Prepared actions by dialog id (one per cluster of the request, in order), kept until
+/// execution or cancel; never in the model.
+pub type PendingActions = Arc<Mutex<HashMap<u64, Vec<Box<dyn Previewed>>>>>;
 
-impl Prepared {
-    /// What the preview shows first: a rollout's waves and the nodes it leaves alone.
-    fn head(&self) -> String {
-        match self {
-            Prepared::Rollout(p) => p.head_text(),
-            Prepared::Address(_) | Prepared::Seed(_) => String::new(),
-        }
-    }
+/// The environment and client of the cluster of each part of a request, in order.
+pub type ClusterEnvs = Vec<(ActionEnv, kube::Client)>;
 
-    fn text(&self) -> String {
-        match self {
-            Prepared::Rollout(p) => p.body_text(),
-            Prepared::Address(p) => p.text(),
-            Prepared::Seed(p) => p.text(),
-        }
-    }
-
-    fn refusal(&self) -> Option<OpsError> {
-        match self {
-            Prepared::Rollout(p) => p.refusal(),
-            Prepared::Address(p) => p.refusal(),
-            Prepared::Seed(p) => p.refusal(),
-        }
-    }
-
-    fn permissions(&self) -> &PermissionVerdict {
-        match self {
-            Prepared::Rollout(p) => &p.permissions,
-            Prepared::Address(p) => &p.permissions,
-            Prepared::Seed(p) => &p.permissions,
-        }
-    }
-
-    fn confirm_names(&self) -> Vec<String> {
-        match self {
-            Prepared::Rollout(p) => p.confirm_names.clone(),
-            Prepared::Address(p) => p.confirm_names.clone(),
-            Prepared::Seed(p) => p.confirm_names(),
-        }
-    }
-
-    fn question(&self) -> &str {
-        match self {
-            Prepared::Rollout(p) => &p.question,
-            Prepared::Address(p) => &p.question,
-            Prepared::Seed(p) => &p.question,
-        }
-    }
-}
-
-/// Prepared actions by dialog id, kept until execution or cancel; never in the model.
-pub type PendingActions = Arc<Mutex<HashMap<u64, Prepared>>>;
-
-/// The adapters behind the ports for one job, and the settings of its namespace.
-struct Job {
-    settings: Settings,
-    cluster: KubeCluster,
-    access: KubeAccess,
-    sidecar: HttpSidecar,
-    renderer: PlatformRenderer,
-    clock: SystemClock,
-    log: Box<dyn ActionLog>,
-    holders: LocalProcesses,
-    prober: Arc<dyn SeedProber>,
-}
-
-impl Job {
+impl ActionEnv {
+    /// The adapters of one job in `namespace` of `client`'s cluster (`wiring`, as the commands
+    /// open theirs).
     async fn open(
-        env: &ActionEnv,
+        &self,
         client: &kube::Client,
         namespace: &str,
         executor: ExecutorMode,
-    ) -> Result<Job, String> {
-        let sidecar = env.sidecar.clone()?;
-        let resolved = resolve_platform(
-            client,
-            env.server.as_deref(),
-            env.platform_file.as_deref(),
-            &env.controller_namespace,
-            false,
-        )
-        .await
-        .map_err(|e| e.to_string())?;
-        let log: Box<dyn ActionLog> = match &env.journal {
+    ) -> Result<Adapters, ActionError> {
+        let log: Box<dyn ActionLog> = match &self.journal {
             Some(journal) => Box::new(journal.clone()),
             None => Box::new(NoLog),
         };
-        let settings = Settings {
+        let wiring = Wiring {
+            server: self.server.clone(),
             namespace: namespace.to_owned(),
-            operator: env.operator.clone(),
-            context: env.context.clone(),
+            operator: self.operator.clone(),
+            context: self.context.clone(),
             executor,
-            controller_namespace: env.controller_namespace.clone(),
-            platform: resolved.platform.clone(),
-            platform_source: resolved.source,
-            platform_note: resolved.note,
-            sidecar_reach: sidecar.transport().reach(),
-            sidecar_credential: sidecar.transport().credential(),
-            driver: env.driver.clone(),
-            // The console refuses in read-only mode before any job starts (`action_update`),
-            // and its client refuses every mutating request anyway.
-            read_only: None,
-        };
-        Ok(Job {
-            settings,
-            cluster: KubeCluster::new(client.clone()).with_server(env.server.clone()),
-            access: KubeAccess::new(client.clone()),
-            sidecar,
-            renderer: PlatformRenderer::new(resolved.platform),
-            clock: SystemClock,
+            controller_namespace: self.controller_namespace.clone(),
+            platform_file: self.platform_file.clone(),
+            require_platform: false,
+            sidecar: self.sidecar.clone()?,
+            driver: self.driver.clone(),
+            // Refused at the key already (`action_update::start`); the preamble asks again.
+            read_only: self.read_only,
             log,
-            holders: LocalProcesses {
-                prefix: crate::executor::driver::local_holder_prefix(),
-            },
-            prober: env.prober.clone(),
-        })
-    }
-
-    fn ops(&self) -> Ops<'_> {
-        Ops::new(
-            Ports {
-                cluster: &self.cluster,
-                access: &self.access,
-                sidecar: &self.sidecar,
-                renderer: &self.renderer,
-                clock: &self.clock,
-                log: self.log.as_ref(),
-                holders: &self.holders,
-                prober: self.prober.as_ref(),
-            },
-            &self.settings,
-        )
+            prober: self.prober.clone(),
+        };
+        Adapters::open(client, wiring)
+            .await
+            .map_err(|e| ActionError::Platform(e.to_string()))
     }
 }
 
@@ -245,101 +144,154 @@ fn summary(verdict: &PermissionVerdict) -> PermissionSummary {
     }
 }
 
-/// The preview of `request` through the same use cases as the commands; the prepared action
-/// is kept under `id` for [`run`].
+/// One cluster's prepared part and what its preview says besides the action's own text.
+struct PartPreview {
+    context: String,
+    prepared: Box<dyn Previewed>,
+    platform_note: Option<String>,
+    executor: String,
+}
+
+/// The preview of `request` through the same use cases as the commands, in each cluster it
+/// goes to; the prepared action is kept under `id` for [`run`].
 pub async fn prepare(
-    env: &ActionEnv,
-    client: &kube::Client,
+    envs: &ClusterEnvs,
     id: u64,
     request: &ActionRequest,
     executor: ExecutorMode,
     pending: &PendingActions,
-) -> Result<ActionPreview, String> {
-    let job = Job::open(env, client, request.namespace(), executor).await?;
-    let ops = job.ops();
-    let mut text = String::new();
-    if let Some(note) = &job.settings.platform_note {
-        text.push_str(&format!("note: {note}\n"));
+) -> Result<ActionPreview, ActionError> {
+    let several = request.parts.len() > 1;
+    let mut parts = Vec::new();
+    for ((env, client), part) in envs.iter().zip(&request.parts) {
+        let job = env
+            .open(client, &part.namespace, executor)
+            .await
+            .map_err(|e| e.in_cluster(&part.context, several))?;
+        let ops = job.ops();
+        let prepared = part
+            .operation
+            .prepare_any(&ops)
+            .await
+            .map_err(|e| ActionError::from(e).in_cluster(&part.context, several))?;
+        let executor = if !prepared.follows_a_plan() {
+            String::new()
+        } else {
+            match ops.executor_choice().await {
+                Ok(choice) => choice
+                    .note
+                    .unwrap_or_else(|| format!("executor: {}", executor.name())),
+                Err(err) => format!("executor: {} (Lease unreadable: {err})", executor.name()),
+            }
+        };
+        parts.push(PartPreview {
+            context: part.context.clone(),
+            prepared,
+            platform_note: job.settings.platform_note.clone(),
+            executor,
+        });
     }
-    let failed = |e: OpsError| e.to_string();
-    let prepared = match request {
-        ActionRequest::Rollout {
-            nodes,
-            image,
-            waves,
-            canaries,
-            ..
-        } => {
-            let input = RolloutInput {
-                selection: Selection::Named(nodes.clone()),
-                image: image.clone(),
-                waves: *waves,
-                canary_nodes: canaries.clone(),
-                wait: true,
-                dry_run: false,
-            };
-            Prepared::Rollout(Box::new(
-                rollout::prepare(&ops, input).await.map_err(failed)?,
-            ))
-        }
-        ActionRequest::Address { node, address } => {
-            let input = AddressInput {
-                node: node.name.to_string(),
-                address: address.clone(),
-                wait: true,
-                dry_run: false,
-            };
-            Prepared::Address(Box::new(
-                address::prepare(&ops, input).await.map_err(failed)?,
-            ))
-        }
-        ActionRequest::Seed {
-            node,
-            chain_id,
-            image,
-            external_address,
-        } => {
-            let input = SeedInput {
-                name: node.name.to_string(),
-                chain_id: chain_id.clone(),
-                image: image.clone(),
-                external_address: external_address.clone(),
-                node_key_secret: None,
-                wait: true,
-                dry_run: false,
-            };
-            Prepared::Seed(Box::new(seed::prepare(&ops, input).await.map_err(failed)?))
-        }
+    let preview = match parts.as_slice() {
+        [one] => one_preview(one),
+        several => across_preview(several)?,
     };
-    text.push_str(&prepared.text());
-    let head = prepared.head();
-    let (refusal, permissions) = (prepared.refusal(), summary(prepared.permissions()));
-    let (confirm_names, question) = (prepared.confirm_names(), prepared.question().to_owned());
-    let blocked = match refusal {
+    if let Ok(mut pending) = pending.lock() {
+        pending.insert(id, parts.into_iter().map(|p| p.prepared).collect());
+    }
+    Ok(preview)
+}
+
+/// Why a prepared part cannot go on, in the dialog's words.
+fn blocked(prepared: &dyn Previewed) -> Option<String> {
+    match prepared.refusal() {
         Some(OpsError::Access(_)) => {
             Some("the permission checks did not pass; nothing would be changed".to_owned())
         }
         Some(other) => Some(other.to_string()),
         None => None,
-    };
-    let executor = match ops.executor_choice().await {
-        Ok(choice) => choice
-            .note
-            .unwrap_or_else(|| format!("executor: {}", executor.name())),
-        Err(err) => format!("executor: {} (Lease unreadable: {err})", executor.name()),
-    };
-    if let Ok(mut pending) = pending.lock() {
-        pending.insert(id, prepared);
     }
-    Ok(ActionPreview {
-        head,
+}
+
+fn one_preview(part: &PartPreview) -> ActionPreview {
+    let prepared = part.prepared.as_ref();
+    let mut text = String::new();
+    if let Some(note) = &part.platform_note {
+        text.push_str(&format!("note: {note}\n"));
+    }
+    text.push_str(&prepared.text());
+    ActionPreview {
+        head: prepared.head(),
         text,
-        permissions,
-        executor,
-        blocked,
-        confirm_names,
-        question,
-    })
+        permissions: summary(prepared.permissions()),
+        executor: part.executor.clone(),
+        blocked: blocked(prepared),
+        confirm_names: prepared.confirm_names(),
+        question: prepared.question(),
+    }
+}
+
+/// Every cluster's preview under its heading, one question naming them all, the validators and
+/// seeds of every cluster typed as `CONTEXT/NAME` (`ops::across`, as the command asks).
+fn across_preview(parts: &[PartPreview]) -> Result<ActionPreview, ActionError> {
+    let mut preview = ActionPreview {
+        head: String::new(),
+        text: String::new(),
+        permissions: PermissionSummary {
+            checked: 0,
+            denied: Vec::new(),
+            error: None,
+        },
+        executor: String::new(),
+        blocked: None,
+        confirm_names: Vec::new(),
+        question: String::new(),
+    };
+    let mut what = None;
+    let mut counts = Vec::new();
+    let mut executors = Vec::new();
+    for part in parts {
+        let (context, prepared) = (part.context.as_str(), part.prepared.as_ref());
+        let Some((words, count)) = prepared.across() else {
+            return Err(ActionError::OneClusterOnly(prepared.kind().name()));
+        };
+        what.get_or_insert(words);
+        counts.push((context, count));
+        let one = one_preview(part);
+        preview
+            .head
+            .push_str(&format!("== cluster {context} ==\n{}", one.head));
+        preview
+            .text
+            .push_str(&format!("== cluster {context} ==\n{}", one.text));
+        preview.permissions.checked += one.permissions.checked;
+        preview.permissions.denied.extend(
+            one.permissions
+                .denied
+                .iter()
+                .map(|d| format!("{context}: {d}")),
+        );
+        if let Some(error) = one.permissions.error {
+            preview
+                .permissions
+                .error
+                .get_or_insert(format!("{context}: {error}"));
+        }
+        if let Some(reason) = one.blocked {
+            preview
+                .blocked
+                .get_or_insert(format!("cluster {context}: {reason}"));
+        }
+        executors.push(format!("{context}: {}", one.executor));
+    }
+    let names: Vec<(&str, Vec<String>)> = parts
+        .iter()
+        .map(|p| (p.context.as_str(), p.prepared.confirm_names()))
+        .collect();
+    let names: Vec<(&str, &[String])> = names.iter().map(|(c, n)| (*c, n.as_slice())).collect();
+    preview.confirm_names = across::typed_names(&names);
+    preview.question = across::question(&what.unwrap_or_default(), &counts);
+    preview.executor = executors.join("; ");
+    Ok(preview)
 }
 
 /// Sends notes and progress to the dialog. A full channel drops the line rather than block
@@ -391,14 +343,10 @@ fn tone_of(progress: &Progress) -> LineTone {
     }
 }
 
-/// Executes the action prepared under `id` and reports its end.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the action's environment, client and request, and the effects' shared state and channel"
-)]
+/// Executes the action prepared under `id` (cluster after cluster when it goes to several)
+/// and reports its end.
 pub async fn run(
-    env: ActionEnv,
-    client: kube::Client,
+    envs: ClusterEnvs,
     id: u64,
     request: ActionRequest,
     executor: ExecutorMode,
@@ -408,13 +356,13 @@ pub async fn run(
     let report = ChannelReport { id, tx: tx.clone() };
     let prepared = pending.lock().ok().and_then(|mut p| p.remove(&id));
     let end = match prepared {
-        Some(prepared) => execute(&env, &client, &request, executor, &prepared, &report).await,
-        None => Err("the preview of this action is gone; start it again".to_owned()),
+        Some(prepared) => execute(&envs, &request, executor, &prepared, &report).await,
+        None => Err(ActionError::PreviewGone),
     };
-    let end = end.unwrap_or_else(|message| RunEnd {
+    let end = end.unwrap_or_else(|error| RunEnd {
         ok: false,
-        message,
-        failed_node: None,
+        message: error.to_string(),
+        ..RunEnd::done("")
     });
     let finished = Finished {
         ok: end.ok,
@@ -424,24 +372,51 @@ pub async fn run(
 }
 
 async fn execute(
-    env: &ActionEnv,
-    client: &kube::Client,
+    envs: &ClusterEnvs,
     request: &ActionRequest,
     executor: ExecutorMode,
-    prepared: &Prepared,
+    prepared: &[Box<dyn Previewed>],
     report: &ChannelReport,
-) -> Result<RunEnd, String> {
-    let job = Job::open(env, client, request.namespace(), executor).await?;
-    if let Some(note) = &job.settings.platform_note {
-        report.note(&Note::Platform(note.clone()));
+) -> Result<RunEnd, ActionError> {
+    let mut jobs = Vec::new();
+    for ((env, client), part) in envs.iter().zip(&request.parts) {
+        let job = env.open(client, &part.namespace, executor).await?;
+        if let Some(note) = &job.settings.platform_note {
+            report.note(&Note::Platform(note.clone()));
+        }
+        jobs.push(job);
     }
-    let ops = job.ops();
-    let end = match prepared {
-        Prepared::Rollout(prepared) => rollout::run(&ops, prepared, report).await,
-        Prepared::Address(prepared) => address::run(&ops, prepared, report).await,
-        Prepared::Seed(prepared) => seed::run(&ops, prepared, report).await.map(|s| s.end),
-    };
-    end.map_err(|e| e.to_string())
+    if let ([job], [prepared]) = (jobs.as_slice(), prepared) {
+        return Ok(action::execute(&job.ops(), prepared.as_ref(), report).await?);
+    }
+    let parts: Vec<ClusterPart<'_>> = jobs
+        .iter()
+        .zip(&request.parts)
+        .zip(prepared)
+        .map(|((job, part), prepared)| ClusterPart {
+            context: &part.context,
+            ops: job.ops(),
+            prepared: prepared.as_ref(),
+            report,
+        })
+        .collect();
+    Ok(across::execute_in_turn(&parts, report).await.into_run_end())
+}
+
+/// Each cluster's turn said in the progress lines.
+impl InTurn for ChannelReport {
+    fn starting(&self, context: &str) {
+        self.note(&Note::Info(format!("cluster {context}: rolling out")));
+    }
+
+    fn ended(&self, context: &str, end: &Result<RunEnd, OpsError>, halt: Option<&str>) {
+        if let Ok(end) = end {
+            self.note(&Note::Info(format!("cluster {context}: {}", end.message)));
+        }
+        if let Some(halt) = halt {
+            self.note(&Note::Info(halt.to_owned()));
+        }
+    }
 }
 
 /// Journals an action refused before any request (read-only mode).

@@ -1,6 +1,7 @@
 //! The TUI loop: `Model`, `Msg`, `Cmd`, the pure `update`, the effects runner and the terminal
 //! loop. `update` never sees ratatui or crossterm types.
 pub mod action;
+pub mod action_error;
 pub mod action_update;
 pub mod command;
 pub mod doctor;

@@ -127,7 +127,7 @@ pub enum Msg {
     /// The preview of action `id` (or why it could not be computed; nothing was changed).
     ActionPrepared {
         id: u64,
-        result: Result<ActionPreview, String>,
+        result: Result<ActionPreview, super::action_error::ActionError>,
     },
     /// A line of action `id`'s progress.
     ActionProgress {

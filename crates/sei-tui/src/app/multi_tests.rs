@@ -278,28 +278,62 @@ fn the_node_screen_watches_its_own_cluster() {
 }
 
 #[test]
-fn marked_nodes_of_two_clusters_are_refused_naming_both() {
+fn a_rollout_of_marked_nodes_of_two_clusters_is_one_dialog_with_a_part_per_cluster() {
     let mut model = two_cluster_model();
     // The first rows are arctic's; the last is pacific's.
     press(&mut model, " ");
     press(&mut model, "G");
     press(&mut model, " ");
     assert_eq!(model.marked.len(), 2);
-    let cmds = press(&mut model, "i");
-    assert!(cmds.is_empty());
-    assert!(model.action.is_none(), "no dialog, nothing prepared");
-    let flash = model.flash.clone().expect("flash");
-    assert!(flash.error);
+    let marked: Vec<ObjectKey> = model.marked.iter().cloned().collect();
+    assert!(press(&mut model, "i").is_empty(), "a prompt asks nothing");
+    let flow = model.action.as_ref().expect("one dialog");
+    let super::action::Stage::Prompt(form) = &flow.stage else {
+        panic!("prompt");
+    };
+    assert_eq!(form.clusters.len(), 2, "{form:?}");
+    let cmds = key(&mut model, KeyCode::Enter);
+    let [Cmd::PrepareAction { request, .. }] = cmds.as_slice() else {
+        panic!("{cmds:?}");
+    };
+    let parts: Vec<(&str, Vec<String>)> = request
+        .parts
+        .iter()
+        .map(|p| (p.context.as_str(), p.operation.nodes()))
+        .collect();
+    let expected: Vec<(&str, Vec<String>)> = marked
+        .iter()
+        .map(|k| (k.context.as_ref(), vec![k.name.to_string()]))
+        .collect();
+    assert_eq!(parts, expected, "one rollout per cluster, in order");
+    // Another action still goes to one cluster.
+    model.action = None;
+    press(&mut model, "a");
     assert!(
-        flash.text.contains("2 clusters (arctic-1, pacific-1)"),
-        "{}",
-        flash.text
+        model.action.is_some(),
+        "the address of the selected node only"
     );
+}
+
+#[test]
+fn a_rollout_across_clusters_is_refused_in_read_only_before_any_request() {
+    let mut model = two_cluster_model();
+    press(&mut model, " ");
+    press(&mut model, "G");
+    press(&mut model, " ");
+    model.settings.guard = crate::kube::read_only::MutationGuard::new(true, false);
+    let cmds = press(&mut model, "i");
+    assert!(model.action.is_none());
     assert!(
-        flash.text.ends_with(
-            "sei-console --context arctic-1 --context pacific-1 rollout NODE... --image IMAGE \
-             --across-clusters"
-        ),
+        matches!(cmds.as_slice(), [Cmd::RecordRefusal { .. }]),
+        "{cmds:?}"
+    );
+    let flash = model.flash.clone().expect("flash");
+    assert!(
+        flash.error
+            && flash
+                .text
+                .starts_with("read-only mode: refusing to run rollout on"),
         "{}",
         flash.text
     );
@@ -318,7 +352,7 @@ fn an_action_on_one_cluster_goes_to_that_cluster() {
     };
     assert_eq!(form.context, PACIFIC);
     let request = super::action::validate(flow.kind, form).expect("valid");
-    assert_eq!(request.context(), PACIFIC);
+    assert_eq!(request.contexts(), PACIFIC);
 }
 
 #[test]

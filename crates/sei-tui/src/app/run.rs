@@ -66,7 +66,8 @@ impl ActionSetup {
     /// `SEI_CONSOLE_SIDECAR_*` (the pod proxy needs the connection's config).
     pub fn env(self, config: Option<kube::Config>) -> ActionEnv {
         let server = config.as_ref().map(|c| c.cluster_url.to_string());
-        let sidecar = crate::sidecar::env::client_from_env(config);
+        let sidecar = crate::sidecar::env::client_from_env(config)
+            .map_err(super::action_error::ActionError::SidecarTransport);
         ActionEnv {
             server,
             controller_namespace: self.controller_namespace,
@@ -77,6 +78,7 @@ impl ActionSetup {
             journal: self.journal,
             driver: default_driver_config(),
             prober: self.prober,
+            read_only: None,
         }
     }
 }
@@ -179,7 +181,8 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
             .client(config)
             .map_err(|e| format!("cannot create Kubernetes client: {e}"))?;
     }
-    let env = options.actions.clone().env(conn.kube_config.clone());
+    let mut env = options.actions.clone().env(conn.kube_config.clone());
+    env.read_only = guard.hint();
     let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
     let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone())
         .with_guard(guard)

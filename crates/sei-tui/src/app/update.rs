@@ -315,6 +315,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::RolloutImage => return action_update::start(model, ActionKind::Rollout),
         Action::ChangeAddress => return action_update::start(model, ActionKind::Address),
         Action::CreateSeed => return action_update::start(model, ActionKind::SeedCreate),
+        Action::RestartPod => return action_update::start(model, ActionKind::Restart),
         Action::ShowAction => action_update::show(model),
         Action::ProbeSeed => return super::probes::probe_now(model),
         Action::Doctor => super::doctor::open(model),

@@ -201,9 +201,10 @@ pub(super) async fn watch_detail(
 
 /// The selected seed's NodeID from its node-key Secret or its sidecar, retried while unknown.
 async fn watch_node_id(conn: Connection, node: ObjectKey, epoch: u64, tx: mpsc::Sender<Msg>) {
-    use crate::kube::node_identity::seed_node_id;
+    use crate::ops::seed_probe::seed_node_id;
     use crate::sidecar::env::client_from_env;
     let sidecar = client_from_env(conn.kube_config.clone());
+    let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
     let api: Api<SeiNode> = Api::namespaced(conn.client.clone(), &node.namespace);
     for _ in 0..NODE_ID_ATTEMPTS {
         if let Ok(Some(seinode)) = api.get_opt(&node.name).await {
@@ -211,7 +212,7 @@ async fn watch_node_id(conn: Connection, node: ObjectKey, epoch: u64, tx: mpsc::
                 Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
                 Err(why) => Err(why.as_str()),
             };
-            let Some(lookup) = seed_node_id(&conn.client, sidecar, &seinode).await else {
+            let Some(lookup) = seed_node_id(&cluster, sidecar, &seinode).await else {
                 return;
             };
             let found = matches!(lookup, crate::fleet::detail::NodeIdLookup::Found { .. });

@@ -50,7 +50,9 @@ fn content(
             ..
         } => {
             let mut lines = vec![Line::styled(preview.question.clone(), theme.header)];
-            lines.push(Line::styled(preview.executor.clone(), theme.dim));
+            if !preview.executor.is_empty() {
+                lines.push(Line::styled(preview.executor.clone(), theme.dim));
+            }
             let hint = match preview.expected_typing() {
                 Some(expected) => {
                     lines.push(Line::raw(""));
@@ -117,37 +119,11 @@ fn content(
 }
 
 fn request_lines(request: &ActionRequest, theme: &Theme) -> Vec<Line<'static>> {
-    let text = match request {
-        ActionRequest::Rollout {
-            namespace,
-            nodes,
-            image,
-            waves,
-            canaries,
-            ..
-        } => {
-            let plan = match (nodes.len(), canaries.as_slice()) {
-                (1, _) => String::new(),
-                (_, []) if waves.canary == 0 => format!(" (no canary, batch {})", waves.batch),
-                (_, []) => format!(" (canary auto, batch {})", waves.batch),
-                (_, chosen) => format!(" (canary {}, batch {})", chosen.join(", "), waves.batch),
-            };
-            format!("{namespace}: {} → {image}{plan}", nodes.join(", "))
-        }
-        ActionRequest::Address { node, address } => {
-            format!("{}/{} → {address}", node.namespace, node.name)
-        }
-        ActionRequest::Seed {
-            node,
-            chain_id,
-            image,
-            ..
-        } => format!(
-            "{}/{} (chain {chain_id}, {image})",
-            node.namespace, node.name
-        ),
-    };
-    vec![Line::styled(text, theme.header)]
+    request
+        .summary()
+        .into_iter()
+        .map(|line| Line::styled(line, theme.header))
+        .collect()
 }
 
 fn prompt_lines(flow: &ActionFlow, form: &Form, theme: &Theme) -> Vec<Line<'static>> {
@@ -250,7 +226,9 @@ fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
             lines.push(Line::styled(format!("  {denied}"), theme.bad));
         }
     }
-    lines.push(Line::styled(preview.executor.clone(), theme.dim));
+    if !preview.executor.is_empty() {
+        lines.push(Line::styled(preview.executor.clone(), theme.dim));
+    }
     lines.extend(preview.text.lines().map(|line| {
         let trimmed = line.trim_start();
         if trimmed.starts_with("warning:") {

@@ -367,7 +367,9 @@ fn preview_that_could_not_be_computed() {
         &mut model,
         Msg::ActionPrepared {
             id,
-            result: Err("SeiNode sei/rpc-0 not found".into()),
+            result: Err(crate::app::action_error::ActionError::Ops(
+                crate::ops::OpsError::BadInput("SeiNode sei/rpc-0 not found".into()),
+            )),
         },
     );
     insta::assert_snapshot!(screen(&mut model));

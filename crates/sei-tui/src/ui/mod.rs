@@ -65,7 +65,7 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     }
     if let Some(flow) = model.action.as_ref().filter(|flow| !flow.hidden) {
         let cluster = flow.context().filter(|_| model.multi_cluster());
-        dialog::render(flow, cluster, model.now, theme, frame, area);
+        dialog::render(flow, cluster.as_deref(), model.now, theme, frame, area);
     }
 }
 

@@ -14,6 +14,7 @@ use crate::config::WaveDefaults;
 use crate::fleet::sample;
 use crate::keymap::{Key, KeyCode};
 use crate::ops::PermissionVerdict;
+use crate::ops::action::SomeOperation;
 use crate::ops::rollout::{Blocked, NodeToRoll, RolloutInput, RolloutPrepared, Selection};
 use crate::planner::PlanContext;
 
@@ -53,19 +54,25 @@ fn the_prompt_chooses_the_canary_among_the_marked_nodes_and_the_batch_size() {
     };
     assert_eq!(
         request,
-        &ActionRequest::Rollout {
-            context: "kind-sei".into(),
-            namespace: "sei".into(),
-            nodes: ["archive-0", "rpc-0", "rpc-1", "validator-0"]
-                .map(String::from)
-                .into(),
-            image: ImageRef::parse(NEW).expect("image"),
-            waves: WaveDefaults {
-                canary: 1,
-                batch: 2
-            },
-            canaries: vec!["rpc-0".into()],
-        }
+        &ActionRequest::one(
+            "kind-sei",
+            "sei",
+            SomeOperation::new(RolloutInput {
+                selection: Selection::Named(
+                    ["archive-0", "rpc-0", "rpc-1", "validator-0"]
+                        .map(String::from)
+                        .into()
+                ),
+                image: ImageRef::parse(NEW).expect("image"),
+                waves: WaveDefaults {
+                    canary: 1,
+                    batch: 2
+                },
+                canary_nodes: vec!["rpc-0".into()],
+                wait: true,
+                dry_run: false,
+            }),
+        )
     );
 }
 
@@ -107,8 +114,8 @@ fn a_bad_batch_or_a_canary_not_marked_is_refused_in_the_form() {
     key(&mut model, KeyCode::Enter);
     let cmds = key(&mut model, KeyCode::Enter);
     assert!(
-        matches!(cmds.as_slice(), [Cmd::PrepareAction { request: ActionRequest::Rollout { waves, canaries, .. }, .. }]
-            if waves.canary == 0 && canaries.is_empty()),
+        matches!(cmds.as_slice(), [Cmd::PrepareAction { request, .. }]
+            if request.parts[0].operation.downcast::<RolloutInput>().is_some_and(|r| r.waves.canary == 0 && r.canary_nodes.is_empty())),
         "{cmds:?}"
     );
 }

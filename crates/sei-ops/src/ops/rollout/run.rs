@@ -2,9 +2,7 @@
 //! every plan it needs to run the image, then the wave gate; the first failure halts the rest.
 use std::time::Instant;
 
-use super::{
-    GATE_POLL, MAX_PLANS_PER_ROLLOUT_NODE, NodeToRoll, RolloutInput, RolloutPrepared, refuse,
-};
+use super::{GATE_POLL, MAX_PLANS_PER_ROLLOUT_NODE, NodeToRoll, RolloutInput, RolloutPrepared};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::waves::{Gate, plan_waves, wave_gate};
@@ -16,19 +14,14 @@ use crate::ops::follow::FollowEnd;
 use crate::ops::{Note, Ops, OpsError, Report, RunEnd};
 use crate::ports::{ClusterObject, ObjectKind};
 
-/// Rolls the prepared nodes in waves. Refuses (changing nothing) when `prepare` said it cannot
-/// start; blocked nodes are never touched and make the end a failure naming them.
-pub async fn run(
+/// Rolls the prepared nodes in waves, after the shared preamble (`action::execute`: read-only,
+/// what `prepare` said cannot start); blocked nodes are never touched and make the end a
+/// failure naming them.
+pub(super) async fn run(
     ops: &Ops<'_>,
     prepared: &RolloutPrepared,
     report: &dyn Report,
 ) -> Result<RunEnd, OpsError> {
-    ops.refuse_if_read_only(
-        ActionKind::Rollout,
-        &prepared.names(),
-        &prepared.input.detail(),
-    )?;
-    refuse(ops, prepared)?;
     // Already-rolled and blocked nodes were shown with the preview; they are not touched.
     if prepared.nodes.is_empty() {
         return Ok(RunEnd::done(format!(
