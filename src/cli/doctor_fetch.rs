@@ -229,11 +229,12 @@ impl ClusterData {
                 n.spec.mode().ok() == Some(NodeMode::Seed) && !n.spec.external_address().is_empty()
             })
             .collect();
+        let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
         let probes = seeds.iter().map(|node| {
             let prober = &prober;
+            let cluster = &cluster;
             async move {
-                let lookup =
-                    crate::kube::node_identity::seed_node_id(&conn.client, sidecar, node).await;
+                let lookup = crate::ops::seed_probe::seed_node_id(cluster, sidecar, node).await;
                 let target =
                     crate::ops::seed_probe::probe_target(node, lookup.as_ref(), None).ok()?;
                 let at = Timestamp::now();

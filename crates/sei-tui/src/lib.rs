@@ -8,4 +8,4 @@ use sei_adapters::{kube, sidecar, wiring};
 #[cfg(test)]
 use sei_core::planner;
 use sei_core::{api, config, fleet, keymap, limits, platform};
-use sei_ops::{actions, executor, journal, ops, ports, tasks};
+use sei_ops::{actions, executor, journal, ops, ports};

@@ -121,7 +121,8 @@ fn the_fix_key_of_a_render_failure_opens_the_rollout_preview_of_that_node() {
         _ => None,
     });
     let request = prepared.unwrap_or_else(|| panic!("a preview is asked for: {cmds:?}"));
-    assert_eq!(request.namespace(), "sei");
+    let namespaces: Vec<&str> = request.parts.iter().map(|p| p.namespace.as_str()).collect();
+    assert_eq!(namespaces, ["sei"]);
     let flow = model.action.as_ref().expect("the rollout dialog");
     assert!(
         matches!(flow.stage, Stage::Preparing(_)),
