@@ -6,8 +6,9 @@
 //! the commands (`sei-console`).
 pub mod kube;
 pub mod p2p;
+pub mod rpc;
 pub mod sidecar;
 
 // The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.
-use sei_core::{api, fleet, limits, platform, render};
+use sei_core::{api, chain, fleet, limits, platform, render};
 use sei_ops::{actions, ports};

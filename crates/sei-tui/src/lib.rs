@@ -4,8 +4,8 @@ pub mod app;
 pub mod ui;
 
 // The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.
-use sei_adapters::{kube, sidecar};
+use sei_adapters::{kube, rpc, sidecar};
 #[cfg(test)]
 use sei_core::planner;
-use sei_core::{api, config, fleet, keymap, limits};
+use sei_core::{api, chain, config, fleet, keymap, limits};
 use sei_ops::{actions, executor, journal, ops, ports, tasks};

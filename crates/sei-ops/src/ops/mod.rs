@@ -22,6 +22,7 @@ use crate::ports::{Clock, ClusterApi, ClusterError, HolderProbe, SidecarApi};
 use crate::tasks::WorkloadRenderer;
 
 pub mod address;
+pub mod chain_health;
 pub mod exec;
 pub mod follow;
 mod lease;

@@ -2,6 +2,7 @@
 //! loop. `update` never sees ratatui or crossterm types.
 pub mod action;
 pub mod action_update;
+pub mod chain_health;
 pub mod command;
 pub mod effects;
 mod health;
@@ -17,6 +18,8 @@ pub mod update;
 pub mod viewer;
 mod watch_tasks;
 
+#[cfg(test)]
+mod chain_health_tests;
 #[cfg(test)]
 mod command_tests;
 #[cfg(test)]

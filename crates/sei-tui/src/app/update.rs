@@ -25,7 +25,9 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             model.now = now;
             // Ages and the STALE clock move once a second; that is the only idle redraw.
             model.dirty = true;
-            super::probes::due(model)
+            let mut cmds = super::probes::due(model);
+            cmds.extend(super::chain_health::due(model));
+            cmds
         }
         Msg::Delta { epoch, delta } => {
             let detail = matches!(
@@ -119,6 +121,7 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             super::probes::on_probed(model, &key, at, outcome);
             Vec::new()
         }
+        Msg::HealthRead { key, reading } => super::chain_health::on_read(model, &key, reading),
     };
     if !is_delta {
         // Deltas come in floods: the loop refreshes views once per batch, before drawing.
@@ -400,15 +403,21 @@ fn open_logs(model: &mut Model) -> Vec<Cmd> {
     cmds
 }
 
-/// The next sort column in `step`'s direction, skipping CLUSTER while only one is watched
-/// (the column is not shown then).
+/// The next sort column in `step`'s direction, skipping CLUSTER while only one is watched and
+/// HEIGHT/LAG while no node was read (the columns are not shown then).
 fn sort_column(model: &Model, step: fn(Column) -> Column) -> Column {
-    let next = step(model.sort.column);
-    if next == Column::Cluster && !model.multi_cluster() {
-        step(next)
-    } else {
-        next
+    let hidden = |column: Column| {
+        (column == Column::Cluster && !model.multi_cluster())
+            || (column == Column::Health && !model.fleet.has_health())
+    };
+    let mut next = step(model.sort.column);
+    for _ in 0..Column::ALL.len() {
+        if !hidden(next) {
+            break;
+        }
+        next = step(next);
     }
+    next
 }
 
 fn page(model: &Model) -> isize {
