@@ -21,8 +21,9 @@ use sei_console::app::effects::Effects;
 use sei_console::kube::client::Connection;
 use tokio::sync::mpsc;
 
-use crate::common::TestNamespace;
 use crate::common::console::{production_env, running_full_nodes};
+use crate::common::identity::{Operator, rule};
+use crate::common::{TestNamespace, repo_path};
 use crate::console::Console;
 use crate::tendermint_net::{Mode, Network, NetworkSpec, Peering};
 
@@ -229,6 +230,48 @@ async fn get_and_describe_show_in_sync_catching_up_unreachable_and_stalled_nodes
     ] {
         assert!(!health[field].is_null(), "describe has {field}: {health:#}");
     }
+
+    // An operator who may read SeiNodes but not `create pods/portforward`: forbidden, and why.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let reader = Operator::create(
+        &ns,
+        "reader",
+        vec![
+            rule("sei.io", &["seinodes"], &["get", "list", "watch"]),
+            rule("", &["events", "pods"], &["get", "list", "watch"]),
+        ],
+        dir.path(),
+    )
+    .await;
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
+        .envs(production_env())
+        .env("KUBECONFIG", &reader.kubeconfig)
+        .env(
+            "SEI_CONSOLE_PLATFORM_CONFIG",
+            repo_path("assets/demo/platform-config.yaml"),
+        )
+        .env("XDG_STATE_HOME", state.path())
+        .env("XDG_CONFIG_HOME", state.path())
+        .args(["get", "hc-val", "-n", &ns.name, "-o", "json"])
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("run sei-console");
+    let items: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "get -o json as a reader: {err}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let refused = &items[0]["chainHealth"];
+    assert_eq!(refused["state"], "unreachable", "{refused:#}");
+    assert_eq!(refused["error"]["kind"], "forbidden", "{refused:#}");
+    assert!(
+        refused["error"]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("pods/portforward")),
+        "{refused:#}"
+    );
 
     // A stopped validator stalls the chain: the full node's last block ages past the 30 s
     // floor; the validator's own RPC is gone (nothing listens behind its pod port).
