@@ -138,12 +138,21 @@ pub struct ChainTop {
     pub source: Option<LagSource>,
 }
 
+/// When the last read ended and, if it failed, why (its snapshot, when it answered, is
+/// `NodeHealth::last_good`: kept once, not twice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastRead {
+    pub at: Timestamp,
+    pub failure: Option<RpcFailure>,
+}
+
 /// One node's readings over time: the last one, the last good one, and how its height moved.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NodeHealth {
-    pub last: Option<Reading>,
-    /// The last reading that answered `/status` (kept while the RPC is unreachable).
-    pub last_good: Option<(Timestamp, Snapshot)>,
+    pub last: Option<LastRead>,
+    /// The last reading that answered `/status` (kept while the RPC is unreachable); boxed, so
+    /// a node never read costs a pointer.
+    pub last_good: Option<Box<(Timestamp, Snapshot)>>,
     /// The height seen and when it was first seen at it.
     height_since: Option<(u64, Timestamp)>,
     /// Smoothed time per block, from the heights seen advancing between readings.
@@ -158,29 +167,41 @@ impl NodeHealth {
         if self.last.as_ref().is_some_and(|last| last.at > reading.at) {
             return;
         }
-        if let Ok(snapshot) = &reading.outcome {
-            let height = snapshot.status.latest_block_height;
-            match self.height_since {
-                Some((seen, since)) if height > seen => {
-                    let elapsed = reading.at.duration_since(since);
-                    let blocks = i32::try_from(height - seen).unwrap_or(i32::MAX);
-                    // The height moved somewhere between the last reading and this one: the
-                    // sample is coarse but unbiased over several readings.
-                    let sample = elapsed / blocks;
-                    self.interval = Some(match self.interval {
-                        Some(old) => (old * 7 + sample * 3) / 10,
-                        None => sample,
-                    });
-                    self.height_since = Some((height, reading.at));
-                }
-                Some((seen, _)) if height == seen => {}
-                // First reading, or the node went back (restored from a snapshot).
-                _ => self.height_since = Some((height, reading.at)),
+        let failure = match reading.outcome {
+            Ok(snapshot) => {
+                self.took(reading.at, snapshot);
+                None
             }
-            self.last_good = Some((reading.at, snapshot.clone()));
-        }
-        self.last = Some(reading);
+            Err(failure) => Some(failure),
+        };
+        self.last = Some(LastRead {
+            at: reading.at,
+            failure,
+        });
         self.reading = false;
+    }
+
+    /// An answered read: how the height moved, and the snapshot kept.
+    fn took(&mut self, at: Timestamp, snapshot: Snapshot) {
+        let height = snapshot.status.latest_block_height;
+        match self.height_since {
+            Some((seen, since)) if height > seen => {
+                let elapsed = at.duration_since(since);
+                let blocks = i32::try_from(height - seen).unwrap_or(i32::MAX);
+                // The height moved somewhere between the last reading and this one: the
+                // sample is coarse but unbiased over several readings.
+                let sample = elapsed / blocks;
+                self.interval = Some(match self.interval {
+                    Some(old) => (old * 7 + sample * 3) / 10,
+                    None => sample,
+                });
+                self.height_since = Some((height, at));
+            }
+            Some((seen, _)) if height == seen => {}
+            // First reading, or the node went back (restored from a snapshot).
+            _ => self.height_since = Some((height, at)),
+        }
+        self.last_good = Some(Box::new((at, snapshot)));
     }
 
     /// The observed time per block, if the height was seen advancing.
@@ -200,7 +221,7 @@ impl NodeHealth {
     pub fn height(&self) -> Option<u64> {
         self.last_good
             .as_ref()
-            .map(|(_, s)| s.status.latest_block_height)
+            .map(|good| good.1.status.latest_block_height)
     }
 
     /// Since when the height stood still: when this console first saw it, or the block's own
@@ -223,14 +244,15 @@ impl NodeHealth {
         let Some(last) = &self.last else {
             return Verdict::Pending;
         };
-        let snapshot = match &last.outcome {
-            Err(failure) => {
-                return Verdict::Unreachable {
-                    failure: failure.clone(),
-                };
-            }
-            Ok(snapshot) => snapshot,
+        if let Some(failure) = &last.failure {
+            return Verdict::Unreachable {
+                failure: failure.clone(),
+            };
+        }
+        let Some(good) = &self.last_good else {
+            return Verdict::Pending;
         };
+        let snapshot = &good.1;
         let status = &snapshot.status;
         let height = status.latest_block_height;
         let threshold = self.stall_threshold();

@@ -8,5 +8,5 @@ pub mod rpc;
 #[cfg(test)]
 mod tests;
 
-pub use health::{ChainTop, LagSource, NodeHealth, Reading, Snapshot, State, Verdict};
+pub use health::{ChainTop, LagSource, LastRead, NodeHealth, Reading, Snapshot, State, Verdict};
 pub use rpc::{LagStatus, NetInfo, RpcAnswer, RpcFailure, Status};

@@ -102,13 +102,12 @@ pub struct LagStatus {
     pub http_status: u16,
 }
 
-/// `GET /net_info`: its peers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// `GET /net_info`: how many peers (the list itself is not kept: a fleet's worth of peer IDs
+/// would be most of the console's memory for health).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NetInfo {
     pub n_peers: u32,
-    /// The peers' node IDs.
-    pub peers: Vec<String>,
 }
 
 /// HTTP statuses `/lag_status` uses for "lagging over the threshold": 417 at the sei-chain
@@ -263,20 +262,8 @@ impl NetInfo {
                 RpcFailure::BadAnswer(format!("no n_peers in {}", excerpt(&answer.body)))
             }));
         };
-        let peers = info
-            .get("peers")
-            .and_then(Value::as_array)
-            .map(|peers| {
-                peers
-                    .iter()
-                    .filter_map(|p| p.get("node_id").and_then(Value::as_str))
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default();
         Ok(NetInfo {
             n_peers: u32::try_from(n_peers).unwrap_or(u32::MAX),
-            peers,
         })
     }
 }

@@ -83,7 +83,8 @@ pub fn lines(
     let Some(health) = health else {
         return out;
     };
-    if let Some((at, snapshot)) = &health.last_good {
+    if let Some(good) = &health.last_good {
+        let (at, snapshot) = &**good;
         let status = &snapshot.status;
         let read_then = match &health.last {
             Some(last) if last.at != *at => format!(" (last answer, {} ago)", age(Some(*at), now)),
@@ -275,7 +276,9 @@ impl HealthJson {
         known_node_id: Option<&str>,
         now: Timestamp,
     ) -> HealthJson {
-        let good = health.and_then(|h| h.last_good.as_ref());
+        let good = health
+            .and_then(|h| h.last_good.as_deref())
+            .map(|(at, snapshot)| (at, snapshot));
         let status = good.map(|(_, s)| &s.status);
         let node_id = status
             .map(|s| s.node_id.clone())
@@ -314,7 +317,7 @@ impl HealthJson {
             answered_at: good.map(|(at, _)| *at),
             error: health
                 .and_then(|h| h.last.as_ref())
-                .and_then(|r| r.outcome.as_ref().err().cloned()),
+                .and_then(|r| r.failure.clone()),
         }
     }
 }

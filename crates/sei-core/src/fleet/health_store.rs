@@ -148,6 +148,40 @@ impl Fleets {
                 fleet.judge_health(now, &tops);
             }
         }
+        self.health_tops = tops;
+    }
+
+    /// Judges `key` alone at `now` against the tops of the last [`Fleets::judge_health`]
+    /// (raised to its own height when higher): what a new reading costs, whatever the fleet's
+    /// size; the tick judges everyone again.
+    pub fn judge_one(&mut self, key: &ObjectKey, now: Timestamp) {
+        let Some(fleet) = self.fleet(&key.context) else {
+            return;
+        };
+        let (Some(row), Some(health)) = (fleet.row(key), fleet.health(key)) else {
+            return;
+        };
+        let chain = row.chain_id.clone();
+        if let Some(height) = health.height() {
+            let top = self.health_tops.entry(chain.clone()).or_default();
+            if height > top.height {
+                *top = ChainTop {
+                    height,
+                    source: Some(LagSource::Fleet),
+                };
+            }
+        }
+        let top = top_for(&self.health_tops, &chain);
+        let Some(fleet) = self.fleet_mut(&key.context) else {
+            return;
+        };
+        let Some(brief) = fleet
+            .health(key)
+            .map(|health| HealthBrief::of(&health.verdict(now, top), health))
+        else {
+            return;
+        };
+        fleet.set_health_brief(key, Some(brief));
     }
 }
 

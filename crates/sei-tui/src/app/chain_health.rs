@@ -4,8 +4,9 @@
 //!
 //! Nodes on screen (the visible rows, the open node, the marked nodes an action takes) are read
 //! every [`HOT_EVERY`]; every other node serving RPC in a background sweep every
-//! [`SWEEP_EVERY`], oldest reading first; at most [`MAX_IN_FLIGHT`] reads run at once (the
-//! adapter keeps as many port-forwards open), a slot refilled as soon as its read ends. Seeds serve no RPC: their health is the P2P
+//! [`SWEEP_EVERY`], oldest reading first; at most [`MAX_IN_FLIGHT`] reads asked for at once (the
+//! adapter runs 8 at a time over as many port-forwards). A reading is judged alone as it
+//! arrives; every node is judged again on the tick, which then asks for the reads due. Seeds serve no RPC: their health is the P2P
 //! probe (`probes`).
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -20,8 +21,10 @@ use crate::ops::chain_health::serves_rpc;
 pub const HOT_EVERY: SignedDuration = SignedDuration::from_secs(5);
 /// How often every other node is read.
 pub const SWEEP_EVERY: SignedDuration = SignedDuration::from_secs(60);
-/// Reads running at once (the adapter's cap on open port-forwards, `rpc::MAX_FORWARDS`).
-pub const MAX_IN_FLIGHT: usize = 8;
+/// Reads asked for and not answered yet. The adapter runs at most `rpc::MAX_FORWARDS` (8) at
+/// once and queues the rest, so one tick asks for enough to keep it busy for a second (a
+/// 1,000-node sweep every 60 s needs about 17 a second, the rows on screen about 10 more).
+pub const MAX_IN_FLIGHT: usize = 48;
 
 /// The nodes read every [`HOT_EVERY`]: the rows on screen, the open node, the marked ones.
 fn hot_keys(model: &Model) -> BTreeSet<ObjectKey> {
@@ -99,15 +102,10 @@ pub fn due(model: &mut Model) -> Vec<Cmd> {
     vec![Cmd::ReadHealth { keys: picked }]
 }
 
-/// A read ended: take it in, judge (the row shows it on the next frame) and refill the freed
-/// slot at once, so a sweep runs at the pace the reads end, not one batch per tick.
-pub fn on_read(model: &mut Model, key: &ObjectKey, reading: Reading) -> Vec<Cmd> {
+/// A read ended: take it in and judge that node alone (the row shows it on the next frame);
+/// the next tick judges every node and asks for more.
+pub fn on_read(model: &mut Model, key: &ObjectKey, reading: Reading) {
     model.fleet.record_health(key, reading);
+    model.fleet.judge_one(key, model.now);
     model.dirty = true;
-    if model.settings.chain_health {
-        due(model)
-    } else {
-        model.fleet.judge_health(model.now, &BTreeMap::new());
-        Vec::new()
-    }
 }

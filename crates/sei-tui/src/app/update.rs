@@ -121,7 +121,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             super::probes::on_probed(model, &key, at, outcome);
             Vec::new()
         }
-        Msg::HealthRead { key, reading } => super::chain_health::on_read(model, &key, reading),
+        Msg::HealthRead { key, reading } => {
+            super::chain_health::on_read(model, &key, reading);
+            Vec::new()
+        }
     };
     if !is_delta {
         // Deltas come in floods: the loop refreshes views once per batch, before drawing.

@@ -34,10 +34,7 @@ fn snapshot(status: Status, lag: u64, lag_http: u16, peers: u32) -> Snapshot {
             lagging: lag_http != 200,
             http_status: lag_http,
         }),
-        net: Ok(NetInfo {
-            n_peers: peers,
-            peers: Vec::new(),
-        }),
+        net: Ok(NetInfo { n_peers: peers }),
     }
 }
 
