@@ -164,6 +164,10 @@ pub fn verdict_line(verdict: &Verdict, now: Timestamp) -> String {
     match verdict {
         Verdict::Pending => format!("{head} (the RPC is read every few seconds)"),
         Verdict::InSync { height } => format!("{head} at {height}"),
+        // "RPC unreachable: unreachable: …" says it twice.
+        Verdict::Unreachable {
+            failure: RpcFailure::Unreachable(detail),
+        } => format!("{head}: {detail}"),
         Verdict::Unreachable { failure } => format!("{head}: {failure}"),
         Verdict::Stalled {
             height,
@@ -339,4 +343,28 @@ pub fn describe_section(
         None => out.push_str("  - (seeds serve no RPC: their health is the P2P probe)\n"),
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreachable_verdict_names_why_once() {
+        let now: Timestamp = "2026-12-01T12:00:00Z".parse().expect("time");
+        let forbidden = Verdict::Unreachable {
+            failure: RpcFailure::Forbidden("needs create pods/portforward".into()),
+        };
+        assert_eq!(
+            verdict_line(&forbidden, now),
+            "✗ RPC unreachable: forbidden: needs create pods/portforward"
+        );
+        let broken = Verdict::Unreachable {
+            failure: RpcFailure::Unreachable("forward not found for port 26657".into()),
+        };
+        assert_eq!(
+            verdict_line(&broken, now),
+            "✗ RPC unreachable: forward not found for port 26657"
+        );
+    }
 }
