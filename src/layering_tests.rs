@@ -20,7 +20,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Input bounds and message elision: used by every reader, uses nothing.
     ("limits", &[]),
     ("api", &[]),
-    ("ports", &["api"]),
+    // Chain health of the nodes' RPC, pure: readings and verdicts.
+    ("chain", &[]),
+    ("ports", &["api", "chain"]),
     ("platform", &["limits"]),
     ("planner", &["api", "platform"]),
     ("render", &["api", "platform"]),
@@ -29,7 +31,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "executor",
         &["api", "planner", "platform", "ports", "render", "tasks"],
     ),
-    ("fleet", &["api", "platform"]),
+    ("fleet", &["api", "chain", "platform"]),
     ("keymap", &[]),
     ("config", &["keymap", "limits"]),
     (
@@ -42,8 +44,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "ops",
         &[
-            "actions", "api", "config", "executor", "fleet", "journal", "planner", "platform",
-            "ports", "render", "tasks",
+            "actions", "api", "chain", "config", "executor", "fleet", "journal", "planner",
+            "platform", "ports", "render", "tasks",
         ],
     ),
     // An adapter like `kube`: the P2P handshake behind `ports::probe::SeedProber` (its TCP
@@ -57,6 +59,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("sidecar", &["api", "kube", "limits", "ports"]),
+    // The nodes' sei-tendermint RPC through a port-forward (`sidecar::portforward`'s pool).
+    ("rpc", &["api", "chain", "kube", "ports", "sidecar"]),
     // The one place adapters are put behind the ops layer's ports (the commands and the console's
     // action jobs open it).
     (
@@ -68,8 +72,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "app",
         &[
-            "actions", "api", "config", "executor", "fleet", "journal", "keymap", "kube", "limits",
-            "ops", "planner", "platform", "ports", "sidecar", "tasks", "wiring",
+            "actions", "api", "chain", "config", "executor", "fleet", "journal", "keymap", "kube",
+            "limits", "ops", "planner", "platform", "ports", "rpc", "sidecar", "tasks", "wiring",
         ],
     ),
     // The views read the app's model; the loop is handed `ui::draw` by `cli`. `ports`: the
@@ -77,16 +81,16 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "ui",
         &[
-            "actions", "api", "app", "config", "fleet", "keymap", "kube", "limits", "ops",
+            "actions", "api", "app", "chain", "config", "fleet", "keymap", "kube", "limits", "ops",
             "planner", "platform", "ports",
         ],
     ),
     (
         "cli",
         &[
-            "actions", "api", "app", "config", "executor", "fleet", "journal", "keymap", "kube",
-            "limits", "ops", "p2p", "planner", "platform", "ports", "render", "sidecar", "tasks",
-            "ui", "wiring",
+            "actions", "api", "app", "chain", "config", "executor", "fleet", "journal", "keymap",
+            "kube", "limits", "ops", "p2p", "planner", "platform", "ports", "render", "rpc",
+            "sidecar", "tasks", "ui", "wiring",
         ],
     ),
     ("layering_tests", &[]),

@@ -8,8 +8,8 @@
 //! `layering_tests` checks the order of the modules inside each crate.
 pub mod cli;
 
-pub use sei_adapters::{kube, p2p, sidecar, wiring};
-pub use sei_core::{api, config, fleet, keymap, limits, planner, platform, render};
+pub use sei_adapters::{kube, p2p, rpc, sidecar, wiring};
+pub use sei_core::{api, chain, config, fleet, keymap, limits, planner, platform, render};
 pub use sei_ops::{actions, executor, journal, ops, ports, tasks};
 pub use sei_tui::{app, ui};
 

@@ -200,21 +200,48 @@ async fn describe_in(
         .clone()
         .unwrap_or_else(|| conn.default_namespace.clone());
     let key = ObjectKey::new(namespace, args.node.clone());
-    let fetched = fetch::node(&conn, &key, sidecar.clone()).await?;
+    let mut fetched = fetch::node(&conn, &key, sidecar.clone()).await?;
     fetch::report_skipped(&fetched.fleet, args.output != DescribeOutput::Text);
     let key = key.in_context(fetched.fleet.context());
+    // Its RPC read once (nothing for a seed: it serves none).
+    super::chain_health::read_into(&conn, &mut fetched.fleet, Some(&key)).await;
     let detail = NodeDetail::build(&fetched.fleet, &key, sidecar.as_deref())
         // kubectl exits 1 for a missing object (NotFound), 2 only for bad usage.
         .ok_or_else(|| CliError::Failed(format!("SeiNode {key} not found")))?;
+    let now = Timestamp::now();
+    let (health_text, health_json) = chain_health(&fetched.fleet, &key, now);
     let mut json = to_json(&detail, &fetched.unavailable);
     if let Value::Object(map) = &mut json {
         map.insert("context".into(), Value::String(conn.context.clone()));
+        map.insert("chainHealth".into(), health_json);
     }
+    let mut text = to_text(&detail, &fetched.unavailable, now);
+    text.push('\n');
+    text.push_str(&health_text);
     Ok(Described {
         context: conn.context.clone(),
-        text: to_text(&detail, &fetched.unavailable, Timestamp::now()),
+        text,
         json,
     })
+}
+
+/// The node's chain-health section and JSON (`null` for a node not read: a seed).
+fn chain_health(fleet: &crate::fleet::Fleet, key: &ObjectKey, now: Timestamp) -> (String, Value) {
+    use crate::fleet::detail::NodeIdLookup;
+    use crate::fleet::health::{HealthJson, describe_section};
+    let tops = crate::fleet::chain_tops(std::iter::once(fleet), &Default::default());
+    let verdict = fleet.health_verdict(key, now, &tops);
+    let health = fleet.health(key);
+    let known = match fleet.node_ids.get(key) {
+        Some(NodeIdLookup::Found { node_id, .. }) => Some(node_id.as_str()),
+        _ => None,
+    };
+    let text = describe_section(health, verdict.as_ref(), known, now);
+    let json = verdict
+        .map(|verdict| HealthJson::of(health, &verdict, known, now))
+        .and_then(|json| serde_json::to_value(json).ok())
+        .unwrap_or(Value::Null);
+    (text, json)
 }
 
 #[cfg(test)]

@@ -7,6 +7,11 @@ use serde::Serialize;
 
 use super::{CliError, GlobalArgs, fetch};
 use crate::fleet::filter::Filter;
+use crate::fleet::health::HealthJson;
+use crate::kube::client::Connection;
+
+/// The highest height of each chain ID (`fleet::chain_tops`).
+type Tops = std::collections::BTreeMap<String, crate::chain::ChainTop>;
 use crate::fleet::rows::FleetRow;
 use crate::fleet::sort::{Sort, listing_of};
 use crate::fleet::text;
@@ -79,6 +84,8 @@ pub struct GetItem {
     pub plan: Option<PlanJson>,
     pub conditions: Vec<ConditionJson>,
     pub last_warning: Option<WarningJson>,
+    /// The node's RPC as read now (`null` for seeds: they serve none).
+    pub chain_health: Option<HealthJson>,
 }
 
 impl GetItem {
@@ -114,7 +121,23 @@ impl GetItem {
                 message: w.message.clone(),
                 count: w.count,
             }),
+            chain_health: None,
         }
+    }
+
+    /// [`GetItem::of`] with the chain health `fleets` hold for the row.
+    fn with_health(
+        row: &FleetRow,
+        fleets: &[crate::fleet::Fleet],
+        tops: &Tops,
+        now: Timestamp,
+    ) -> GetItem {
+        let mut item = GetItem::of(row);
+        item.chain_health = fleets.iter().find_map(|fleet| {
+            let verdict = fleet.health_verdict(&row.key, now, tops)?;
+            Some(HealthJson::of(fleet.health(&row.key), &verdict, None, now))
+        });
+        item
     }
 }
 
@@ -158,7 +181,7 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         "AGE",
     ]);
     if wide {
-        header.extend(["CURRENT-IMAGE", "WARNING-MESSAGE"]);
+        header.extend(["HEIGHT/LAG", "CURRENT-IMAGE", "WARNING-MESSAGE"]);
     }
     let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| (*h).to_owned()).collect()];
     for row in rows {
@@ -188,6 +211,7 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         cells.push(text::warning_cell(row, now));
         cells.push(text::age(row.created, now));
         if wide {
+            cells.push(row.health.map_or("-".to_owned(), |h| h.cell(now)));
             cells.push(row.current_image.clone().unwrap_or_else(|| "-".to_owned()));
             cells.push(
                 row.last_warning
@@ -237,9 +261,14 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
     let mut fleets = Vec::new();
     let mut failed = Vec::new();
     let mut namespaces = Vec::new();
+    let with_health = args.output != GetOutput::Table;
     for (context, read) in contexts.iter().zip(futures::future::join_all(reads).await) {
         match read {
-            Ok((fleet, namespace)) => {
+            Ok((mut fleet, namespace, conn)) => {
+                // Wide and JSON/YAML carry chain health: each node's RPC read once.
+                if with_health {
+                    super::chain_health::read_into(&conn, &mut fleet, None).await;
+                }
                 // Objects that cannot be decoded are named on stderr; the others print as usual.
                 fetch::report_skipped(&fleet, json);
                 namespaces.push(namespace);
@@ -251,6 +280,13 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
                 failed.push(name.to_owned());
             }
             Err(err) => return Err(err),
+        }
+    }
+    let now = Timestamp::now();
+    let tops: Tops = crate::fleet::chain_tops(fleets.iter(), &Default::default());
+    if with_health {
+        for fleet in &mut fleets {
+            fleet.judge_health(now, &tops);
         }
     }
     let all_namespaces = namespaces.iter().any(Option::is_none);
@@ -291,22 +327,23 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
                 context: multi,
                 namespace: all_namespaces,
             };
-            table_in(
-                &rows,
-                args.output == GetOutput::Wide,
-                scope,
-                Timestamp::now(),
-            )
+            table_in(&rows, args.output == GetOutput::Wide, scope, now)
         }
         GetOutput::Json => {
-            let items: Vec<GetItem> = rows.iter().map(|r| GetItem::of(r)).collect();
+            let items: Vec<GetItem> = rows
+                .iter()
+                .map(|r| GetItem::with_health(r, &fleets, &tops, now))
+                .collect();
             let mut text = serde_json::to_string_pretty(&items)
                 .map_err(|e| CliError::Failed(e.to_string()))?;
             text.push('\n');
             text
         }
         GetOutput::Yaml => {
-            let items: Vec<GetItem> = rows.iter().map(|r| GetItem::of(r)).collect();
+            let items: Vec<GetItem> = rows
+                .iter()
+                .map(|r| GetItem::with_health(r, &fleets, &tops, now))
+                .collect();
             serde_yaml_ng::to_string(&items).map_err(|e| CliError::Failed(e.to_string()))?
         }
     };
@@ -343,10 +380,10 @@ async fn read_cluster(
     global: &GlobalArgs,
     context: Option<&str>,
     selector: Option<&str>,
-) -> Result<(crate::fleet::Fleet, Option<String>), CliError> {
+) -> Result<(crate::fleet::Fleet, Option<String>, Connection), CliError> {
     let conn = fetch::connection_to(global, context).await?;
     let sidecar = super::platform_image::resolve_default_sidecar_image(&conn.client).await?;
     let namespace = fetch::namespace(global, &conn);
     let fleet = fetch::fleet(&conn, namespace.as_deref(), sidecar, selector).await?;
-    Ok((fleet, namespace))
+    Ok((fleet, namespace, conn))
 }

@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub mod action;
 pub mod address;
+mod chain_health;
 mod choices;
 pub mod describe;
 pub mod doctor;

@@ -346,9 +346,12 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
             "drift",
             "plan",
             "conditions",
-            "lastWarning"
+            "lastWarning",
+            "chainHealth"
         ]
     );
+    // Its RPC was read once: a node with no pod is unreachable, and says so.
+    assert_eq!(full["chainHealth"]["state"], "unreachable", "{full:#}");
     // get NODE... and -l SELECTOR: the API server selects; a missing name exits 1 (kubectl),
     // the found ones still printed.
     nodes

@@ -14,6 +14,7 @@ mod action_safety;
 mod address_cli;
 mod address_e2e;
 mod certificate_identity;
+mod chain_health;
 mod console;
 mod console_actions;
 mod console_probe;

@@ -527,6 +527,41 @@ impl Network {
         node
     }
 
+    /// A started node on this chain with `peers` (`ID@ADDR`) as persistent peers besides the
+    /// validator's (per `peering`): two full nodes peered to each other have the two block-sync
+    /// peers blocksync needs to report caught up.
+    pub fn add_node_with_peers(
+        &self,
+        name: &str,
+        mode: Mode,
+        peering: Peering,
+        peers: &[String],
+    ) -> Node {
+        let mut node = self.init_node(name, mode, peering);
+        let config = node.home.join("config/config.toml");
+        let text = std::fs::read_to_string(&config).expect("config.toml");
+        let mut all: Vec<String> = if peering.to_validator {
+            vec![self.validator.peer()]
+        } else {
+            Vec::new()
+        };
+        all.extend(peers.iter().cloned());
+        let line = format!("persistent-peers = \"{}\"", all.join(","));
+        let text: Vec<String> = text
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with("persistent-peers =") {
+                    line.clone()
+                } else {
+                    l.to_owned()
+                }
+            })
+            .collect();
+        std::fs::write(&config, text.join("\n")).expect("write config.toml");
+        node.start();
+        node
+    }
+
     /// A node on this chain, not started (to give it another key first).
     pub fn init_node(&self, name: &str, mode: Mode, peering: Peering) -> Node {
         let genesis = self.validator.genesis();

@@ -6,9 +6,10 @@
 //! the commands (`sei-console`).
 pub mod kube;
 pub mod p2p;
+pub mod rpc;
 pub mod sidecar;
 pub mod wiring;
 
 // The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.
-use sei_core::{api, config, fleet, limits, platform, render};
+use sei_core::{api, chain, config, fleet, limits, platform, render};
 use sei_ops::{actions, executor, ops, ports, tasks};

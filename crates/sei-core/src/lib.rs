@@ -7,6 +7,7 @@
 //! Inside the crate the modules keep their order (lowest first: `limits`, `api`, `platform`,
 //! `planner`, `render`, `fleet`, `keymap`, `config`), which `sei-console`'s `layering_tests` check.
 pub mod api;
+pub mod chain;
 pub mod config;
 pub mod fleet;
 pub mod keymap;

@@ -13,4 +13,4 @@ pub mod ports;
 pub mod tasks;
 
 // The core's modules under their own names, so a path reads `crate::api::…` in every crate.
-use sei_core::{api, config, fleet, planner, platform, render};
+use sei_core::{api, chain, config, fleet, planner, platform, render};

@@ -4,8 +4,8 @@ pub mod app;
 pub mod ui;
 
 // The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.
-use sei_adapters::{kube, sidecar, wiring};
+use sei_adapters::{kube, rpc, sidecar, wiring};
 #[cfg(test)]
 use sei_core::planner;
-use sei_core::{api, config, fleet, keymap, limits, platform};
+use sei_core::{api, chain, config, fleet, keymap, limits, platform};
 use sei_ops::{actions, executor, journal, ops, ports};

@@ -55,12 +55,69 @@ pub struct PortForwards {
     forwards: Mutex<HashMap<SidecarTarget, Arc<tokio::sync::Mutex<Option<Forward>>>>>,
 }
 
-/// One open forward to a pod's port and the HTTP/1.1 connection over it.
-struct Forward {
-    sender: SendRequest<Full<Bytes>>,
+/// One open forward to a pod's port and the HTTP/1.1 connection over it (shared with the
+/// node RPC's adapter, `rpc`).
+pub(crate) struct Forward {
+    pub(crate) sender: SendRequest<Full<Bytes>>,
     forwarder: kube::api::Portforwarder,
     /// The kubelet's reason when the stream fails (e.g. nothing listens on the port).
     error: Option<futures::future::BoxFuture<'static, Option<String>>>,
+}
+
+/// Why a forward could not be opened.
+#[derive(Debug)]
+pub(crate) enum OpenError {
+    /// The API server refused it (401/403): its message.
+    Refused { code: u16, message: String },
+    /// The API server knows no such pod: its message.
+    NoPod(String),
+    /// Anything else, in words.
+    Failed(String),
+}
+
+/// Opens a forward to `port` of `pod` and an HTTP/1.1 connection over it.
+pub(crate) async fn open_forward(
+    client: &kube::Client,
+    namespace: &str,
+    pod: &str,
+    port: u16,
+) -> Result<Forward, OpenError> {
+    let pods: kube::Api<Pod> = kube::Api::namespaced(client.clone(), namespace);
+    let mut forwarder = pods
+        .portforward(pod, &[port])
+        .await
+        .map_err(|err| match err {
+            kube::Error::Api(status) if status.code == 401 || status.code == 403 => {
+                OpenError::Refused {
+                    code: status.code,
+                    message: status.message,
+                }
+            }
+            kube::Error::Api(status) if status.code == 404 => OpenError::NoPod(status.message),
+            other => OpenError::Failed(format!("cannot open a port-forward to pod {pod}: {other}")),
+        })?;
+    let stream = forwarder.take_stream(port).ok_or_else(|| {
+        OpenError::Failed(format!(
+            "port-forward to pod {pod} gave no stream for {port}"
+        ))
+    })?;
+    let error = forwarder
+        .take_error(port)
+        .map(|future| Box::pin(future) as futures::future::BoxFuture<'static, _>);
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|err| {
+            OpenError::Failed(format!("HTTP over the port-forward to pod {pod}: {err}"))
+        })?;
+    tokio::spawn(async move {
+        // Ends when the forward closes; the next call notices and reopens.
+        let _ = connection.await;
+    });
+    Ok(Forward {
+        sender,
+        forwarder,
+        error,
+    })
 }
 
 impl Drop for Forward {
@@ -261,41 +318,15 @@ impl PortForwards {
     }
 
     async fn open(&self, target: &SidecarTarget) -> Result<Forward, SidecarError> {
-        let pods: kube::Api<Pod> = kube::Api::namespaced(self.client.clone(), &target.namespace);
         let pod = target.pod_name();
-        let mut forwarder = pods
-            .portforward(&pod, &[self.port])
+        open_forward(&self.client, &target.namespace, &pod, self.port)
             .await
-            .map_err(|err| open_error(target, &pod, err))?;
-        let stream = forwarder
-            .take_stream(self.port)
-            .ok_or_else(|| SidecarError::Unreachable {
-                target: target.clone(),
-                detail: format!("port-forward to pod {pod} gave no stream for {}", self.port),
-            })?;
-        let error = forwarder
-            .take_error(self.port)
-            .map(|future| Box::pin(future) as futures::future::BoxFuture<'static, _>);
-        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|err| SidecarError::Unreachable {
-                target: target.clone(),
-                detail: format!("HTTP over the port-forward to pod {pod}: {err}"),
-            })?;
-        tokio::spawn(async move {
-            // Ends when the forward closes; the next call notices and reopens.
-            let _ = connection.await;
-        });
-        Ok(Forward {
-            sender,
-            forwarder,
-            error,
-        })
+            .map_err(|err| open_error(target, &pod, err))
     }
 }
 
 /// The kubelet's reason for a broken forward, when it gives one quickly.
-async fn forward_error(forward: Option<Forward>) -> Option<String> {
+pub(crate) async fn forward_error(forward: Option<Forward>) -> Option<String> {
     let mut forward = forward?;
     let error = forward.error.take()?;
     tokio::time::timeout(FORWARD_ERROR_WAIT, error)
@@ -316,28 +347,22 @@ fn broken(target: &SidecarTarget, reason: Option<String>) -> SidecarError {
 }
 
 /// The API server refused or failed to open the forward.
-fn open_error(target: &SidecarTarget, pod: &str, err: kube::Error) -> SidecarError {
+fn open_error(target: &SidecarTarget, pod: &str, err: OpenError) -> SidecarError {
     let target = target.clone();
     match err {
-        kube::Error::Api(status) if status.code == 401 || status.code == 403 => {
-            SidecarError::Unauthorized {
-                target,
-                status: status.code,
-                body: format!(
-                    "the API server refused the port-forward to pod {pod} \
-                     (needs create pods/portforward): {}",
-                    status.message
-                ),
-            }
-        }
-        kube::Error::Api(status) if status.code == 404 => SidecarError::Unreachable {
+        OpenError::Refused { code, message } => SidecarError::Unauthorized {
             target,
-            detail: format!("pod {pod} not found by the API server: {}", status.message),
+            status: code,
+            body: format!(
+                "the API server refused the port-forward to pod {pod} \
+                 (needs create pods/portforward): {message}"
+            ),
         },
-        other => SidecarError::Unreachable {
+        OpenError::NoPod(message) => SidecarError::Unreachable {
             target,
-            detail: format!("cannot open a port-forward to pod {pod}: {other}"),
+            detail: format!("pod {pod} not found by the API server: {message}"),
         },
+        OpenError::Failed(detail) => SidecarError::Unreachable { target, detail },
     }
 }
 

@@ -37,6 +37,7 @@ pub fn title(column: Column, form: Form) -> &'static str {
         (Column::Image, Form::Compact) => "DRIFT",
         (Column::Conditions, Form::Compact) => "COND",
         (Column::Warning, Form::Compact) => "WARNING",
+        (Column::Health, Form::Compact) => "H",
         (column, _) => column.title(),
     }
 }
@@ -55,6 +56,8 @@ pub fn cell(column: Column, form: Form, row: &FleetRow, now: Timestamp) -> Strin
         (Column::Chain, _) => row.chain_id.clone(),
         (Column::Phase, Form::Full) => text::phase_text(row.phase),
         (Column::Phase, Form::Compact) => text::phase_short(row.phase),
+        (Column::Health, Form::Full) => row.health.map_or("-".to_owned(), |h| h.cell(now)),
+        (Column::Health, Form::Compact) => row.health.map_or("-", |h| h.state.mark()).to_owned(),
         (Column::Image, Form::Full) => text::image_cell(row),
         (Column::Image, Form::Compact) => text::drift_short(row.drift).to_owned(),
         (Column::Plan, Form::Full) => text::plan_cell(row.plan.as_ref(), now),
@@ -127,6 +130,10 @@ fn measure(column: Column, form: Form, row: &FleetRow) -> usize {
         Column::Warning if form == Form::Full => (
             row.last_warning.as_ref().and_then(|w| w.last_seen),
             AGE_RESERVE,
+        ),
+        Column::Health if form == Form::Full => (
+            row.health.and_then(|h| h.since),
+            super::health::HealthBrief::AGE_RESERVE,
         ),
         _ => (None, 0),
     };

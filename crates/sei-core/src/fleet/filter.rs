@@ -2,7 +2,8 @@
 //!
 //! Terms: `mode:seed`, `phase:Failed` (also `phase:none` for a node without phase),
 //! `chain:arctic-1`, `ns:NAME`, `ctx:NAME` (the kubeconfig context), `drift`, `running:IMAGE` (the observed image holds IMAGE),
-//! `stale-image` (observed on another image than the spec's), `warning`, `failed`, a leading
+//! `stale-image` (observed on another image than the spec's), `warning`, `failed`, the chain
+//! health of the node's RPC (`stalled`, `lagging`, `catching-up`, `unreachable`, `in-sync`), a leading
 //! `!` negates a term, and
 //! anything else is a case-insensitive substring of namespace, name, chain, image, phase, mode,
 //! the current task or the last warning reason.
@@ -10,6 +11,7 @@ use std::fmt;
 
 use super::rows::FleetRow;
 use crate::api::{NodeMode, Phase, PlanPhase};
+use crate::chain::State;
 
 /// One parsed term.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +30,8 @@ pub enum Term {
     StaleImage,
     Warning,
     Failed,
+    /// The chain-health verdict of the node's RPC (`stalled`, `lagging`, …).
+    Health(crate::chain::State),
     Text(String),
     Not(Box<Term>),
 }
@@ -130,6 +134,11 @@ fn parse_term(word: &str) -> Result<Term, FilterError> {
         "stale-image" | "stale" => Term::StaleImage,
         "warning" | "warn" => Term::Warning,
         "failed" => Term::Failed,
+        "stalled" => Term::Health(State::Stalled),
+        "lagging" => Term::Health(State::Lagging),
+        "catching-up" | "catchingup" => Term::Health(State::CatchingUp),
+        "unreachable" => Term::Health(State::Unreachable),
+        "in-sync" | "insync" => Term::Health(State::InSync),
         _ => Term::Text(lower),
     })
 }
@@ -158,6 +167,7 @@ fn term_matches(term: &Term, row: &FleetRow) -> bool {
                     .as_ref()
                     .is_some_and(|p| p.phase == PlanPhase::Failed)
         }
+        Term::Health(state) => row.health.is_some_and(|h| h.state == *state),
         Term::Text(needle) => row.text_matches(needle),
         Term::Not(inner) => !term_matches(inner, row),
     }

@@ -27,6 +27,9 @@ pub struct Fleets {
     /// removed fleet's revisions are added to it, so `revision` and `rows_revision` never
     /// return to a value they had.
     membership: u64,
+    /// The highest height of each chain ID at the last `judge_health`: one new reading is
+    /// judged against it without a pass over the fleet (`health_store`).
+    pub(super) health_tops: BTreeMap<String, crate::chain::ChainTop>,
 }
 
 impl Fleets {

@@ -9,6 +9,9 @@ pub mod detail;
 pub mod events;
 pub mod filter;
 pub mod fleets;
+pub mod health;
+mod health_store;
+pub use health_store::{chain_tops, verdict_of};
 pub mod probe;
 pub mod rows;
 /// Sample objects for the tests of every crate and the benches; not in the shipped binary.
@@ -83,6 +86,8 @@ pub struct Fleet {
     pub node_ids: BTreeMap<ObjectKey, detail::NodeIdLookup>,
     /// The outside probes of seeds (last result, one running), kept across screens.
     seed_probes: BTreeMap<ObjectKey, probe::SeedProbe>,
+    /// Each node's readings of its RPC (chain health), kept across screens (`health_store`).
+    health: BTreeMap<ObjectKey, crate::chain::NodeHealth>,
     event_index: EventIndex,
     /// Boxed: the map's nodes are often half full, and a row is 424 bytes.
     rows: BTreeMap<ObjectKey, Box<FleetRow>>,
@@ -262,6 +267,7 @@ impl Fleet {
                 self.log_row_change(row_key);
             }
             None => {
+                self.health.remove(key);
                 if let Some(row) = self.rows.remove(key) {
                     self.counts.remove(&row);
                     self.log_row_change(row.key);
@@ -363,6 +369,7 @@ impl Fleet {
         self.rows.clear();
         self.counts = sort::Counts::default();
         self.seed_probes.clear();
+        self.health.clear();
         self.widths = columns::CellWidths::default();
         self.bump_rows();
         self.clear_detail();

@@ -185,6 +185,8 @@ pub struct FleetRow {
     pub created: Option<Timestamp>,
     /// A seed's last outside probe as a mark (`✓`, `✗`, `…`), shown after its name.
     pub probe_mark: Option<&'static str>,
+    /// The chain-health verdict of the node's RPC (`None`: not read; seeds serve none).
+    pub health: Option<super::health::HealthBrief>,
     /// How many of `conditions` report trouble, counted once per change for sorting.
     bad_condition_count: usize,
     /// The lowercased fields the filter's free-text terms search, built once per change so
@@ -213,6 +215,7 @@ impl FleetRow {
             last_warning: None,
             created: None,
             probe_mark: None,
+            health: None,
             bad_condition_count: 0,
             search: String::new(),
         };

@@ -19,6 +19,8 @@ pub enum Column {
     Mode,
     Chain,
     Phase,
+    /// Chain health of the node's RPC; shown once any node was read.
+    Health,
     Image,
     Plan,
     Conditions,
@@ -27,13 +29,14 @@ pub enum Column {
 }
 
 impl Column {
-    pub const ALL: [Column; 11] = [
+    pub const ALL: [Column; 12] = [
         Column::Cluster,
         Column::Namespace,
         Column::Name,
         Column::Mode,
         Column::Chain,
         Column::Phase,
+        Column::Health,
         Column::Image,
         Column::Plan,
         Column::Conditions,
@@ -49,6 +52,7 @@ impl Column {
             Column::Mode => "MODE",
             Column::Chain => "CHAIN",
             Column::Phase => "PHASE",
+            Column::Health => "HEIGHT/LAG",
             Column::Image => "IMAGE",
             Column::Plan => "PLAN",
             Column::Conditions => "CONDITIONS",
@@ -119,6 +123,10 @@ fn by_column<'a, U: SortKeyUse<'a>>(sort: Sort, on: U) -> U::Out {
         Column::Mode => on.key(descending, |r: &'a FleetRow| r.mode),
         Column::Chain => on.key(descending, |r: &'a FleetRow| r.chain_id.as_str()),
         Column::Phase => on.key(descending, |r: &'a FleetRow| phase_rank(r.phase)),
+        // Trouble first, nodes not read last; the height does not move a row.
+        Column::Health => on.key(descending, |r: &'a FleetRow| {
+            (r.health.is_none(), r.health.map(|h| h.state))
+        }),
         // Drifted first, then by image.
         Column::Image => on.key(descending, |r: &'a FleetRow| {
             (Reverse(r.drift.any()), r.image.as_str())

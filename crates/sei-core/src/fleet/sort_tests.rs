@@ -158,6 +158,11 @@ fn spec_order(fleet: &Fleet, sort: Sort) -> Vec<ObjectKey> {
             Column::Mode => a.mode.cmp(&b.mode),
             Column::Chain => a.chain_id.cmp(&b.chain_id),
             Column::Phase => rank(a.phase).cmp(&rank(b.phase)),
+            // Nodes never read last, then trouble first.
+            Column::Health => {
+                let state = |r: &FleetRow| (r.health.is_none(), r.health.map(|h| h.state));
+                state(a).cmp(&state(b))
+            }
             Column::Image => (b.drift.any().cmp(&a.drift.any())).then(a.image.cmp(&b.image)),
             Column::Plan => {
                 let progress =

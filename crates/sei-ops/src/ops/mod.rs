@@ -24,6 +24,7 @@ use crate::tasks::WorkloadRenderer;
 pub mod across;
 pub mod action;
 pub mod address;
+pub mod chain_health;
 pub mod doctor;
 pub mod exec;
 pub mod follow;

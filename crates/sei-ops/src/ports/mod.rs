@@ -325,6 +325,7 @@ pub trait PeerDialer: Send + Sync {
 
 pub mod access;
 pub mod logs;
+pub mod node_rpc;
 pub mod probe;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -14,11 +14,14 @@ use super::jobs::{self, ActionEnv, ClusterEnvs, PendingActions};
 use super::model::{Cmd, Msg, SavedSetting};
 use super::watch_tasks::{ClusterScope, watch_detail, watch_scope};
 use crate::api::SeiNode;
+use crate::chain::RpcFailure;
 use crate::fleet::store::ObjectKey;
 use crate::kube::client::Connection;
 use crate::kube::logs::KubeLogs;
 use crate::kube::read_only::MutationGuard;
+use crate::ops::chain_health::READ_TIMEOUT;
 use crate::ports::logs::{LogError, LogRequest, PodLogs};
+use crate::ports::node_rpc::{NodeRpc, RpcTarget};
 use crate::ports::probe::{ProbeTarget, SeedProber};
 
 /// The longest a preview (its reads and permission checks) may take.
@@ -72,6 +75,9 @@ pub struct Effects {
     platform_config_map: Option<String>,
     /// The seeds' outside probe; `None`: probes answer that they are not available.
     prober: Option<Arc<dyn SeedProber>>,
+    /// The nodes' RPC per context (port-forwards through that cluster's API server), made on
+    /// first use.
+    node_rpcs: BTreeMap<String, Arc<dyn NodeRpc>>,
 }
 
 impl Effects {
@@ -97,6 +103,61 @@ impl Effects {
             run_task: None,
             platform_config_map: None,
             prober: None,
+            node_rpcs: BTreeMap::new(),
+        }
+    }
+
+    /// The RPC reader of `context`'s cluster: port-forwards with its kubeconfig identity.
+    fn node_rpc(&mut self, context: &str) -> Result<Arc<dyn NodeRpc>, RpcFailure> {
+        if let Some(rpc) = self.node_rpcs.get(context) {
+            return Ok(rpc.clone());
+        }
+        let config = self
+            .connection(context)
+            .and_then(|conn| conn.kube_config)
+            .ok_or_else(|| {
+                RpcFailure::Unreachable(format!("not connected to cluster {context:?} yet"))
+            })?;
+        let rpc: Arc<dyn NodeRpc> = Arc::new(
+            crate::rpc::KubeNodeRpc::new(config)
+                .map_err(|e| RpcFailure::Unreachable(format!("cannot create a client: {e}")))?,
+        );
+        self.node_rpcs.insert(context.to_owned(), rpc.clone());
+        Ok(rpc)
+    }
+
+    /// Reads the nodes' RPC in one task per cluster, each reading sent back as it ends.
+    fn read_health(&mut self, keys: Vec<ObjectKey>) {
+        let mut by_context: BTreeMap<String, Vec<ObjectKey>> = BTreeMap::new();
+        for key in keys {
+            by_context
+                .entry(key.context.to_string())
+                .or_default()
+                .push(key);
+        }
+        for (context, keys) in by_context {
+            let rpc = self.node_rpc(&context);
+            let tx = self.tx.clone();
+            tokio::spawn(async move {
+                let reads = keys.into_iter().map(|key| {
+                    let rpc = rpc.clone();
+                    let tx = tx.clone();
+                    async move {
+                        let target = RpcTarget::new(&key.namespace, &key.name);
+                        let outcome = match &rpc {
+                            Ok(rpc) => {
+                                crate::ops::chain_health::read(rpc.as_ref(), &target, READ_TIMEOUT)
+                                    .await
+                            }
+                            Err(failure) => Err(failure.clone()),
+                        };
+                        let at = jiff::Timestamp::now();
+                        let reading = crate::chain::Reading { at, outcome };
+                        let _ = tx.send(Msg::HealthRead { key, reading }).await;
+                    }
+                });
+                futures::future::join_all(reads).await;
+            });
         }
     }
 
@@ -330,6 +391,7 @@ impl Effects {
                 let connection = self.connection(&key.context);
                 tokio::spawn(probe_seed(prober, connection, key, target, self.tx.clone()));
             }
+            Cmd::ReadHealth { keys } => self.read_health(keys),
         }
     }
 }

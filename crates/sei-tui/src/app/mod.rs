@@ -3,6 +3,7 @@
 pub mod action;
 pub mod action_error;
 pub mod action_update;
+pub mod chain_health;
 pub mod command;
 pub mod doctor;
 pub mod effects;
@@ -21,6 +22,8 @@ pub mod update;
 pub mod viewer;
 mod watch_tasks;
 
+#[cfg(test)]
+mod chain_health_tests;
 #[cfg(test)]
 mod command_tests;
 #[cfg(test)]

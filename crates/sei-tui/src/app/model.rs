@@ -174,6 +174,11 @@ pub enum Msg {
         at: Timestamp,
         outcome: Result<ProbeOutcome, String>,
     },
+    /// A read of node `key`'s RPC ended.
+    HealthRead {
+        key: ObjectKey,
+        reading: crate::chain::Reading,
+    },
 }
 
 impl From<WatchEvent> for Msg {
@@ -274,6 +279,11 @@ pub enum Cmd {
     ProbeSeed {
         key: ObjectKey,
         target: ProbeTarget,
+    },
+    /// Read the RPC of these nodes (chain health); each reading comes back as
+    /// `Msg::HealthRead`.
+    ReadHealth {
+        keys: Vec<ObjectKey>,
     },
 }
 

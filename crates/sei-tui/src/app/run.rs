@@ -158,6 +158,8 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
         options.default_sidecar_image.clone(),
     );
     model.configure(&options.config, options.flags);
+    // The nodes' RPC is read off the loop (effects) for chain health.
+    model.settings.chain_health = true;
     model.contexts = crate::kube::client::context_names(options.kubeconfig.as_deref());
     model.platform_source = Some(match &options.actions.platform_file {
         Some(path) => crate::actions::render_fix::PlatformSource::File(path.display().to_string()),

@@ -23,6 +23,8 @@ pub struct Settings {
     pub remember_filter: bool,
     /// Problems found in the config file (each names its line), shown until the first key.
     pub problems: Vec<String>,
+    /// Read the nodes' RPC for chain health (`app::chain_health`); off where no effects run.
+    pub chain_health: bool,
 }
 
 /// Flags that win over the config file.
@@ -46,6 +48,7 @@ impl Settings {
             config_path: loaded.path.clone(),
             remember_filter: config.remember_filter,
             problems: loaded.problems.clone(),
+            chain_health: false,
         }
     }
 }

@@ -27,7 +27,9 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             model.dirty = true;
             // The doctor's findings (and the header's critical count) follow once a second.
             super::doctor::refresh(model);
-            super::probes::due(model)
+            let mut cmds = super::probes::due(model);
+            cmds.extend(super::chain_health::due(model));
+            cmds
         }
         Msg::Delta { epoch, delta } => {
             let detail = matches!(
@@ -122,6 +124,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
                 super::doctor::on_probed(model, &key, at, outcome);
             }
             super::probes::on_probed(model, &key, at, outcome);
+            Vec::new()
+        }
+        Msg::HealthRead { key, reading } => {
+            super::chain_health::on_read(model, &key, reading);
             Vec::new()
         }
     };
@@ -416,15 +422,21 @@ fn open_logs(model: &mut Model) -> Vec<Cmd> {
     cmds
 }
 
-/// The next sort column in `step`'s direction, skipping CLUSTER while only one is watched
-/// (the column is not shown then).
+/// The next sort column in `step`'s direction, skipping CLUSTER while only one is watched and
+/// HEIGHT/LAG while no node was read (the columns are not shown then).
 fn sort_column(model: &Model, step: fn(Column) -> Column) -> Column {
-    let next = step(model.sort.column);
-    if next == Column::Cluster && !model.multi_cluster() {
-        step(next)
-    } else {
-        next
+    let hidden = |column: Column| {
+        (column == Column::Cluster && !model.multi_cluster())
+            || (column == Column::Health && !model.fleet.has_health())
+    };
+    let mut next = step(model.sort.column);
+    for _ in 0..Column::ALL.len() {
+        if !hidden(next) {
+            break;
+        }
+        next = step(next);
     }
+    next
 }
 
 fn page(model: &Model) -> isize {

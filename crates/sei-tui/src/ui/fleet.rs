@@ -8,6 +8,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 use super::theme::Theme;
 use crate::api::{Phase, PlanPhase};
 use crate::app::model::{Model, WatchState};
+use crate::chain::State;
 use crate::fleet::columns::{self, Form};
 use crate::fleet::events::RENDER_FAILED_REASON;
 use crate::fleet::rows::FleetRow;
@@ -18,9 +19,11 @@ use crate::kube::watches::WatchKind;
 /// warning mark are kept to the end (compacted, never dropped).
 /// The CLUSTER column (several clusters watched) is abbreviated with the others and dropped
 /// only when nothing else is left to give.
-const DEGRADE: [(Column, Step); 13] = [
+const DEGRADE: [(Column, Step); 14] = [
     (Column::Age, Step::Drop),
     (Column::Chain, Step::Drop),
+    // The chain-health mark (✓ ⟳ ↓ ⏸ ✗) stays; the height and lag go.
+    (Column::Health, Step::Compact),
     (Column::Conditions, Step::Compact),
     (Column::Plan, Step::Compact),
     (Column::Warning, Step::Compact),
@@ -64,6 +67,7 @@ fn fit_columns(model: &Model, width: usize) -> Vec<(Column, Form, usize)> {
         .iter()
         .filter(|c| **c != Column::Namespace || model.scope.namespace.is_none())
         .filter(|c| **c != Column::Cluster || model.multi_cluster())
+        .filter(|c| **c != Column::Health || model.fleet.has_health())
         .map(|c| (*c, Form::Full, 0))
         .collect();
     let measure = |shown: &mut Vec<(Column, Form, usize)>, squeezed: Option<(Column, usize)>| {
@@ -118,6 +122,13 @@ fn cell_style(column: Column, row: &FleetRow, theme: &Theme) -> Style {
             Some(Phase::Failed) => theme.bad,
             None => theme.dim,
             _ => theme.warn,
+        },
+        Column::Health => match row.health.map(|h| h.state) {
+            Some(State::InSync) => theme.good,
+            Some(State::Stalled | State::Unreachable) => theme.bad,
+            Some(State::Lagging) => theme.warn,
+            Some(State::CatchingUp) => theme.accent,
+            Some(State::Pending) | None => theme.dim,
         },
         Column::Image if row.drift.any() => theme.warn,
         Column::Plan => match row.plan.as_ref().map(|p| p.phase) {

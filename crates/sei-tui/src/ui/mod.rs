@@ -1,5 +1,8 @@
 //! ratatui views only: screens, widgets and the theme. `view` draws the model; it never
 //! changes it, never waits and never locks.
+mod chain_health;
+#[cfg(test)]
+mod chain_health_tests;
 pub mod chrome;
 pub mod dialog;
 pub mod doctor;

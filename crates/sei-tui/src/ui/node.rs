@@ -151,6 +151,7 @@ fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'st
             lines.push(kv("", route, theme.dim, theme));
         }
     }
+    lines.extend(super::chain_health::spec_lines(detail, model, theme));
     lines
 }
 

@@ -1,0 +1,12 @@
+//! Chain health of the nodes, pure: typed readings of a node's sei-tendermint RPC (`rpc`:
+//! `/status`, `/lag_status`, `/net_info`, and why a read failed) and the verdict over
+//! successive readings (`health`: in sync, catching up, lagging, stalled, unreachable). The
+//! transport is a port (`ports::node_rpc`), the screens' words are in `fleet::health`.
+pub mod health;
+pub mod rpc;
+
+#[cfg(test)]
+mod tests;
+
+pub use health::{ChainTop, LagSource, LastRead, NodeHealth, Reading, Snapshot, State, Verdict};
+pub use rpc::{LagStatus, NetInfo, RpcAnswer, RpcFailure, Status};

@@ -1,0 +1,370 @@
+//! Chain health as the screens, `get` and `describe` show it: the fleet row's HEIGHT/LAG cell
+//! ([`HealthBrief`]), the node screen's and `describe`'s lines, and the JSON fields. The
+//! verdict itself is `chain::health`; the fleet keeps each node's readings and judges them
+//! against the highest height of its chain ID in the fleet (`Fleets::judge_health`).
+use jiff::Timestamp;
+use serde::Serialize;
+
+use super::text::age;
+use crate::chain::{LagSource, LagStatus, NodeHealth, RpcFailure, State, Verdict};
+
+/// What the fleet row keeps of the verdict: small and `Copy`, so a new reading that changes
+/// only numbers refreshes nothing but this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HealthBrief {
+    pub state: State,
+    pub height: Option<u64>,
+    /// Blocks behind (lagging, catching up).
+    pub behind: Option<u64>,
+    /// Since when the height stands still (stalled).
+    pub since: Option<Timestamp>,
+    /// Why the RPC is unreachable, in a word.
+    pub failure: Option<&'static str>,
+    /// Catching up with fewer than two block-sync peers.
+    pub one_peer: bool,
+}
+
+impl HealthBrief {
+    pub fn of(verdict: &Verdict, health: &NodeHealth) -> HealthBrief {
+        let mut brief = HealthBrief {
+            state: verdict.state(),
+            height: health.height(),
+            behind: None,
+            since: None,
+            failure: None,
+            one_peer: false,
+        };
+        match verdict {
+            Verdict::Pending | Verdict::InSync { .. } => {}
+            Verdict::Unreachable { failure } => brief.failure = Some(failure.word()),
+            Verdict::Stalled { since, .. } => brief.since = Some(*since),
+            Verdict::CatchingUp {
+                behind, one_peer, ..
+            } => {
+                brief.behind = behind.filter(|b| *b > 0);
+                brief.one_peer = *one_peer;
+            }
+            Verdict::Lagging { behind, .. } => brief.behind = Some(*behind),
+        }
+        brief
+    }
+
+    /// The full cell: `✓ 123456`, `⟳ 1200 -3400`, `⟳ 1200 1 peer`, `↓ 1200 -500`,
+    /// `⏸ 1200 2m`, `✗ refused`, `…`.
+    pub fn cell(&self, now: Timestamp) -> String {
+        let mark = self.state.mark();
+        let height = self.height.map(|h| h.to_string());
+        match (self.state, height) {
+            (State::Pending, _) => mark.to_owned(),
+            (State::Unreachable, _) => format!("{mark} {}", self.failure.unwrap_or("unreachable")),
+            (State::Stalled, Some(h)) => format!("{mark} {h} {}", age(self.since, now)),
+            (State::CatchingUp, Some(h)) if self.one_peer => format!("{mark} {h} 1 peer"),
+            (State::CatchingUp | State::Lagging, Some(h)) => match self.behind {
+                Some(behind) => format!("{mark} {h} -{behind}"),
+                None => format!("{mark} {h}"),
+            },
+            (_, Some(h)) => format!("{mark} {h}"),
+            (_, None) => mark.to_owned(),
+        }
+    }
+
+    /// The widest the stalled age may become (`3h59m` against the `0s` measured).
+    pub const AGE_RESERVE: usize = 3;
+}
+
+/// The chain-health lines of the node screen and `describe`: label and value, in order.
+pub fn lines(
+    health: Option<&NodeHealth>,
+    verdict: &Verdict,
+    known_node_id: Option<&str>,
+    now: Timestamp,
+) -> Vec<(&'static str, String)> {
+    let mut out = vec![("sync", verdict_line(verdict, now))];
+    let Some(health) = health else {
+        return out;
+    };
+    if let Some(good) = &health.last_good {
+        let (at, snapshot) = &**good;
+        let status = &snapshot.status;
+        let read_then = match &health.last {
+            Some(last) if last.at != *at => format!(" (last answer, {} ago)", age(Some(*at), now)),
+            _ => String::new(),
+        };
+        out.push((
+            "height",
+            format!("{}{read_then}", status.latest_block_height),
+        ));
+        out.push((
+            "block time",
+            match status.latest_block_time {
+                Some(time) => format!(
+                    "{} ({} old)",
+                    time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    age(Some(time), now)
+                ),
+                None => "-".to_owned(),
+            },
+        ));
+        out.push(("catching up", yes_no(status.catching_up).to_owned()));
+        out.push((
+            "max peer height",
+            status
+                .max_peer_block_height
+                .map_or("-".to_owned(), |h| h.to_string()),
+        ));
+        out.push(("lag", lag_line(verdict, &snapshot.lag)));
+        out.push((
+            "peers",
+            match &snapshot.net {
+                Ok(net) if net.n_peers < crate::chain::health::BLOCK_SYNC_PEERS => format!(
+                    "{} (blocksync needs 2 to call itself caught up)",
+                    net.n_peers
+                ),
+                Ok(net) => net.n_peers.to_string(),
+                Err(failure) => format!("unknown: /net_info: {failure}"),
+            },
+        ));
+        out.push(("moniker", or_dash(&status.moniker)));
+        out.push(("version", or_dash(&status.version)));
+        out.push(("node ID", node_id_line(&status.node_id, known_node_id)));
+    }
+    if let Some(last) = &health.last {
+        let interval = health
+            .block_interval()
+            .map(|i| format!(", block every {:.2} s", i.as_secs_f64()))
+            .unwrap_or_default();
+        out.push((
+            "read",
+            format!(
+                "{} ({} ago{interval})",
+                last.at.strftime("%H:%M:%SZ"),
+                age(Some(last.at), now)
+            ),
+        ));
+    }
+    out
+}
+
+fn yes_no(flag: bool) -> &'static str {
+    if flag { "yes" } else { "no" }
+}
+
+fn or_dash(text: &str) -> String {
+    if text.is_empty() {
+        "-".to_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
+/// One line for the verdict: the mark, the words and why.
+pub fn verdict_line(verdict: &Verdict, now: Timestamp) -> String {
+    let state = verdict.state();
+    let head = format!("{} {}", state.mark(), state.word());
+    match verdict {
+        Verdict::Pending => format!("{head} (the RPC is read every few seconds)"),
+        Verdict::InSync { height } => format!("{head} at {height}"),
+        // "RPC unreachable: unreachable: …" says it twice.
+        Verdict::Unreachable {
+            failure: RpcFailure::Unreachable(detail),
+        } => format!("{head}: {detail}"),
+        Verdict::Unreachable { failure } => format!("{head}: {failure}"),
+        Verdict::Stalled {
+            height,
+            since,
+            threshold_seconds,
+        } => format!(
+            "{head}: height stuck at {height} since {} ({} ago; threshold {threshold_seconds} s)",
+            since.strftime("%H:%M:%SZ"),
+            age(Some(*since), now)
+        ),
+        Verdict::CatchingUp {
+            height,
+            behind,
+            one_peer,
+        } => {
+            let behind = behind
+                .filter(|b| *b > 0)
+                .map(|b| format!(", {b} blocks behind"))
+                .unwrap_or_default();
+            let peer = if *one_peer {
+                "; one block-sync peer: blocksync needs 2 to report caught up, so it follows \
+                 the chain but says catching_up until it has another peer"
+            } else {
+                ""
+            };
+            format!("{head} at {height}{behind}{peer}")
+        }
+        Verdict::Lagging {
+            height,
+            behind,
+            source,
+        } => format!(
+            "{head} at {height}: {behind} blocks behind {}",
+            source_words(*source)
+        ),
+    }
+}
+
+fn source_words(source: LagSource) -> &'static str {
+    match source {
+        LagSource::LagStatus => "its peers (/lag_status over its lag-threshold)",
+        LagSource::Fleet => "the highest node of its chain in the fleet",
+        LagSource::Reference => "the chain's reference RPC",
+    }
+}
+
+fn lag_line(verdict: &Verdict, lag: &Result<LagStatus, RpcFailure>) -> String {
+    let own = match lag {
+        Ok(lag) => format!(
+            "/lag_status {} blocks, HTTP {}{}",
+            lag.lag,
+            lag.http_status,
+            if lag.lagging {
+                " (over its lag-threshold)"
+            } else {
+                ""
+            }
+        ),
+        Err(failure) => format!("/lag_status unknown: {failure}"),
+    };
+    match verdict {
+        Verdict::Lagging {
+            behind,
+            source: LagSource::Fleet | LagSource::Reference,
+            ..
+        } => format!("{behind} blocks behind the fleet; {own}"),
+        _ => own,
+    }
+}
+
+fn node_id_line(reported: &str, known: Option<&str>) -> String {
+    match known {
+        Some(known) if known == reported => format!("{reported} (as the console knows it)"),
+        Some(known) => format!("{reported} ≠ {known} the console knows (another key?)"),
+        None => format!("{} (the console knows none to compare)", or_dash(reported)),
+    }
+}
+
+/// The chain-health fields of `describe -o json` and `get -o json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HealthJson {
+    pub state: State,
+    pub verdict: Verdict,
+    pub summary: String,
+    pub height: Option<u64>,
+    pub block_time: Option<Timestamp>,
+    pub block_age_seconds: Option<i64>,
+    pub catching_up: Option<bool>,
+    pub max_peer_height: Option<u64>,
+    /// Blocks behind (the verdict's measure: lag status, fleet or reference).
+    pub lag: Option<u64>,
+    pub lag_status: Option<LagStatus>,
+    pub lag_status_error: Option<RpcFailure>,
+    pub peers: Option<u32>,
+    pub moniker: Option<String>,
+    pub version: Option<String>,
+    pub node_id: Option<String>,
+    pub known_node_id: Option<String>,
+    pub node_id_matches: Option<bool>,
+    pub read_at: Option<Timestamp>,
+    pub answered_at: Option<Timestamp>,
+    pub error: Option<RpcFailure>,
+}
+
+impl HealthJson {
+    pub fn of(
+        health: Option<&NodeHealth>,
+        verdict: &Verdict,
+        known_node_id: Option<&str>,
+        now: Timestamp,
+    ) -> HealthJson {
+        let good = health
+            .and_then(|h| h.last_good.as_deref())
+            .map(|(at, snapshot)| (at, snapshot));
+        let status = good.map(|(_, s)| &s.status);
+        let node_id = status
+            .map(|s| s.node_id.clone())
+            .filter(|id| !id.is_empty());
+        let lag = match verdict {
+            Verdict::Lagging { behind, .. } => Some(*behind),
+            Verdict::CatchingUp { behind, .. } => *behind,
+            _ => good.and_then(|(_, s)| s.lag.as_ref().ok()).map(|l| l.lag),
+        };
+        HealthJson {
+            state: verdict.state(),
+            verdict: verdict.clone(),
+            summary: verdict_line(verdict, now),
+            height: status.map(|s| s.latest_block_height),
+            block_time: status.and_then(|s| s.latest_block_time),
+            block_age_seconds: status
+                .and_then(|s| s.latest_block_time)
+                .map(|t| now.duration_since(t).as_secs()),
+            catching_up: status.map(|s| s.catching_up),
+            max_peer_height: status.and_then(|s| s.max_peer_block_height),
+            lag,
+            lag_status: good.and_then(|(_, s)| s.lag.as_ref().ok().copied()),
+            lag_status_error: good.and_then(|(_, s)| s.lag.as_ref().err().cloned()),
+            peers: good
+                .and_then(|(_, s)| s.net.as_ref().ok())
+                .map(|n| n.n_peers),
+            moniker: status.map(|s| s.moniker.clone()),
+            version: status.map(|s| s.version.clone()),
+            node_id_matches: match (&node_id, known_node_id) {
+                (Some(reported), Some(known)) => Some(reported == known),
+                _ => None,
+            },
+            node_id,
+            known_node_id: known_node_id.map(str::to_owned),
+            read_at: health.and_then(|h| h.last.as_ref()).map(|r| r.at),
+            answered_at: good.map(|(at, _)| *at),
+            error: health
+                .and_then(|h| h.last.as_ref())
+                .and_then(|r| r.failure.clone()),
+        }
+    }
+}
+
+/// `describe`'s chain-health section: a title and the [`lines`], or why there is none.
+pub fn describe_section(
+    health: Option<&NodeHealth>,
+    verdict: Option<&Verdict>,
+    known_node_id: Option<&str>,
+    now: Timestamp,
+) -> String {
+    let mut out = String::from("Chain health:\n");
+    match verdict {
+        Some(verdict) => {
+            for (label, value) in lines(health, verdict, known_node_id, now) {
+                out.push_str(&format!("  {label:<17}{value}\n"));
+            }
+        }
+        None => out.push_str("  - (seeds serve no RPC: their health is the P2P probe)\n"),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreachable_verdict_names_why_once() {
+        let now: Timestamp = "2026-12-01T12:00:00Z".parse().expect("time");
+        let forbidden = Verdict::Unreachable {
+            failure: RpcFailure::Forbidden("needs create pods/portforward".into()),
+        };
+        assert_eq!(
+            verdict_line(&forbidden, now),
+            "✗ RPC unreachable: forbidden: needs create pods/portforward"
+        );
+        let broken = Verdict::Unreachable {
+            failure: RpcFailure::Unreachable("forward not found for port 26657".into()),
+        };
+        assert_eq!(
+            verdict_line(&broken, now),
+            "✗ RPC unreachable: forward not found for port 26657"
+        );
+    }
+}

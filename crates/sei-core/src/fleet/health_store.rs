@@ -1,0 +1,216 @@
+//! Where the fleet keeps each node's chain-health readings and judges them: the highest height
+//! of each chain ID across every watched cluster is what a node's lag is measured against.
+//!
+//! A new verdict of the same state (only the height moved) updates the row's cell in place and
+//! asks for a redraw; only a change of state counts as a changed row (the listing may move it:
+//! filters and the HEIGHT/LAG sort look at the state only).
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+use super::fleets::Fleets;
+use super::health::HealthBrief;
+use super::store::ObjectKey;
+use super::{Fleet, rows::FleetRow};
+use crate::chain::{ChainTop, LagSource, NodeHealth, Reading, Verdict};
+
+impl Fleet {
+    /// The chain-health readings of `key`, if it was read.
+    pub fn health(&self, key: &ObjectKey) -> Option<&NodeHealth> {
+        self.health.get(key)
+    }
+
+    /// Whether any node of this cluster was read or is being read.
+    pub fn has_health(&self) -> bool {
+        !self.health.is_empty()
+    }
+
+    /// Every node's readings.
+    pub fn health_entries(&self) -> impl Iterator<Item = (&ObjectKey, &NodeHealth)> {
+        self.health.iter()
+    }
+
+    /// Notes that `key`'s RPC is being read (its first reading shows `…`).
+    pub fn health_reading(&mut self, key: &ObjectKey) {
+        if self.nodes.get(key).is_none() {
+            return;
+        }
+        self.health.entry(key.clone()).or_default().reading = true;
+    }
+
+    /// Takes one reading of `key`'s RPC in (a node gone meanwhile is forgotten).
+    pub fn record_health(&mut self, key: &ObjectKey, reading: Reading) {
+        if self.nodes.get(key).is_none() {
+            return;
+        }
+        self.health.entry(key.clone()).or_default().record(reading);
+    }
+
+    /// Sets the row's HEIGHT/LAG cell.
+    fn set_health_brief(&mut self, key: &ObjectKey, brief: Option<HealthBrief>) {
+        let Some(row) = self.rows.get_mut(key) else {
+            return;
+        };
+        if row.health == brief {
+            return;
+        }
+        let state_changed = row.health.map(|b| b.state) != brief.map(|b| b.state);
+        row.health = brief;
+        self.widths.grow(row);
+        if state_changed {
+            let row_key = row.key.clone();
+            self.log_row_change(row_key);
+        } else {
+            self.bump();
+        }
+    }
+}
+
+/// Reads the verdict of `key` with its chain's top, as `Fleets::judge_health` does.
+pub fn verdict_of(fleets: &Fleets, key: &ObjectKey, now: Timestamp) -> Option<Verdict> {
+    let fleet = fleets.fleet(&key.context)?;
+    let health = fleet.health(key)?;
+    let chain = &fleet.row(key)?.chain_id;
+    let tops = chain_tops(fleets.iter(), &BTreeMap::new());
+    Some(health.verdict(now, top_for(&tops, chain)))
+}
+
+fn top_for(tops: &BTreeMap<String, ChainTop>, chain: &str) -> ChainTop {
+    tops.get(chain).copied().unwrap_or_default()
+}
+
+/// The highest height of each chain ID: a reference when the config names one (and it is
+/// higher), else the fleet's highest reading.
+pub fn chain_tops<'a>(
+    fleets: impl Iterator<Item = &'a Fleet>,
+    references: &BTreeMap<String, u64>,
+) -> BTreeMap<String, ChainTop> {
+    let mut tops: BTreeMap<String, ChainTop> = BTreeMap::new();
+    for fleet in fleets {
+        for (key, health) in fleet.health_entries() {
+            let (Some(height), Some(row)) = (health.height(), fleet.row(key)) else {
+                continue;
+            };
+            let top = tops.entry(row.chain_id.clone()).or_default();
+            if height > top.height {
+                *top = ChainTop {
+                    height,
+                    source: Some(LagSource::Fleet),
+                };
+            }
+        }
+    }
+    for (chain, height) in references {
+        let top = tops.entry(chain.clone()).or_default();
+        if *height > top.height {
+            *top = ChainTop {
+                height: *height,
+                source: Some(LagSource::Reference),
+            };
+        }
+    }
+    tops
+}
+
+impl Fleets {
+    /// Notes that `key`'s RPC is being read.
+    pub fn health_reading(&mut self, key: &ObjectKey) {
+        if let Some(fleet) = self.fleet_mut(&key.context) {
+            fleet.health_reading(key);
+        }
+    }
+
+    /// Takes one reading of `key`'s RPC in; [`Fleets::judge_health`] then updates the rows.
+    pub fn record_health(&mut self, key: &ObjectKey, reading: Reading) {
+        if let Some(fleet) = self.fleet_mut(&key.context) {
+            fleet.record_health(key, reading);
+        }
+    }
+
+    /// The readings of `key`.
+    pub fn health(&self, key: &ObjectKey) -> Option<&NodeHealth> {
+        self.fleet(&key.context)?.health(key)
+    }
+
+    /// Whether any node was read (the fleet then shows its HEIGHT/LAG column).
+    pub fn has_health(&self) -> bool {
+        self.iter().any(Fleet::has_health)
+    }
+
+    /// Judges every node read at `now` against the highest height of its chain ID (or the
+    /// chain's reference height, `references` by chain ID) and updates the rows' cells. Cheap
+    /// enough for every tick: a stall shows without a new reading.
+    pub fn judge_health(&mut self, now: Timestamp, references: &BTreeMap<String, u64>) {
+        let tops = chain_tops(self.iter(), references);
+        let contexts: Vec<_> = self.contexts().cloned().collect();
+        for context in contexts {
+            if let Some(fleet) = self.fleet_mut(&context) {
+                fleet.judge_health(now, &tops);
+            }
+        }
+        self.health_tops = tops;
+    }
+
+    /// Judges `key` alone at `now` against the tops of the last [`Fleets::judge_health`]
+    /// (raised to its own height when higher): what a new reading costs, whatever the fleet's
+    /// size; the tick judges everyone again.
+    pub fn judge_one(&mut self, key: &ObjectKey, now: Timestamp) {
+        let Some(fleet) = self.fleet(&key.context) else {
+            return;
+        };
+        let (Some(row), Some(health)) = (fleet.row(key), fleet.health(key)) else {
+            return;
+        };
+        let chain = row.chain_id.clone();
+        if let Some(height) = health.height() {
+            let top = self.health_tops.entry(chain.clone()).or_default();
+            if height > top.height {
+                *top = ChainTop {
+                    height,
+                    source: Some(LagSource::Fleet),
+                };
+            }
+        }
+        let top = top_for(&self.health_tops, &chain);
+        let Some(fleet) = self.fleet_mut(&key.context) else {
+            return;
+        };
+        let Some(brief) = fleet
+            .health(key)
+            .map(|health| HealthBrief::of(&health.verdict(now, top), health))
+        else {
+            return;
+        };
+        fleet.set_health_brief(key, Some(brief));
+    }
+}
+
+impl Fleet {
+    /// Judges this cluster's readings at `now` against `tops` (from [`chain_tops`] over every
+    /// cluster) and updates the rows' cells.
+    pub fn judge_health(&mut self, now: Timestamp, tops: &BTreeMap<String, ChainTop>) {
+        let briefs: Vec<(ObjectKey, Option<HealthBrief>)> = self
+            .health_entries()
+            .filter_map(|(key, health)| {
+                let row: &FleetRow = self.row(key)?;
+                let verdict = health.verdict(now, top_for(tops, &row.chain_id));
+                let brief = HealthBrief::of(&verdict, health);
+                (row.health != Some(brief)).then(|| (key.clone(), Some(brief)))
+            })
+            .collect();
+        for (key, brief) in briefs {
+            self.set_health_brief(&key, brief);
+        }
+    }
+
+    /// The verdict of `key` against `tops`.
+    pub fn health_verdict(
+        &self,
+        key: &ObjectKey,
+        now: Timestamp,
+        tops: &BTreeMap<String, ChainTop>,
+    ) -> Option<Verdict> {
+        let chain = &self.row(key)?.chain_id;
+        Some(self.health(key)?.verdict(now, top_for(tops, chain)))
+    }
+}

@@ -1,0 +1,126 @@
+//! The chain-health schedule: nodes on screen every few seconds, the rest in a bounded sweep,
+//! never more than `MAX_IN_FLIGHT` reads at once, seeds never; with a fixed clock.
+use jiff::SignedDuration;
+
+use super::chain_health::{HOT_EVERY, MAX_IN_FLIGHT, SWEEP_EVERY};
+use super::model::{Cmd, Model, Msg};
+use super::tests::{demo_key, demo_model};
+use super::update::update;
+use crate::api::NodeMode;
+use crate::chain::{Reading, RpcFailure};
+use crate::fleet::FleetDelta;
+use crate::fleet::sample;
+use crate::fleet::store::{Delta, ObjectKey};
+
+fn asked(cmds: &[Cmd]) -> Vec<ObjectKey> {
+    cmds.iter()
+        .flat_map(|cmd| match cmd {
+            Cmd::ReadHealth { keys } => keys.clone(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// Answers the reads of `keys`; returns any reads asked for meanwhile (none: only ticks ask).
+fn answer_all(model: &mut Model, keys: &[ObjectKey]) -> Vec<ObjectKey> {
+    let mut refills = Vec::new();
+    for key in keys {
+        let reading = Reading {
+            at: model.now,
+            outcome: Err(RpcFailure::Refused("test".into())),
+        };
+        let cmds = update(
+            model,
+            Msg::HealthRead {
+                key: key.clone(),
+                reading,
+            },
+        );
+        refills.extend(asked(&cmds));
+    }
+    refills
+}
+
+/// The demo fleet plus `extra` full nodes, polling on, 3 rows on screen.
+fn polling_model(extra: usize) -> Model {
+    let mut model = demo_model();
+    let epoch = model.scope_epoch;
+    for i in 0..extra {
+        let node = sample::node("sei", &format!("zz-full-{i:02}"), NodeMode::Full, 600);
+        update(
+            &mut model,
+            Msg::Delta {
+                epoch,
+                delta: FleetDelta::Node(Delta::Applied(Box::new(node))),
+            },
+        );
+    }
+    model.settings.chain_health = true;
+    model.size = (120, 9);
+    model
+}
+
+#[test]
+fn nothing_is_read_unless_chain_health_is_on() {
+    let mut model = demo_model();
+    let now = model.now;
+    assert!(asked(&update(&mut model, Msg::Tick(now))).is_empty());
+    assert!(!model.fleet.has_health());
+}
+
+#[test]
+fn seeds_are_never_read_and_every_other_node_is() {
+    let mut model = polling_model(0);
+    let now = model.now;
+    let keys = asked(&update(&mut model, Msg::Tick(now)));
+    assert!(!keys.contains(&demo_key("seed-0")), "{keys:?}");
+    assert_eq!(keys.len(), model.fleet.rows().count() - 1);
+    // All in flight: the next tick asks for nothing.
+    assert!(asked(&update(&mut model, Msg::Tick(now))).is_empty());
+}
+
+#[test]
+fn reads_in_flight_never_exceed_the_cap_and_rows_on_screen_go_first() {
+    let mut model = polling_model(MAX_IN_FLIGHT + 20);
+    let now = model.now;
+    let first = asked(&update(&mut model, Msg::Tick(now)));
+    assert_eq!(first.len(), MAX_IN_FLIGHT);
+    let on_screen: Vec<ObjectKey> = model.listing.keys.iter().take(3).cloned().collect();
+    for key in on_screen.iter().filter(|k| k.name.as_ref() != "seed-0") {
+        assert!(first.contains(key), "{key} on screen is read first");
+    }
+    assert!(
+        asked(&update(&mut model, Msg::Tick(now))).is_empty(),
+        "the cap is full"
+    );
+    assert!(
+        answer_all(&mut model, &first[..3]).is_empty(),
+        "answers ask for nothing"
+    );
+    let more = asked(&update(&mut model, Msg::Tick(now)));
+    assert_eq!(more.len(), 3, "the next tick fills the freed slots");
+    assert!(more.iter().all(|key| !first.contains(key)));
+}
+
+#[test]
+fn rows_on_screen_are_read_every_few_seconds_the_rest_every_sweep() {
+    let mut model = polling_model(0);
+    let start = model.now;
+    let first = asked(&update(&mut model, Msg::Tick(start)));
+    assert!(
+        answer_all(&mut model, &first).is_empty(),
+        "nothing is due again"
+    );
+    let on_screen: Vec<ObjectKey> = model.listing.keys.iter().take(3).cloned().collect();
+    let again = asked(&update(&mut model, Msg::Tick(start + HOT_EVERY)));
+    assert!(!again.is_empty());
+    for key in &again {
+        assert!(on_screen.contains(key), "{key} is not on screen");
+    }
+    assert!(answer_all(&mut model, &again).is_empty());
+    let swept = asked(&update(
+        &mut model,
+        Msg::Tick(start + SWEEP_EVERY + SignedDuration::from_secs(1)),
+    ));
+    assert_eq!(swept.len(), first.len(), "everything is due after a sweep");
+}
