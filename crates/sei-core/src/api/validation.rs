@@ -321,11 +321,13 @@ fn check_string(schema: &Value, text: &str, push: &mut impl FnMut(ViolationKind)
     }
 }
 
+/// A CRD pattern and its compiled form (`None`: the `regex` crate could not compile it).
+type CompiledPattern = (String, Option<regex::Regex>);
+
 /// The CRD's patterns compiled once. A pattern the `regex` crate cannot compile (none in this
 /// CRD) is not enforced: the API server would have refused to install such a CRD.
 fn pattern_matches(pattern: &str, text: &str) -> bool {
-    static COMPILED: OnceLock<std::sync::Mutex<Vec<(String, Option<regex::Regex>)>>> =
-        OnceLock::new();
+    static COMPILED: OnceLock<std::sync::Mutex<Vec<CompiledPattern>>> = OnceLock::new();
     let mut cache = COMPILED
         .get_or_init(Default::default)
         .lock()
