@@ -75,14 +75,15 @@ pub fn run(global: &GlobalArgs, args: &PlanArgs, out: &mut dyn Write) -> Result<
     for path in unknown_fields(&node) {
         eprintln!("warning: {path} is not a SeiNode field; the API server would drop it");
     }
-    for note in resolve_peers_offline(&mut node) {
-        eprintln!("note: {note}");
-    }
     let platform = args
         .platform_config
         .as_deref()
         .map(read_platform)
         .transpose()?;
+    // After every refusal, so bad input stays one line.
+    for note in resolve_peers_offline(&mut node) {
+        eprintln!("note: {note}");
+    }
     let result = plan_node(
         &node,
         platform.as_ref(),
