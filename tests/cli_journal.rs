@@ -190,3 +190,26 @@ fn several_contexts_show_only_their_entries_and_json_rows_carry_context() {
         .success()
         .stdout(predicate::str::contains("context nowhere"));
 }
+
+/// No silent loss of the record (issue 26): an action whose journal cannot be written says so
+/// before anything happens (here the state dir is a file, so no journal can be made under it).
+#[test]
+fn an_action_whose_journal_cannot_be_written_says_so_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let not_a_dir = dir.path().join("state-is-a-file");
+    std::fs::write(&not_a_dir, "").expect("write");
+    Command::cargo_bin("sei-console")
+        .expect("binary")
+        .env("XDG_STATE_HOME", &not_a_dir)
+        .env("XDG_CONFIG_HOME", dir.path())
+        .env("KUBECONFIG", dir.path().join("no-such-kubeconfig"))
+        .args(["rollout", "a", "--image", "sei:v2", "--dry-run"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "warning: the journal of console actions cannot be written (cannot write journal",
+        ))
+        .stderr(predicate::str::contains(
+            "this action will not be recorded there",
+        ));
+}

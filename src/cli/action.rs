@@ -141,6 +141,16 @@ impl ActionContext {
             Ok(journal) => Box::new(journal),
             Err(_) => Box::new(NoLog),
         };
+        // Said once, before anything happens: an operator must not believe an action is
+        // recorded when it is not (with require_journal it is refused instead).
+        if let Err(err) = log.ready()
+            && !config.config.require_journal
+        {
+            eprintln!(
+                "warning: the journal of console actions cannot be written ({err}); this action \
+                 will not be recorded there"
+            );
+        }
         let identity = operator_identity(global);
         let operator = identity.to_string();
         if let Some(refusal) = refusal
@@ -194,6 +204,7 @@ impl ActionContext {
                 ..DriverConfig::default()
             },
             read_only: guard.hint(),
+            require_journal: config.config.require_journal,
             log,
             prober: std::sync::Arc::new(crate::p2p::prober::P2pProber::new(
                 crate::p2p::tcp::TcpDialer,

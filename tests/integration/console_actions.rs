@@ -179,6 +179,7 @@ pub(crate) async fn console_on_a_running_node(
             sei_console::p2p::tcp::TcpDialer,
         )),
         read_only: None,
+        require_journal: false,
     };
     let scope = Scope::one("test", Some(ns.name.clone()));
     let mut model = Model::new(scope, Timestamp::now(), None);

@@ -296,6 +296,7 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
             sei_console::p2p::tcp::TcpDialer,
         )),
         read_only: None,
+        require_journal: false,
     };
     let (tx, rx) = mpsc::channel(4096);
     let effects = Effects::new(conn.clone(), tx, Some(plane.kubeconfig())).with_actions(actions);

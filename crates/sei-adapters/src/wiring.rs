@@ -36,6 +36,8 @@ pub struct Wiring {
     pub driver: DriverConfig,
     /// Read-only mode and where it was switched on.
     pub read_only: Option<&'static str>,
+    /// `require_journal` in the config file.
+    pub require_journal: bool,
     pub log: Box<dyn ActionLog>,
     pub prober: Arc<dyn SeedProber>,
 }
@@ -80,6 +82,7 @@ impl Adapters {
             sidecar_credential: wiring.sidecar.transport().credential(),
             driver: wiring.driver,
             read_only: wiring.read_only,
+            require_journal: wiring.require_journal,
         };
         Ok(Adapters {
             settings,

@@ -57,6 +57,10 @@ impl Decoder<'_> {
                     Some(value) => config.read_only = value,
                     None => self.wrong_type(line, name, item, "true or false", "false"),
                 },
+                "require_journal" => match item.as_bool() {
+                    Some(value) => config.require_journal = value,
+                    None => self.wrong_type(line, name, item, "true or false", "false"),
+                },
                 "contexts" => self.contexts(line, item, &mut config),
                 "fleet" => {
                     if let Some(table) = self.table(line, name, item) {

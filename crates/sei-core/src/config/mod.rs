@@ -137,6 +137,8 @@ pub struct Config {
     pub theme: ThemeName,
     pub executor: ExecutorMode,
     pub read_only: bool,
+    /// Refuse a change, before any request, when the journal cannot record it.
+    pub require_journal: bool,
     /// Kubeconfig contexts the console watches at once (`--context` wins); empty: the
     /// kubeconfig's current context.
     pub contexts: Vec<String>,

@@ -155,6 +155,24 @@ impl Journal {
         &self.path
     }
 
+    /// Whether a line could be appended now: the directory made and the file opened for
+    /// appending (created if absent), nothing written. The pre-flight of `require_journal`.
+    pub fn check_writable(&self) -> Result<(), JournalError> {
+        let failed = |source| JournalError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(failed)?;
+        }
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map(drop)
+            .map_err(failed)
+    }
+
     /// Appends one line.
     pub fn append(&self, entry: &JournalEntry) -> Result<(), JournalError> {
         let failed = |source| JournalError::Write {

@@ -116,10 +116,12 @@ pub fn action_words(kind: ActionKind, nodes: &[String]) -> String {
     format!("run {} on {nodes}", kind.name())
 }
 
-/// Prepares any action: refused in read-only mode (journaled) unless a dry run, then previewed.
+/// Prepares any action: refused in read-only mode (journaled) unless a dry run, and with
+/// `require_journal` when the journal cannot record it, then previewed.
 pub async fn prepare<A: Operation>(ops: &Ops<'_>, action: &A) -> Result<A::Prepared, OpsError> {
     if !action.dry_run() {
         ops.refuse_if_read_only(action.kind(), &action.nodes(), &action.detail())?;
+        ops.refuse_if_unrecordable(action_words(action.kind(), &action.nodes()))?;
     }
     action.prepare(ops).await
 }
@@ -133,6 +135,7 @@ pub async fn execute<P: Previewed + ?Sized>(
 ) -> Result<RunEnd, OpsError> {
     let (kind, nodes, detail) = (prepared.kind(), prepared.nodes(), prepared.detail());
     ops.refuse_if_read_only(kind, &nodes, &detail)?;
+    ops.refuse_if_unrecordable(action_words(kind, &nodes))?;
     ops.refuse(kind, &nodes, &detail, prepared.refusal())?;
     match prepared.lease() {
         Some(node) => {

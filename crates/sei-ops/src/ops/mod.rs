@@ -47,20 +47,33 @@ pub use report::{Note, Report, RunEnd};
 /// Where journal lines go (the local JSONL journal; a list in tests).
 pub trait ActionLog: Send + Sync {
     fn append(&self, entry: &JournalEntry) -> Result<(), JournalError>;
+    /// Whether a line could be written now (nothing is written): `require_journal`'s pre-flight.
+    fn ready(&self) -> Result<(), JournalError> {
+        Ok(())
+    }
 }
 
 impl ActionLog for Journal {
     fn append(&self, entry: &JournalEntry) -> Result<(), JournalError> {
         Journal::append(self, entry)
     }
+
+    fn ready(&self) -> Result<(), JournalError> {
+        self.check_writable()
+    }
 }
 
-/// No journal (its location could not be determined): lines are dropped.
+/// No journal (its location could not be determined): every line is lost, and each write says
+/// so (never silently).
 pub struct NoLog;
 
 impl ActionLog for NoLog {
     fn append(&self, _entry: &JournalEntry) -> Result<(), JournalError> {
-        Ok(())
+        Err(JournalError::NoLocation)
+    }
+
+    fn ready(&self) -> Result<(), JournalError> {
+        Err(JournalError::NoLocation)
     }
 }
 
@@ -106,6 +119,9 @@ pub struct Settings {
     /// Read-only mode and where it was switched on (`started with --read-only`): every change
     /// is refused before any call.
     pub read_only: Option<&'static str>,
+    /// `require_journal` in the config file: a change the journal cannot record is refused
+    /// before any call.
+    pub require_journal: bool,
 }
 
 /// Why an action could not go on. `BadInput` is the operator's mistake (exit 2 in the CLI).
@@ -133,6 +149,13 @@ pub enum OpsError {
     /// transport in use: refused before any change, naming the fix.
     #[error("{0}")]
     NoSidecarCredential(String),
+    /// `require_journal` is set and the journal cannot record the change: refused before any
+    /// call.
+    #[error(
+        "refusing to {action}: the journal cannot record it ({why}) and require_journal is set \
+         in the config file; nothing was sent to the cluster"
+    )]
+    JournalRequired { action: String, why: String },
     /// A step stopped; the message names the node and what state it was left in.
     #[error("{0}")]
     Step(String),
@@ -249,6 +272,21 @@ impl<'a> Ops<'a> {
             Some(refused.to_string()),
         );
         Err(refused)
+    }
+
+    /// With `require_journal`, refuses `action` before any call when the journal cannot record
+    /// it (nothing can be journaled about that refusal either).
+    pub fn refuse_if_unrecordable(&self, action: String) -> Result<(), OpsError> {
+        if !self.settings.require_journal {
+            return Ok(());
+        }
+        self.ports
+            .log
+            .ready()
+            .map_err(|err| OpsError::JournalRequired {
+                action,
+                why: err.to_string(),
+            })
     }
 
     /// The stored SeiNode `name`; a missing one is the operator's mistake.
@@ -370,7 +408,7 @@ impl<'a> Ops<'a> {
     ) {
         let entry = self.journal_entry(kind, nodes, detail, outcome, reason);
         if let Err(err) = self.ports.log.append(&entry) {
-            report.note(&Note::Warning(err.to_string()));
+            report.note(&Note::Unrecorded(err.to_string()));
         }
     }
 

@@ -43,13 +43,18 @@ pub enum Note {
     Platform(String),
     /// Anything else worth a line.
     Info(String),
-    /// Something went wrong that did not stop the action (an Event or journal write).
+    /// Something went wrong that did not stop the action (an Event write).
     Warning(String),
+    /// A journal line could not be written: this action is not (fully) recorded.
+    Unrecorded(String),
 }
 
 impl Note {
     pub fn is_warning(&self) -> bool {
-        matches!(self, Note::Warning(_) | Note::Skipped { .. })
+        matches!(
+            self,
+            Note::Warning(_) | Note::Unrecorded(_) | Note::Skipped { .. }
+        )
     }
 }
 
@@ -96,6 +101,12 @@ impl fmt::Display for Note {
             ),
             Note::Platform(text) => write!(f, "note: {text}"),
             Note::Warning(text) => write!(f, "warning: {text}"),
+            Note::Unrecorded(why) => {
+                write!(
+                    f,
+                    "warning: not recorded in the journal of console actions: {why}"
+                )
+            }
         }
     }
 }

@@ -60,13 +60,35 @@ impl HolderProbe for GoneHolders {
     }
 }
 
+/// The journal in memory; `broken` makes every write fail as a full disk would.
 #[derive(Default)]
-struct MemoryLog(Mutex<Vec<JournalEntry>>);
+struct MemoryLog(Mutex<Vec<JournalEntry>>, std::sync::atomic::AtomicBool);
+
+impl MemoryLog {
+    fn broken_error(&self) -> Result<(), crate::journal::JournalError> {
+        if self.1.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(crate::journal::JournalError::Write {
+                path: "/state/sei-console/journal.jsonl".into(),
+                source: std::io::Error::other("No space left on device"),
+            });
+        }
+        Ok(())
+    }
+
+    fn break_it(&self) {
+        self.1.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
 
 impl ActionLog for MemoryLog {
     fn append(&self, entry: &JournalEntry) -> Result<(), crate::journal::JournalError> {
+        self.broken_error()?;
         self.0.lock().expect("lock").push(entry.clone());
         Ok(())
+    }
+
+    fn ready(&self) -> Result<(), crate::journal::JournalError> {
+        self.broken_error()
     }
 }
 
@@ -149,6 +171,7 @@ impl World {
                     ..DriverConfig::default()
                 },
                 read_only: None,
+                require_journal: false,
             },
         }
     }
@@ -695,3 +718,6 @@ mod record_tests;
 
 #[path = "restart_tests.rs"]
 mod restart_tests;
+
+#[path = "record_loss_tests.rs"]
+mod record_loss_tests;

@@ -374,11 +374,12 @@ impl Effects {
                 reason,
             } => {
                 if let Some(env) = self.actions.clone() {
+                    let tx = self.tx.clone();
                     tokio::task::spawn_blocking(move || {
                         if let Err(err) =
                             jobs::record_refusal(&env, kind, &namespace, &nodes, reason)
                         {
-                            tracing::warn!(error = %err, "journal");
+                            let _ = tx.try_send(Msg::JournalUnwritable(err.to_string()));
                         }
                     });
                 }

@@ -53,6 +53,8 @@ pub struct ActionEnv {
     pub prober: Arc<dyn SeedProber>,
     /// Read-only mode and where it was switched on (the preamble of every action asks it).
     pub read_only: Option<&'static str>,
+    /// `require_journal` (the preamble of every action asks it).
+    pub require_journal: bool,
 }
 
 impl ActionEnv {
@@ -108,6 +110,7 @@ impl ActionEnv {
             driver: self.driver.clone(),
             // Refused at the key already (`action_update::start`); the preamble asks again.
             read_only: self.read_only,
+            require_journal: self.require_journal,
             log,
             prober: self.prober.clone(),
         };
@@ -309,6 +312,9 @@ impl ChannelReport {
 
 impl Report for ChannelReport {
     fn note(&self, note: &Note) {
+        if let Note::Unrecorded(why) = note {
+            let _ = self.tx.try_send(Msg::JournalUnwritable(why.clone()));
+        }
         let tone = if note.is_warning() {
             LineTone::Bad
         } else {
@@ -428,7 +434,7 @@ pub fn record_refusal(
     reason: String,
 ) -> Result<(), crate::journal::JournalError> {
     let Some(journal) = &env.journal else {
-        return Ok(());
+        return Err(crate::journal::JournalError::NoLocation);
     };
     let entry = journal_entry(
         &env.operator,

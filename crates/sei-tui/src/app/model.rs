@@ -129,6 +129,8 @@ pub enum Msg {
         id: u64,
         result: Result<ActionPreview, super::action_error::ActionError>,
     },
+    /// A journal line of a console action could not be written (why): said on the status line.
+    JournalUnwritable(String),
     /// A line of action `id`'s progress.
     ActionProgress {
         id: u64,

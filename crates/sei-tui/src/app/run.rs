@@ -79,6 +79,7 @@ impl ActionSetup {
             driver: default_driver_config(),
             prober: self.prober,
             read_only: None,
+            require_journal: false,
         }
     }
 }
@@ -185,6 +186,7 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     }
     let mut env = options.actions.clone().env(conn.kube_config.clone());
     env.read_only = guard.hint();
+    env.require_journal = model.settings.require_journal;
     let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
     let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone())
         .with_guard(guard)

@@ -25,6 +25,8 @@ pub struct Settings {
     pub problems: Vec<String>,
     /// Read the nodes' RPC for chain health (`app::chain_health`); off where no effects run.
     pub chain_health: bool,
+    /// `require_journal`: a change the journal cannot record is refused before any request.
+    pub require_journal: bool,
 }
 
 /// Flags that win over the config file.
@@ -49,6 +51,7 @@ impl Settings {
             remember_filter: config.remember_filter,
             problems: loaded.problems.clone(),
             chain_health: false,
+            require_journal: config.require_journal,
         }
     }
 }

@@ -216,3 +216,25 @@ async fn the_save_effect_writes_with_toml_edit_and_reports_back() {
         "# mine\ntheme = \"plain\" # keep\n\n[fleet]\nfilter = \"\"\n\n[fleet.filters]\nkind-sei = \"drift\"\n"
     );
 }
+
+/// No silent loss of the record (issue 26): `require_journal` reaches the actions' environment,
+/// and a journal line that could not be written is said on the status line.
+#[test]
+fn require_journal_is_read_and_an_unwritable_journal_is_said_on_the_status_line() {
+    let mut model = configured("require_journal = true\n", FlagOverrides::default());
+    assert!(model.settings.require_journal);
+    assert!(!demo_model().settings.require_journal);
+    update(
+        &mut model,
+        Msg::JournalUnwritable(
+            "no journal location: neither XDG_STATE_HOME nor HOME is set".into(),
+        ),
+    );
+    let flash = model.flash.as_ref().expect("a status line");
+    assert!(flash.error);
+    assert_eq!(
+        flash.text,
+        "not recorded in the journal of console actions: no journal location: neither \
+         XDG_STATE_HOME nor HOME is set"
+    );
+}

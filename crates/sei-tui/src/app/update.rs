@@ -86,6 +86,14 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             action_update::on_prepared(model, id, result);
             Vec::new()
         }
+        Msg::JournalUnwritable(why) => {
+            model.flash = Some(Flash {
+                text: format!("not recorded in the journal of console actions: {why}"),
+                error: true,
+            });
+            model.dirty = true;
+            Vec::new()
+        }
         Msg::ActionProgress { id, line } => {
             action_update::on_progress(model, id, line);
             Vec::new()
