@@ -61,7 +61,7 @@ pub struct DoctorArgs {
         default_value = DEFAULT_CONTROLLER_NAMESPACE
     )]
     pub controller_namespace: String,
-    /// Do not dial the published seeds (no seed findings then).
+    /// Do not dial the published seeds nor read the nodes' RPC (no seed or chain findings then).
     #[arg(long)]
     pub no_probe: bool,
 }
@@ -103,6 +103,7 @@ async fn examine(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitCode, Cli
     let thresholds = loaded.config.doctor;
     let now = Timestamp::now();
     let mut clusters = Vec::new();
+    let mut chain_reads = Vec::new();
     for context in fetch::contexts(global) {
         let conn = fetch::connection_to(global, context.as_deref()).await?;
         let namespace = fetch::namespace(global, &conn);
@@ -122,13 +123,16 @@ async fn examine(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitCode, Cli
             more: Vec::new(),
         });
         data.check_fix_permissions(&conn, &first).await;
+        if !args.no_probe {
+            chain_reads.extend(super::doctor_chain::read(&conn, &data.context, &data.nodes).await);
+        }
         clusters.push(data);
     }
     let findings = diagnose(DoctorInput {
         now,
         thresholds: &thresholds,
         clusters: clusters.iter().map(ClusterData::snapshot).collect(),
-        more: Vec::new(),
+        more: super::doctor_chain::findings(&chain_reads, now),
     });
     let unavailable: Vec<Unavailable> = clusters
         .iter()

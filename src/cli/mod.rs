@@ -11,6 +11,7 @@ mod chain_health;
 mod choices;
 pub mod describe;
 pub mod doctor;
+mod doctor_chain;
 mod doctor_fetch;
 pub mod exec;
 mod fetch;

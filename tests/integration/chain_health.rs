@@ -287,4 +287,43 @@ async fn get_and_describe_show_in_sync_catching_up_unreachable_and_stalled_nodes
         text.contains("Chain health:\n  sync             ⏸ stalled: height stuck at"),
         "{text}"
     );
+    // The doctor ranks the stalled chain as critical, with its evidence and the fix.
+    let (ok, out, err) = console(
+        &[
+            "doctor",
+            "-n",
+            &ns.name,
+            "-o",
+            "json",
+            "--fail-on",
+            "critical",
+        ],
+        state.path(),
+    )
+    .await;
+    assert!(!ok, "--fail-on critical fails on a stalled chain: {err}");
+    let doctor: Value = serde_json::from_str(&out).expect("doctor -o json");
+    let findings = doctor["findings"].as_array().expect("findings");
+    let stalled = findings
+        .iter()
+        .find(|f| f["class"] == "chain-stalled" && f["object"]["name"] == "hc-synced")
+        .unwrap_or_else(|| panic!("a chain-stalled finding for hc-synced: {doctor:#}"));
+    assert_eq!(stalled["severity"], "critical", "{stalled:#}");
+    assert!(
+        stalled["evidence"][0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("has not advanced since")),
+        "{stalled:#}"
+    );
+    assert_eq!(
+        stalled["fix"]["command"],
+        format!("sei-console logs hc-synced -n {}", ns.name),
+        "{stalled:#}"
+    );
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["class"] == "chain-rpc-unreachable" && f["object"]["name"] == "hc-val"),
+        "the stopped validator's RPC: {doctor:#}"
+    );
 }

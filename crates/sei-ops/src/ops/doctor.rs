@@ -21,6 +21,8 @@ use crate::platform::PlatformConfig;
 use crate::ports::access::Denial;
 use crate::ports::probe::ProbeOutcome;
 
+#[path = "doctor_chain.rs"]
+pub mod chain;
 #[path = "doctor_cluster.rs"]
 mod cluster;
 #[path = "doctor_node.rs"]
@@ -87,6 +89,14 @@ pub enum FindingClass {
     PermissionMissing,
     /// A `StatefulSetRenderFailed` event from before: the platform config renders the node now.
     RenderFailedBefore,
+    /// The node's height has not advanced for longer than its chain's blocks allow.
+    ChainStalled,
+    /// The node is behind its chain (its own `/lag_status`, or the fleet's highest height).
+    ChainLagging,
+    /// The node is catching up (and, with one block-sync peer, can never be called caught up).
+    ChainCatchingUp,
+    /// The node's RPC does not answer (its pod exists).
+    ChainRpcUnreachable,
 }
 
 impl FindingClass {
@@ -113,6 +123,10 @@ impl FindingClass {
             FindingClass::PodWarning => "pod-warning",
             FindingClass::PermissionMissing => "permission-missing",
             FindingClass::RenderFailedBefore => "render-failed-before",
+            FindingClass::ChainStalled => "chain-stalled",
+            FindingClass::ChainLagging => "chain-lagging",
+            FindingClass::ChainCatchingUp => "chain-catching-up",
+            FindingClass::ChainRpcUnreachable => "chain-rpc-unreachable",
         }
     }
 }
@@ -295,8 +309,8 @@ pub struct DoctorInput<'a> {
     pub now: Timestamp,
     pub thresholds: &'a DoctorThresholds,
     pub clusters: Vec<ClusterSnapshot<'a>>,
-    /// Findings other checks made, ranked with these: chain health (issue 24: stalled,
-    /// lagging, catching up too long, RPC unreachable) lands here.
+    /// Findings other checks made, ranked with these: chain health (`chain::finding` of each
+    /// node's verdict: stalled, lagging, catching up, RPC unreachable).
     pub more: Vec<Finding>,
 }
 

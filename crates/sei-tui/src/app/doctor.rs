@@ -109,8 +109,30 @@ fn gather(model: &Model) -> Vec<Finding> {
         now: model.now,
         thresholds: &model.settings.doctor,
         clusters,
-        more: Vec::new(),
+        more: chain_findings(model),
     })
+}
+
+/// The chain verdicts the console has judged from its RPC readings, as findings.
+fn chain_findings(model: &Model) -> Vec<Finding> {
+    let tops = crate::fleet::chain_tops(model.fleet.iter(), &BTreeMap::new());
+    let mut findings = Vec::new();
+    for fleet in model.fleet.iter() {
+        for (key, health) in fleet.health_entries() {
+            let Some(verdict) = fleet.health_verdict(key, model.now, &tops) else {
+                continue;
+            };
+            let read_at = health.last.as_ref().map(|last| last.at);
+            findings.extend(crate::ops::doctor::chain::finding(
+                &key.context,
+                &key.namespace,
+                &key.name,
+                &verdict,
+                read_at,
+            ));
+        }
+    }
+    findings
 }
 
 /// A seed's probe ended: kept for the doctor.
