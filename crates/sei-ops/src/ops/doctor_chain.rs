@@ -24,11 +24,14 @@ pub fn finding(
         name: node.to_owned(),
         node: Some(node.to_owned()),
     };
-    let ns = if namespace.is_empty() {
-        String::new()
-    } else {
-        format!(" -n {namespace}")
-    };
+    // Where the commands act, as the other findings' commands name it.
+    let mut ns = String::new();
+    if !context.is_empty() {
+        ns.push_str(&format!(" --context {context}"));
+    }
+    if !namespace.is_empty() {
+        ns.push_str(&format!(" -n {namespace}"));
+    }
     let evidence = |detail: String| {
         vec![Evidence {
             source: "RPC :26657 (/status, /lag_status, /net_info)".into(),
@@ -158,13 +161,13 @@ mod tests {
         );
         assert_eq!(
             finding.fix.command.as_deref(),
-            Some("sei-console logs rpc-0 -n sei")
+            Some("sei-console logs rpc-0 --context kind -n sei")
         );
         assert!(
             finding
                 .fix
                 .summary
-                .contains("sei-console restart rpc-0 -n sei")
+                .contains("sei-console restart rpc-0 --context kind -n sei")
         );
     }
 
