@@ -260,23 +260,11 @@ async fn change_and_follow(
         // A render failure (with its fix) or a driver error, already naming the node.
         Err(err) => Some(err.to_string()),
     };
-    Ok(match failure {
-        None => {
-            ops.journal(kind, &nodes, &detail, Outcome::Succeeded, None, report);
-            RunEnd::done("external address propagated")
-        }
-        Some(reason) => {
-            ops.journal(
-                kind,
-                &nodes,
-                &detail,
-                Outcome::Failed,
-                Some(reason.clone()),
-                report,
-            );
-            RunEnd::failed(name, reason)
-        }
-    })
+    let outcome = match failure {
+        None => Ok("external address propagated".to_owned()),
+        Some(reason) => Err(reason),
+    };
+    Ok(ops.finish(kind, &nodes, &detail, name, outcome, report))
 }
 
 /// Patches `spec.externalAddress` (the console-action `record` in the same patch) and persists

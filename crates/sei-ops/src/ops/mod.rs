@@ -274,6 +274,30 @@ impl<'a> Ops<'a> {
         Err(refused)
     }
 
+    /// The end of a one-node action: `Ok(message)` journaled as succeeded and done, `Err(reason)`
+    /// journaled as failed with its reason and failed on `node`.
+    pub fn finish(
+        &self,
+        kind: ActionKind,
+        nodes: &[String],
+        detail: &str,
+        node: &str,
+        outcome: Result<String, String>,
+        report: &dyn Report,
+    ) -> RunEnd {
+        match outcome {
+            Ok(message) => {
+                self.journal(kind, nodes, detail, Outcome::Succeeded, None, report);
+                RunEnd::done(message)
+            }
+            Err(reason) => {
+                let failed = Some(reason.clone());
+                self.journal(kind, nodes, detail, Outcome::Failed, failed, report);
+                RunEnd::failed(node, reason)
+            }
+        }
+    }
+
     /// With `require_journal`, refuses `action` before any call when the journal cannot record
     /// it (nothing can be journaled about that refusal either).
     pub fn refuse_if_unrecordable(&self, action: String) -> Result<(), OpsError> {

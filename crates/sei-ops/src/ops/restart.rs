@@ -316,28 +316,15 @@ async fn restart(
         ));
     }
     let deadline = NEW_POD_DEADLINE.min(ops.settings.driver.deadline);
-    Ok(
-        match wait_new_pod(ops, &pod_name, &before.uid, deadline, report).await {
-            Ok(waited) => {
-                ops.journal(kind, &nodes, &detail, Outcome::Succeeded, None, report);
-                RunEnd::done(format!(
-                    "pod {namespace}/{pod_name} created again: Running and Ready after {} s",
-                    waited.as_secs()
-                ))
-            }
-            Err(reason) => {
-                ops.journal(
-                    kind,
-                    &nodes,
-                    &detail,
-                    Outcome::Failed,
-                    Some(reason.clone()),
-                    report,
-                );
-                RunEnd::failed(name, reason)
-            }
-        },
-    )
+    let outcome = wait_new_pod(ops, &pod_name, &before.uid, deadline, report)
+        .await
+        .map(|waited| {
+            format!(
+                "pod {namespace}/{pod_name} created again: Running and Ready after {} s",
+                waited.as_secs()
+            )
+        });
+    Ok(ops.finish(kind, &nodes, &detail, name, outcome, report))
 }
 
 /// Polls until a pod of another UID than `old_uid` is Running and Ready, saying each state the
