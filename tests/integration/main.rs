@@ -29,6 +29,7 @@ mod logs_cli;
 mod logs_tui;
 mod multi_cluster;
 mod multi_cluster_rollout;
+mod pause;
 mod peers;
 mod platform_sidecar;
 mod port_forward;
