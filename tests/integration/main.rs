@@ -28,6 +28,7 @@ mod handoff;
 mod logs_cli;
 mod logs_tui;
 mod multi_cluster;
+mod multi_cluster_console;
 mod multi_cluster_rollout;
 mod pause;
 mod peers;

@@ -334,7 +334,7 @@ mod tests {
             time: "2026-11-30T04:00:00Z".parse().expect("time"),
             operator: "alice (context prod)".into(),
             context: Some("prod".into()),
-            action: crate::ops::rollout::KIND.into(),
+            action: ActionName::from("rollout"),
             nodes: vec!["sei/rpc-0".into(), "sei/rpc-1".into()],
             detail: "image ghcr.io/sei/seid:v2".into(),
             outcome,
@@ -372,7 +372,7 @@ mod tests {
         dry.time = "2026-11-30T05:00:00Z".parse().expect("time");
         let mut bob = entry(Outcome::Succeeded);
         bob.operator = "Bob (context prod)".into();
-        bob.action = crate::ops::address::KIND.into();
+        bob.action = ActionName::from("address");
         bob.nodes = vec!["sei/seed-0".into()];
         bob.time = "2026-11-30T06:00:00Z".parse().expect("time");
         let entries = vec![entry(Outcome::Started), dry, bob];
@@ -421,7 +421,7 @@ mod tests {
             ),
             (
                 JournalFilter {
-                    action: Some(crate::ops::rollout::KIND),
+                    action: Some(ActionKind::new("rollout", "ConsoleImageRollout")),
                     ..all.clone()
                 },
                 "alice (context prod) started",
