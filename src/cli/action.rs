@@ -65,6 +65,28 @@ pub struct ActionArgs {
     pub max_wait_ms: u64,
 }
 
+/// The future of a registered action command.
+pub type CommandFuture<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<std::process::ExitCode, CliError>> + 'a>,
+>;
+
+/// An operator action's subcommand, declared in the action's own file (`cli::pause::PAUSE`)
+/// and listed in `cli::ACTION_COMMANDS`: its words and flags, and how it runs. It acts on one
+/// cluster.
+#[derive(Clone, Copy)]
+pub struct ActionCommand {
+    pub name: &'static str,
+    /// The subcommand with its flags and help.
+    pub command: fn() -> clap::Command,
+    pub run: for<'a> fn(&'a GlobalArgs, &'a clap::ArgMatches) -> CommandFuture<'a>,
+}
+
+impl std::fmt::Debug for ActionCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
 /// How a command wants its context built (the action flags, or `exec`'s own).
 pub struct ContextOptions {
     pub output: ActionOutput,
@@ -131,8 +153,11 @@ impl ActionContext {
         options: ContextOptions,
         refusal: Option<Refusal<'_>>,
     ) -> Result<ActionContext, CliError> {
-        let config = crate::config::load(global.config.as_deref())
-            .map_err(|e| CliError::BadInput(e.to_string()))?;
+        let config = crate::config::load(
+            global.config.as_deref(),
+            &crate::app::console_actions::config_names(),
+        )
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
         for problem in &config.problems {
             eprintln!("warning: {problem}");
         }

@@ -95,8 +95,11 @@ pub async fn run(global: &GlobalArgs, args: &DoctorArgs) -> ExitCode {
 }
 
 async fn examine(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitCode, CliError> {
-    let loaded = crate::config::load(global.config.as_deref())
-        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let loaded = crate::config::load(
+        global.config.as_deref(),
+        &crate::app::console_actions::config_names(),
+    )
+    .map_err(|e| CliError::BadInput(e.to_string()))?;
     for problem in &loaded.problems {
         eprintln!("warning: {problem}");
     }

@@ -34,7 +34,7 @@ pub struct JournalArgs {
     #[arg(long, value_name = "NODE")]
     pub node: Option<String>,
     /// Only this action: rollout, address, seed-create.
-    #[arg(long, value_name = "ACTION", value_parser = ActionKind::from_name)]
+    #[arg(long, value_name = "ACTION", value_parser = crate::ops::action_kind)]
     pub action: Option<ActionKind>,
     /// Only actions of operators whose name contains this text (any case).
     #[arg(long, value_name = "TEXT")]
@@ -156,7 +156,6 @@ pub fn text_table(entries: &[JournalEntry]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actions::event::ActionKind;
     use crate::journal::Outcome;
 
     #[test]
@@ -166,7 +165,7 @@ mod tests {
                 time: "2026-11-30T04:00:00Z".parse().expect("time"),
                 operator: "alice (context prod)".into(),
                 context: Some("prod".into()),
-                action: ActionKind::Rollout,
+                action: crate::ops::rollout::KIND.into(),
                 nodes: vec!["sei/rpc-0".into()],
                 detail: "image seid:v2".into(),
                 outcome: Outcome::Refused,
@@ -176,7 +175,7 @@ mod tests {
                 time: "2026-11-30T04:05:00Z".parse().expect("time"),
                 operator: "bob (context dev)".into(),
                 context: None,
-                action: ActionKind::SeedCreate,
+                action: crate::ops::seed::KIND.into(),
                 nodes: vec!["sei/seed-a".into()],
                 detail: "seed for pacific-1".into(),
                 outcome: Outcome::Succeeded,

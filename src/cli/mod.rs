@@ -20,6 +20,7 @@ pub mod journal;
 pub mod logging;
 pub mod logs;
 pub mod manifest;
+pub mod pause;
 pub mod plan;
 mod platform_image;
 pub mod render;
@@ -29,6 +30,10 @@ pub mod rollout_clusters;
 pub mod seed;
 pub mod seed_probe;
 mod tui;
+
+/// The operator actions that declare their own subcommand in their file: one line each.
+pub const ACTION_COMMANDS: &[action::ActionCommand] =
+    &[restart::RESTART, pause::PAUSE, pause::RESUME];
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -46,6 +51,9 @@ pub struct Cli {
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// A subcommand of [`ACTION_COMMANDS`] and its arguments (then `command` is `None`).
+    #[arg(skip)]
+    pub action: Option<(action::ActionCommand, clap::ArgMatches)>,
 }
 
 /// kubectl-style connection flags, global to every subcommand.
@@ -104,7 +112,12 @@ pub fn command() -> clap::Command {
             )
             .mut_subcommands(with_context)
     }
-    Cli::command().mut_subcommands(with_context)
+    ACTION_COMMANDS
+        .iter()
+        .fold(Cli::command(), |cli, action| {
+            cli.subcommand((action.command)())
+        })
+        .mut_subcommands(with_context)
 }
 
 /// Parses `args` (the program name first): every `--context` given before or after the
@@ -117,6 +130,11 @@ where
     use clap::FromArgMatches;
     let matches = command().try_get_matches_from(args)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
+    if let Some((name, sub)) = matches.subcommand()
+        && let Some(action) = ACTION_COMMANDS.iter().find(|a| a.name == name)
+    {
+        cli.action = Some((*action, sub.clone()));
+    }
     let mut level = matches.subcommand();
     while let Some((_, sub)) = level {
         if let Some(values) = sub.get_many::<String>(CONTEXT_AFTER_SUBCOMMAND) {
@@ -206,6 +224,42 @@ mod context_tests {
     }
 
     #[test]
+    fn registered_action_commands_parse_with_their_flags_and_restart_offers_only_what_applies() {
+        let cli = parse_from([
+            "sei-console",
+            "pause",
+            "full-0",
+            "-o",
+            "json",
+            "--yes",
+            "--context",
+            "a",
+        ])
+        .expect("parses");
+        assert!(cli.command.is_none());
+        let (action, matches) = cli.action.expect("a registered action");
+        assert_eq!(action.name, "pause");
+        assert_eq!(
+            matches.get_one::<String>("node").map(String::as_str),
+            Some("full-0")
+        );
+        assert_eq!(cli.global.context, ["a"]);
+        let mut restart = command();
+        let help = restart
+            .find_subcommand_mut("restart")
+            .expect("restart")
+            .render_long_help()
+            .to_string();
+        for flag in ["--dry-run", "--yes", "--no-wait", "--output", "--timeout"] {
+            assert!(help.contains(flag), "{flag}: {help}");
+        }
+        for flag in ["--executor", "--platform-config", "--controller-namespace"] {
+            assert!(!help.contains(flag), "{flag}: {help}");
+        }
+        assert!(parse_from(["sei-console", "restart", "x", "--executor", "embedded"]).is_err());
+    }
+
+    #[test]
     fn every_subcommand_takes_its_own_context_without_a_clash() {
         command().debug_assert();
     }
@@ -279,8 +333,6 @@ pub enum Command {
     Rollout(rollout::RolloutArgs),
     /// Set a SeiNode's external address and persist the update plan that writes it to config.toml.
     Address(address::AddressArgs),
-    /// Restart a SeiNode's pod: delete it for its StatefulSet to create it again, wait until Ready.
-    Restart(restart::RestartArgs),
     /// Seed nodes: `seed create NAME --chain-id ID --image REF` brings one up and prints its peer string;
     /// `seed probe NODE` dials it from here and checks its P2P handshake.
     Seed {
@@ -351,7 +403,6 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     let one_cluster = match &cli.command {
         Some(Command::Exec(_)) => Some("exec"),
         Some(Command::Address(_)) => Some("address"),
-        Some(Command::Restart(_)) => Some("restart"),
         Some(Command::Seed { .. }) => Some("seed"),
         Some(Command::Logs(_)) => Some("logs"),
         Some(Command::Render(_)) => Some("render"),
@@ -359,6 +410,10 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     };
     if let Some(command) = one_cluster {
         cli.global.single_cluster(command)?;
+    }
+    if let Some((action, matches)) = &cli.action {
+        cli.global.single_cluster(action.name)?;
+        return (action.run)(&cli.global, matches).await;
     }
     match cli.command {
         Some(Command::Completions { shell }) => {
@@ -373,7 +428,6 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Exec(args)) => exec::run(&cli.global, &args).await,
         Some(Command::Rollout(args)) => rollout::run_clusters(&cli.global, &args).await,
         Some(Command::Address(args)) => address::run(&cli.global, &args).await,
-        Some(Command::Restart(args)) => restart::run(&cli.global, &args).await,
         Some(Command::Seed { command }) => seed::run(&cli.global, &command).await,
         Some(Command::Logs(args)) => {
             logs::run(&cli.global, &args).await?;

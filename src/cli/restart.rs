@@ -1,11 +1,15 @@
 //! `sei-console restart NODE`: delete the node's pod `<node>-0` so that its StatefulSet creates
-//! it again, then wait (bounded) until the new pod is Running and Ready.
+//! it again, then wait (bounded) until the new pod is Running and Ready. Declared here as an
+//! [`ActionCommand`] with only the flags that apply: no plan is persisted or followed and no
+//! StatefulSet rendered, so `--executor` and `--platform-config` are not offered, and
+//! `--timeout` bounds the wait for the new pod.
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, FromArgMatches};
 
-use super::action::{ActionArgs, drive};
+use super::action::{ActionArgs, ActionCommand, ActionOutput, CommandFuture, drive};
 use super::{CliError, GlobalArgs};
+use crate::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE;
 use crate::ops::restart::RestartInput;
 
 #[derive(Debug, Args)]
@@ -13,15 +17,64 @@ pub struct RestartArgs {
     /// The SeiNode whose pod to restart (in `-n NS`, or the context's namespace).
     #[arg(value_name = "NODE")]
     pub node: String,
-    #[command(flatten)]
-    pub action: ActionArgs,
+    /// Show the preview and stop; nothing is changed.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask for confirmation (required when stdin is not a terminal).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Return once the pod is deleted, without waiting for the new one.
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = ActionOutput::Text)]
+    pub output: ActionOutput,
+    /// Give up waiting for the new pod after this many seconds (at most 300).
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub timeout: u64,
+    /// Upper bound on the wait between executor passes, in milliseconds (the shared flag).
+    #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
+    pub max_wait_ms: u64,
+    /// Namespace of the controller (its ConfigMap, read as for every action).
+    #[arg(long, value_name = "NS", env = "SEI_CONSOLE_CONTROLLER_NAMESPACE", default_value = DEFAULT_CONTROLLER_NAMESPACE, hide = true)]
+    pub controller_namespace: String,
 }
 
-pub async fn run(global: &GlobalArgs, args: &RestartArgs) -> Result<ExitCode, CliError> {
+pub const RESTART: ActionCommand = ActionCommand {
+    name: "restart",
+    command: restart_command,
+    run: run_restart,
+};
+
+fn restart_command() -> clap::Command {
+    RestartArgs::augment_args(clap::Command::new("restart").about(
+        "Restart a SeiNode's pod: delete it for its StatefulSet to create it again, wait until Ready",
+    ))
+}
+
+fn run_restart<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
+    Box::pin(run(global, matches))
+}
+
+async fn run(global: &GlobalArgs, matches: &clap::ArgMatches) -> Result<ExitCode, CliError> {
+    let args =
+        RestartArgs::from_arg_matches(matches).map_err(|e| CliError::BadInput(e.to_string()))?;
+    // The shared flags, with the defaults of those that do not apply.
+    let action = ActionArgs {
+        dry_run: args.dry_run,
+        yes: args.yes,
+        no_wait: args.no_wait,
+        output: args.output,
+        executor: None,
+        platform_config: None,
+        controller_namespace: args.controller_namespace.clone(),
+        timeout: args.timeout,
+        max_wait_ms: args.max_wait_ms,
+    };
     let input = RestartInput {
         node: args.node.clone(),
-        wait: !args.action.no_wait,
-        dry_run: args.action.dry_run,
+        wait: !args.no_wait,
+        dry_run: args.dry_run,
     };
-    drive(global, &args.action, (&args.action).into(), &input).await
+    drive(global, &action, (&action).into(), &input).await
 }

@@ -8,7 +8,6 @@ use clap::Args;
 
 use super::action::{ActionArgs, ActionContext, ContextOptions, Refusal};
 use super::{CliError, GlobalArgs};
-use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::api::NodeMode;
 use crate::config::WaveDefaults;
@@ -107,10 +106,10 @@ pub async fn prepare_cluster(
     let detail = format!("image {image}");
     let words = selection.words();
     let refusal = (!args.action.dry_run).then(|| Refusal {
-        kind: Some(ActionKind::Rollout),
+        kind: Some(crate::ops::rollout::KIND),
         nodes: &words,
         detail: &detail,
-        action: contract::action_words(ActionKind::Rollout, &words),
+        action: contract::action_words(crate::ops::rollout::KIND, &words),
     });
     let mut options: ContextOptions = (&args.action).into();
     options.json_context = json_context.map(str::to_owned);
@@ -149,7 +148,7 @@ impl PreparedCluster {
 
     pub fn journal_dry_run(&self) {
         self.context.journal_dry_run(
-            ActionKind::Rollout,
+            crate::ops::rollout::KIND,
             &self.prepared.names(),
             &self.prepared.input.detail(),
         );

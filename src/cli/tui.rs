@@ -27,8 +27,11 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
         tracing::info!(log = %guard.path.display(), "logging");
     }
     // Same lookup as the commands: `--config FILE` (must be readable), else the XDG path.
-    let config = crate::config::load(global.config.as_deref())
-        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let config = crate::config::load(
+        global.config.as_deref(),
+        &crate::app::console_actions::config_names(),
+    )
+    .map_err(|e| CliError::BadInput(e.to_string()))?;
     for problem in &config.problems {
         tracing::warn!(%problem, "config file");
     }

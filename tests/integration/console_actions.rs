@@ -36,6 +36,11 @@ pub(crate) struct Console {
 }
 
 impl Console {
+    /// A console over `model` whose commands `effects` runs, answering on `rx`.
+    pub(crate) fn from_parts(model: Model, effects: Effects, rx: mpsc::Receiver<Msg>) -> Console {
+        Console { model, effects, rx }
+    }
+
     fn send(&mut self, msg: Msg) {
         for cmd in update(&mut self.model, msg) {
             self.effects.run(cmd);
@@ -46,7 +51,7 @@ impl Console {
         self.send(Msg::Key(key));
     }
 
-    fn type_text(&mut self, text: &str) {
+    pub(crate) fn type_text(&mut self, text: &str) {
         for c in text.chars() {
             self.key(Key::char(c));
         }
@@ -171,6 +176,7 @@ pub(crate) async fn console_on_a_running_node(
             .expect("controller namespace"),
         platform_file: None,
         sidecar: Ok(HttpSidecar::new(transport)),
+        sidecar_vars: Default::default(),
         operator: "tester (context test)".into(),
         context: "test".into(),
         journal: Some(journal.clone()),

@@ -20,9 +20,9 @@ const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
 const LABEL: &str = "across";
 
 /// Both clusters' context, their kubeconfig and the journal's state dir.
-struct Clusters {
-    kubeconfig: PathBuf,
-    state: tempfile::TempDir,
+pub(crate) struct Clusters {
+    pub(crate) kubeconfig: PathBuf,
+    pub(crate) state: tempfile::TempDir,
 }
 
 impl Clusters {
@@ -57,7 +57,7 @@ impl Clusters {
     }
 }
 
-fn platform() -> Vec<(&'static str, String)> {
+pub(crate) fn platform() -> Vec<(&'static str, String)> {
     vec![(
         "SEI_CONSOLE_PLATFORM_CONFIG",
         repo_path("assets/demo/platform-config.yaml")
@@ -70,7 +70,7 @@ fn platform() -> Vec<(&'static str, String)> {
 /// `exec --executor embedded` in that context. The sidecar router reads SeiNodes from the run's
 /// cluster only: alpha's nodes get the real seictl, beta's (unknown there) the stand-in, whose
 /// chain ID the test writes where the add-on's watcher would.
-async fn running_nodes(
+pub(crate) async fn running_nodes(
     clusters: &Clusters,
     seinodes: &Api<DynamicObject>,
     namespace: &str,
@@ -109,7 +109,7 @@ async fn running_nodes(
     }
 }
 
-async fn images(seinodes: &Api<DynamicObject>, names: &[&str]) -> Vec<(String, String)> {
+pub(crate) async fn images(seinodes: &Api<DynamicObject>, names: &[&str]) -> Vec<(String, String)> {
     let mut images = Vec::new();
     for name in names {
         let node = seinodes.get(name).await.expect("get SeiNode");
@@ -127,7 +127,7 @@ async fn images(seinodes: &Api<DynamicObject>, names: &[&str]) -> Vec<(String, S
     images
 }
 
-fn all_on(image: &str, n: usize) -> Vec<(String, String)> {
+pub(crate) fn all_on(image: &str, n: usize) -> Vec<(String, String)> {
     vec![(image.to_owned(), image.to_owned()); n]
 }
 

@@ -288,6 +288,7 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
         controller_namespace: "sei-system".into(),
         platform_file: Some(platform_config_path()),
         sidecar: Ok(HttpSidecar::new(transport)),
+        sidecar_vars: Default::default(),
         operator: "tester (context test)".into(),
         context: "test".into(),
         journal: None,

@@ -8,7 +8,7 @@ use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject
 use kube::api::{ListParams, ObjectMeta, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use sei_console::actions::event::{ActionKind, EventTarget, console_event};
+use sei_console::actions::event::{EventTarget, console_event};
 use sei_console::kube::access::check_permissions;
 use sei_console::kube::cluster::KubeCluster;
 use sei_console::kube::identity;
@@ -69,7 +69,7 @@ async fn read_only_client_refuses_every_mutation_before_sending_it() {
         .expect_err("event refused");
     assert!(recorded.message.contains("read-only mode"), "{recorded}");
     let console = console_event(
-        ActionKind::Rollout,
+        sei_console::ops::rollout::KIND,
         &EventTarget {
             namespace: &ns.name,
             name: "rpc-0",

@@ -7,7 +7,7 @@ use super::keys;
 use super::{Config, ExecutorMode, line_of};
 
 /// The config and one message per problem (`line N: ...`).
-pub(super) fn decode(text: &str) -> (Config, Vec<String>) {
+pub(super) fn decode(text: &str, operator_actions: &[&'static str]) -> (Config, Vec<String>) {
     let doc = match Document::parse(text) {
         Ok(doc) => doc,
         Err(err) => {
@@ -29,6 +29,7 @@ pub(super) fn decode(text: &str) -> (Config, Vec<String>) {
     };
     let mut decoder = Decoder {
         text,
+        operator_actions,
         problems: Vec::new(),
     };
     let config = decoder.config(doc.as_table());
@@ -37,6 +38,7 @@ pub(super) fn decode(text: &str) -> (Config, Vec<String>) {
 
 struct Decoder<'t> {
     text: &'t str,
+    operator_actions: &'t [&'static str],
     problems: Vec<String>,
 }
 
@@ -224,7 +226,7 @@ impl Decoder<'_> {
             };
             for (action_name, keys_item) in bindings.iter() {
                 let line = self.line(bindings, action_name, keys_item);
-                match keys::parse_override(context, action_name, keys_item) {
+                match keys::parse_override(context, action_name, keys_item, self.operator_actions) {
                     Ok(binding) => config.keys.push(binding),
                     Err(problem) => self.problems.push(format!(
                         "line {line}: keys.{screen}.{action_name}: {problem}; keeping the default keys"

@@ -59,11 +59,19 @@ pub fn context_by_name(name: &str) -> Option<Context> {
     }
 }
 
-pub fn action_by_name(name: &str) -> Option<Action> {
+/// The action `name` names: one of [`ACTION_NAMES`], else a registered operator action
+/// (`Action::Operator`) among `operator_actions`.
+pub fn action_by_name(name: &str, operator_actions: &[&'static str]) -> Option<Action> {
     ACTION_NAMES
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, action)| *action)
+        .or_else(|| {
+            operator_actions
+                .iter()
+                .find(|n| **n == name)
+                .map(|n| Action::Operator(n))
+        })
 }
 
 /// One `action = ["key", ...]` line; the error says what is wrong in words.
@@ -71,9 +79,14 @@ pub(super) fn parse_override(
     context: Context,
     action_name: &str,
     item: &Item,
+    operator_actions: &[&'static str],
 ) -> Result<KeyOverride, String> {
-    let action = action_by_name(action_name).ok_or_else(|| {
-        let names: Vec<&str> = ACTION_NAMES.iter().map(|(n, _)| *n).collect();
+    let action = action_by_name(action_name, operator_actions).ok_or_else(|| {
+        let names: Vec<&str> = ACTION_NAMES
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(operator_actions.iter().copied())
+            .collect();
         format!("unknown action (use one of: {})", names.join(", "))
     })?;
     let array = item

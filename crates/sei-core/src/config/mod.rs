@@ -183,8 +183,13 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// Loads the config from `explicit` (`--config FILE`, which must exist) or the default path
-/// (where a missing file simply means defaults).
-pub fn load(explicit: Option<&Path>) -> Result<LoadedConfig, ConfigReadError> {
+/// (where a missing file simply means defaults). `operator_actions`: the names the console's
+/// registered actions take in `[keys.*]` (besides [`keys::ACTION_NAMES`]); the core knows no
+/// action, the caller hands them in.
+pub fn load(
+    explicit: Option<&Path>,
+    operator_actions: &[&'static str],
+) -> Result<LoadedConfig, ConfigReadError> {
     match explicit {
         Some(path) => {
             let read = read_text(path).map_err(|source| ConfigReadError {
@@ -192,15 +197,15 @@ pub fn load(explicit: Option<&Path>) -> Result<LoadedConfig, ConfigReadError> {
                 source,
             })?;
             Ok(match read {
-                Ok(text) => from_text(&text, path),
+                Ok(text) => from_text_with(&text, path, operator_actions),
                 Err(refused) => refused_before_reading(path, &refused),
             })
         }
-        None => Ok(load_default_location(default_path())),
+        None => Ok(load_default_location(default_path(), operator_actions)),
     }
 }
 
-fn load_default_location(path: Option<PathBuf>) -> LoadedConfig {
+fn load_default_location(path: Option<PathBuf>, operator_actions: &[&'static str]) -> LoadedConfig {
     let Some(path) = path else {
         return LoadedConfig {
             config: Config::default(),
@@ -209,7 +214,7 @@ fn load_default_location(path: Option<PathBuf>) -> LoadedConfig {
         };
     };
     match read_text(&path) {
-        Ok(Ok(text)) => from_text(&text, &path),
+        Ok(Ok(text)) => from_text_with(&text, &path, operator_actions),
         Ok(Err(refused)) => refused_before_reading(&path, &refused),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => LoadedConfig {
             config: Config::default(),
@@ -255,6 +260,11 @@ fn refused_before_reading(path: &Path, refused: &crate::limits::LimitError) -> L
 
 /// Decodes `text` read from `path`; never fails, problems are reported with their line.
 pub fn from_text(text: &str, path: &Path) -> LoadedConfig {
+    from_text_with(text, path, &[])
+}
+
+/// [`from_text`], the registered actions' key names known (see [`load`]).
+pub fn from_text_with(text: &str, path: &Path, operator_actions: &[&'static str]) -> LoadedConfig {
     if let Err(refused) = crate::limits::check_brackets(text, crate::limits::CONFIG_FILE) {
         return LoadedConfig {
             config: Config::default(),
@@ -265,7 +275,7 @@ pub fn from_text(text: &str, path: &Path) -> LoadedConfig {
             )],
         };
     }
-    let (config, problems) = decode::decode(text);
+    let (config, problems) = decode::decode(text, operator_actions);
     LoadedConfig {
         config,
         path: Some(path.to_path_buf()),

@@ -135,7 +135,7 @@ fn key_overrides_replace_the_action_keys_in_the_keymap() {
 #[test]
 fn missing_default_file_means_defaults_without_problems() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let loaded = load_default_location(Some(dir.path().join("config.toml")));
+    let loaded = load_default_location(Some(dir.path().join("config.toml")), &[]);
     assert_eq!(loaded.config, Config::default());
     assert!(loaded.problems.is_empty());
 }
@@ -144,7 +144,7 @@ fn missing_default_file_means_defaults_without_problems() {
 fn explicit_file_that_does_not_exist_is_an_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let missing = dir.path().join("nope.toml");
-    let err = load(Some(&missing)).expect_err("missing --config file");
+    let err = load(Some(&missing), &[]).expect_err("missing --config file");
     assert!(
         err.to_string().starts_with("cannot read config file "),
         "{err}"
@@ -168,8 +168,8 @@ fn a_file_over_the_size_limit_is_refused_before_reading_and_the_console_goes_on_
         path.display()
     );
     for loaded in [
-        load(Some(&path)).expect("an explicit file over the limit still opens the console"),
-        load_default_location(Some(path.clone())),
+        load(Some(&path), &[]).expect("an explicit file over the limit still opens the console"),
+        load_default_location(Some(path.clone()), &[]),
     ] {
         assert_eq!(loaded.config, Config::default(), "read_only not taken");
         assert_eq!(loaded.problems, std::slice::from_ref(&expected));
@@ -187,7 +187,7 @@ fn a_file_over_the_size_limit_is_refused_before_reading_and_the_console_goes_on_
 #[test]
 fn a_device_that_never_ends_is_read_no_further_than_the_limit() {
     // /dev/zero has no size to check first: the read itself stops past the limit.
-    let loaded = load(Some(std::path::Path::new("/dev/zero"))).expect("opens");
+    let loaded = load(Some(std::path::Path::new("/dev/zero")), &[]).expect("opens");
     assert_eq!(loaded.config, Config::default());
     assert!(
         loaded.problems[0].contains("over the limit of 1048576 bytes (read 1048577)"),
@@ -341,4 +341,24 @@ replace-pod = 0
     assert_eq!(doctor.minutes_for("snapshot-restore"), 600);
     assert_eq!(doctor.minutes_for("replace-pod"), 15);
     assert_eq!(doctor.minutes_for("config-apply"), 45);
+}
+
+#[test]
+fn a_registered_operator_actions_keys_are_overridden_by_its_name_and_others_are_unknown() {
+    let text = "[keys.fleet]\npause = [\"x\"]\nunpause = [\"u\"]\n";
+    let loaded = from_text_with(text, Path::new("/cfg/config.toml"), &["pause", "resume"]);
+    assert_eq!(
+        loaded.config.keys,
+        [keys::KeyOverride {
+            context: Context::Fleet,
+            action: Action::Operator("pause"),
+            keys: vec![Key::char('x')],
+        }]
+    );
+    let problems = loaded.problems.join("\n");
+    assert!(
+        problems.contains("line 3: keys.fleet.unpause: unknown action (use one of: quit,")
+            && problems.contains(", doctor, pause, resume); keeping the default keys"),
+        "{problems}"
+    );
 }

@@ -195,6 +195,9 @@ pub enum Action {
     Doctor,
     /// The doctor's fix of the selected finding: the action's preview, or the probe.
     Fix,
+    /// An operator action the console registers with its own keys and help (`pause`): its
+    /// action kind's name. The core lists none; the console hands their bindings in.
+    Operator(&'static str),
 }
 
 /// One row of the binding table.

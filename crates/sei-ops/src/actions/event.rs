@@ -8,57 +8,92 @@ use crate::ports::Clock;
 /// Source component of the console's Events (the controller's are `seinode-controller`).
 pub const CONSOLE_COMPONENT: &str = "sei-console";
 
-/// The operator actions, as journal and Events name them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ActionKind {
-    /// Image pin rollout (`sei-console rollout`).
-    Rollout,
-    /// External address propagation (`sei-console address`).
-    Address,
-    /// Seed bring-up (`sei-console seed create`).
-    SeedCreate,
-    /// The node's pod deleted for its StatefulSet to recreate it (`sei-console restart`).
-    Restart,
+/// An operator action, as the journal and its Events name it. Each action declares its own
+/// (`ops::restart::KIND`) beside its `Operation`; `ops::ACTIONS` lists them for the journal's
+/// `--action` filter. No `match` over actions anywhere: the names are data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ActionKind {
+    name: &'static str,
+    event_reason: &'static str,
 }
 
 impl ActionKind {
-    /// The Event reason; every console reason starts with `Console`.
-    pub fn event_reason(self) -> &'static str {
-        match self {
-            ActionKind::Rollout => "ConsoleImageRollout",
-            ActionKind::Address => "ConsoleExternalAddress",
-            ActionKind::SeedCreate => "ConsoleSeedCreate",
-            ActionKind::Restart => "ConsolePodRestart",
-        }
+    /// `name` as the journal writes it (`restart`), `event_reason` as Events carry it; every
+    /// console reason starts with `Console`.
+    pub const fn new(name: &'static str, event_reason: &'static str) -> ActionKind {
+        ActionKind { name, event_reason }
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            ActionKind::Rollout => "rollout",
-            ActionKind::Address => "address",
-            ActionKind::SeedCreate => "seed-create",
-            ActionKind::Restart => "restart",
-        }
+    /// The Event reason (`ConsolePodRestart`).
+    pub const fn event_reason(self) -> &'static str {
+        self.event_reason
     }
 
-    pub const ALL: [ActionKind; 4] = [
-        ActionKind::Rollout,
-        ActionKind::Address,
-        ActionKind::SeedCreate,
-        ActionKind::Restart,
-    ];
-
-    /// The kind named `name` (as the journal writes it), or the names there are.
-    pub fn from_name(name: &str) -> Result<ActionKind, String> {
-        ActionKind::ALL
-            .into_iter()
-            .find(|kind| kind.name() == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = ActionKind::ALL.iter().map(|k| k.name()).collect();
-                format!("no action {name:?}; actions: {}", names.join(", "))
-            })
+    pub const fn name(self) -> &'static str {
+        self.name
     }
+}
+
+impl serde::Serialize for ActionKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name)
+    }
+}
+
+/// An action's name as a journal line holds it: any name, so a line another version of the
+/// console wrote (an action this one lacks) still reads.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct ActionName(String);
+
+impl ActionName {
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<ActionKind> for ActionName {
+    fn from(kind: ActionKind) -> ActionName {
+        ActionName(kind.name.to_owned())
+    }
+}
+
+impl From<&str> for ActionName {
+    fn from(name: &str) -> ActionName {
+        ActionName(name.to_owned())
+    }
+}
+
+impl PartialEq<ActionKind> for ActionName {
+    fn eq(&self, kind: &ActionKind) -> bool {
+        self.0 == kind.name
+    }
+}
+
+impl PartialEq<&str> for ActionName {
+    fn eq(&self, name: &&str) -> bool {
+        self.0 == *name
+    }
+}
+
+/// A name no action has (`--action`, `:journal action=`): the names there are.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no action {name:?}; actions: {}", known.join(", "))]
+pub struct UnknownAction {
+    pub name: String,
+    pub known: Vec<&'static str>,
+}
+
+/// The kind named `name` among `kinds` (as the journal writes it).
+pub fn kind_named(kinds: &[ActionKind], name: &str) -> Result<ActionKind, UnknownAction> {
+    kinds
+        .iter()
+        .copied()
+        .find(|kind| kind.name == name)
+        .ok_or_else(|| UnknownAction {
+            name: name.to_owned(),
+            known: kinds.iter().map(|k| k.name).collect(),
+        })
 }
 
 /// The SeiNode an Event is about.
@@ -123,7 +158,7 @@ mod tests {
             uid: "u-1",
         };
         let event = console_event(
-            ActionKind::Rollout,
+            ActionKind::new("rollout", "ConsoleImageRollout"),
             &target,
             "alice@example (context prod)",
             "image ghcr.io/sei/seid:v1 -> ghcr.io/sei/seid:v2",
@@ -150,12 +185,5 @@ mod tests {
             event.source.and_then(|s| s.component).as_deref(),
             Some("sei-console")
         );
-    }
-
-    #[test]
-    fn every_reason_starts_with_console() {
-        for kind in ActionKind::ALL {
-            assert!(kind.event_reason().starts_with("Console"), "{kind:?}");
-        }
     }
 }

@@ -45,6 +45,12 @@ pub enum DriverError {
     /// ([`DriverConfig::halt_on_render_failure`]); the failure's text is the event's message.
     #[error("{RENDER_FAILED_REASON}: {0}")]
     RenderFailed(RenderFailure),
+    /// `spec.paused` was set while the plan was Active: as upstream's reconcile, the
+    /// StatefulSet was synced (to zero replicas) and no task advanced.
+    #[error(
+        "spec.paused is true; reconciliation is frozen: the plan stays Active and no task runs until the node is resumed"
+    )]
+    Paused,
 }
 
 /// One line of progress, printed as text or as a JSON line.
@@ -522,6 +528,11 @@ impl<'a> Driver<'a> {
                 }
                 self.wait(Requeue::After(super::TASK_POLL_INTERVAL)).await;
                 continue;
+            }
+            // Upstream's reconcile returns right after the StatefulSet sync (scaled to zero)
+            // while the node is paused: an Active plan is frozen, never advanced.
+            if node.spec.is_paused() {
+                return Err(DriverError::Paused);
             }
             node.status_mut().plan = Some(plan.clone());
             let (requeue, transitions, finished) = self.step(&mut node, &mut plan).await;

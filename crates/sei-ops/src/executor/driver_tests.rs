@@ -485,3 +485,35 @@ async fn a_retried_sidecar_submission_is_reported_with_its_error_at_the_first_fa
             .all(|t| t.error.is_empty())
     );
 }
+
+/// Quirk pinned: the console's own executor once stepped the tasks of a paused node's Active
+/// plan. Upstream's reconcile syncs the StatefulSet (to zero replicas) and returns while
+/// `spec.paused` is true, so the plan stays Active and nothing advances.
+#[tokio::test]
+async fn a_paused_nodes_active_plan_is_frozen_not_advanced_by_the_console_executor() {
+    let h = Harness::new();
+    let clock = FixedClock(h.now);
+    h.cluster.put_node(full_node("ns", "a"));
+    let d = driver(&h, &clock);
+    d.persist("ns", "a", SIDECAR_IMAGE).await.expect("persist");
+    h.cluster
+        .mutate_node("ns", "a", |node| node.spec.paused = Some(true));
+    let frozen = d.drive("ns", "a", &mut |_: &Progress| {}).await;
+    assert!(matches!(frozen, Err(DriverError::Paused)), "{frozen:?}");
+    let plan = stored_plan(&h, "a");
+    assert!(plan.is_active());
+    assert!(
+        plan.tasks.iter().all(|t| t.status == TaskStatus::Pending),
+        "no task advanced: {:?}",
+        plan.tasks
+    );
+    assert!(
+        h.sidecar.submits().is_empty(),
+        "nothing sent to the sidecar"
+    );
+    let replicas = match h.cluster.object(ObjectKind::StatefulSet, "ns", "a") {
+        Some(crate::ports::ClusterObject::StatefulSet(sts)) => sts.spec.replicas,
+        other => panic!("no StatefulSet: {other:?}"),
+    };
+    assert_eq!(replicas, Some(0), "scaled to zero");
+}

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
-use crate::actions::event::ActionKind;
+use crate::actions::event::{ActionKind, ActionName};
 
 mod files;
 
@@ -63,7 +63,7 @@ pub struct JournalEntry {
     /// context is read from `operator` ([`JournalEntry::context_name`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
-    pub action: ActionKind,
+    pub action: ActionName,
     /// `namespace/name` of every SeiNode touched.
     pub nodes: Vec<String>,
     /// What was asked, e.g. `image ghcr.io/sei/seid:v2`.
@@ -334,7 +334,7 @@ mod tests {
             time: "2026-11-30T04:00:00Z".parse().expect("time"),
             operator: "alice (context prod)".into(),
             context: Some("prod".into()),
-            action: ActionKind::Rollout,
+            action: ActionName::from("rollout"),
             nodes: vec!["sei/rpc-0".into(), "sei/rpc-1".into()],
             detail: "image ghcr.io/sei/seid:v2".into(),
             outcome,
@@ -372,7 +372,7 @@ mod tests {
         dry.time = "2026-11-30T05:00:00Z".parse().expect("time");
         let mut bob = entry(Outcome::Succeeded);
         bob.operator = "Bob (context prod)".into();
-        bob.action = ActionKind::Address;
+        bob.action = ActionName::from("address");
         bob.nodes = vec!["sei/seed-0".into()];
         bob.time = "2026-11-30T06:00:00Z".parse().expect("time");
         let entries = vec![entry(Outcome::Started), dry, bob];
@@ -421,7 +421,7 @@ mod tests {
             ),
             (
                 JournalFilter {
-                    action: Some(ActionKind::Rollout),
+                    action: Some(ActionKind::new("rollout", "ConsoleImageRollout")),
                     ..all.clone()
                 },
                 "alice (context prod) started",

@@ -7,7 +7,7 @@ fn entry(n: usize) -> JournalEntry {
         time: "2026-11-30T04:00:00Z".parse().expect("time"),
         operator: "alice (context prod)".into(),
         context: Some("prod".into()),
-        action: ActionKind::Rollout,
+        action: ActionName::from("rollout"),
         nodes: vec![format!("sei/rpc-{n}")],
         detail: format!("image ghcr.io/sei/seid:v{n}"),
         outcome: Outcome::Succeeded,

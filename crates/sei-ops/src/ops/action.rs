@@ -238,15 +238,50 @@ mod tests {
         assert_eq!(read_only_refusal(None, "x".into()), None);
         let refused = read_only_refusal(
             Some("started with --read-only"),
-            action_words(ActionKind::Restart, &["full-0".to_owned()]),
+            action_words(crate::ops::restart::KIND, &["full-0".to_owned()]),
         );
         assert_eq!(
             refused.expect("refused").to_string(),
             "read-only mode: refusing to run restart on full-0; nothing was sent to the cluster (started with --read-only)"
         );
         assert_eq!(
-            action_words(ActionKind::SeedCreate, &[]),
+            action_words(crate::ops::seed::KIND, &[]),
             "run seed-create on a new seed"
+        );
+    }
+
+    #[test]
+    fn every_action_is_registered_once_with_a_console_reason_and_the_names_stay_as_journaled() {
+        let names: Vec<(&str, &str)> = crate::ops::ACTIONS
+            .iter()
+            .map(|k| (k.name(), k.event_reason()))
+            .collect();
+        // Journal lines and Events already written name these: never renamed.
+        for known in [
+            ("rollout", "ConsoleImageRollout"),
+            ("address", "ConsoleExternalAddress"),
+            ("seed-create", "ConsoleSeedCreate"),
+            ("restart", "ConsolePodRestart"),
+        ] {
+            assert!(names.contains(&known), "{known:?}");
+        }
+        for (at, (name, reason)) in names.iter().enumerate() {
+            assert!(reason.starts_with("Console"), "{name}");
+            assert!(
+                names[at + 1..]
+                    .iter()
+                    .all(|(n, r)| n != name && r != reason),
+                "{name} twice"
+            );
+        }
+        assert_eq!(
+            crate::ops::action_kind("nope")
+                .expect_err("unknown")
+                .to_string(),
+            format!(
+                "no action \"nope\"; actions: {}",
+                names.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            )
         );
     }
 }

@@ -14,6 +14,9 @@ use crate::fleet::console_actions;
 use crate::journal::Outcome;
 use crate::ports::StatusPatch;
 
+/// The journal's and Events' name of this action.
+pub const KIND: ActionKind = ActionKind::new("address", "ConsoleExternalAddress");
+
 /// An address change as the operator asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AddressInput {
@@ -103,7 +106,7 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
     let mut permissions = ops.check(checks.into_vec(), !input.dry_run).await;
     permissions.sidecar_credential = ops
         .sidecar_credential_refusal(
-            ActionKind::Address,
+            crate::ops::address::KIND,
             &[(input.node.clone(), tasks.clone())],
             input.wait,
             false,
@@ -134,7 +137,7 @@ impl Operation for AddressInput {
     type Prepared = AddressPrepared;
 
     fn kind(&self) -> ActionKind {
-        ActionKind::Address
+        crate::ops::address::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -160,7 +163,7 @@ impl Operation for AddressInput {
 
 impl Previewed for AddressPrepared {
     fn kind(&self) -> ActionKind {
-        ActionKind::Address
+        crate::ops::address::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -231,7 +234,7 @@ async fn change_and_follow(
     let name = input.node.as_str();
     let nodes = vec![name.to_owned()];
     let detail = input.detail();
-    let kind = ActionKind::Address;
+    let kind = crate::ops::address::KIND;
     // Read now, under the Lease: the record appends to the node's record as it is.
     let stored = ops.read_node(name).await?;
     let from = match stored.spec.external_address() {

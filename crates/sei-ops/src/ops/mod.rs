@@ -29,6 +29,7 @@ pub mod doctor;
 pub mod exec;
 pub mod follow;
 mod lease;
+pub mod pause;
 pub mod pod_needs;
 pub mod pod_ready;
 mod report;
@@ -43,6 +44,22 @@ mod tests;
 pub mod waiting;
 
 pub use report::{Note, Report, RunEnd};
+
+/// Every operator action, as the journal and Events name them: one line per action, beside its
+/// `mod` line (the journal's `--action` filter and `:journal action=` read it).
+pub const ACTIONS: &[ActionKind] = &[
+    rollout::KIND,
+    address::KIND,
+    seed::KIND,
+    restart::KIND,
+    pause::PAUSE,
+    pause::RESUME,
+];
+
+/// The action named `name` (as the journal writes it), or the names there are.
+pub fn action_kind(name: &str) -> Result<ActionKind, crate::actions::event::UnknownAction> {
+    crate::actions::event::kind_named(ACTIONS, name)
+}
 
 /// Where journal lines go (the local JSONL journal; a list in tests).
 pub trait ActionLog: Send + Sync {
@@ -513,7 +530,7 @@ pub fn journal_entry(
         time: clock.now(),
         operator: operator.to_owned(),
         context: Some(context.to_owned()),
-        action: kind,
+        action: kind.into(),
         nodes: nodes.iter().map(|n| format!("{namespace}/{n}")).collect(),
         detail: detail.to_owned(),
         outcome,

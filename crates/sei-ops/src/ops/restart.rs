@@ -14,6 +14,9 @@ use crate::journal::Outcome;
 use crate::ports::access::PermissionCheck;
 use crate::ports::{ClusterObject, ObjectKind, Propagation};
 
+/// The journal's and Events' name of this action.
+pub const KIND: ActionKind = ActionKind::new("restart", "ConsolePodRestart");
+
 /// The longest the console waits for the new pod (bounded further by the driver's deadline).
 const NEW_POD_DEADLINE: Duration = Duration::from_secs(300);
 const NEW_POD_POLL: Duration = Duration::from_millis(500);
@@ -176,7 +179,7 @@ impl Operation for RestartInput {
     type Prepared = RestartPrepared;
 
     fn kind(&self) -> ActionKind {
-        ActionKind::Restart
+        crate::ops::restart::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -202,7 +205,7 @@ impl Operation for RestartInput {
 
 impl Previewed for RestartPrepared {
     fn kind(&self) -> ActionKind {
-        ActionKind::Restart
+        crate::ops::restart::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -285,7 +288,7 @@ async fn restart(
     let name = prepared.input.node.as_str();
     let nodes = vec![name.to_owned()];
     let detail = Operation::detail(&prepared.input);
-    let kind = ActionKind::Restart;
+    let kind = crate::ops::restart::KIND;
     let pod_name = prepared.pod_name();
     let node = ops.read_node(name).await?;
     let Some(pod) = read_pod(ops, &pod_name).await? else {

@@ -13,6 +13,9 @@ use crate::actions::waves::{already_rolled, plan_waves};
 use crate::api::{NodeMode, SeiNode, TaskKind};
 use crate::config::WaveDefaults;
 
+/// The journal's and Events' name of this action.
+pub const KIND: ActionKind = ActionKind::new("rollout", "ConsoleImageRollout");
+
 mod run;
 
 /// Plans the console follows for one node of a rollout: the plan found Active (an init plan),
@@ -290,7 +293,12 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         );
         prepared.permissions = ops.check(checks.into_vec(), !prepared.input.dry_run).await;
         prepared.permissions.sidecar_credential = ops
-            .sidecar_credential_refusal(ActionKind::Rollout, &work, prepared.input.wait, false)
+            .sidecar_credential_refusal(
+                crate::ops::rollout::KIND,
+                &work,
+                prepared.input.wait,
+                false,
+            )
             .await?;
     }
     Ok(prepared)
@@ -319,7 +327,7 @@ impl Operation for RolloutInput {
     type Prepared = RolloutPrepared;
 
     fn kind(&self) -> ActionKind {
-        ActionKind::Rollout
+        crate::ops::rollout::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -358,7 +366,7 @@ impl Operation for RolloutInput {
 
 impl Previewed for RolloutPrepared {
     fn kind(&self) -> ActionKind {
-        ActionKind::Rollout
+        crate::ops::rollout::KIND
     }
 
     /// The nodes to roll; the selection as asked when none is left.

@@ -24,6 +24,9 @@ use crate::ports::probe::{ProbeOutcome, ProbeTarget};
 use crate::ports::{ClusterObject, ObjectKind, SidecarApi, SidecarError, SidecarTarget};
 pub use contract::{EXIT_UNREACHABLE, seed_name_problem};
 
+/// The journal's and Events' name of this action.
+pub const KIND: ActionKind = ActionKind::new("seed-create", "ConsoleSeedCreate");
+
 /// How long a Running seed's sidecar may keep answering "node key not there yet".
 const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
@@ -210,7 +213,7 @@ pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, Op
     // Waiting, the console reads the seed's NodeID from its sidecar whoever executes the plan.
     permissions.sidecar_credential = ops
         .sidecar_credential_refusal(
-            ActionKind::SeedCreate,
+            crate::ops::seed::KIND,
             &[(name.clone(), tasks.clone())],
             input.wait,
             true,
@@ -262,7 +265,7 @@ async fn bring_up(
     let request = &prepared.request;
     let name = request.name.as_str();
     let nodes = vec![name.to_owned()];
-    let kind = ActionKind::SeedCreate;
+    let kind = crate::ops::seed::KIND;
     let detail = prepared.input.detail();
     let node_id = prepared.node_id();
     let what = format!(

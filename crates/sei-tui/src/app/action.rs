@@ -48,7 +48,7 @@ impl ActionRequest {
     pub fn kind(&self) -> ActionKind {
         self.parts
             .first()
-            .map_or(ActionKind::Rollout, |part| part.operation.kind())
+            .map_or(crate::ops::rollout::KIND, |part| part.operation.kind())
     }
 
     /// The cluster(s) it goes to, as the dialog names them.
@@ -148,9 +148,9 @@ impl Form {
     /// Non-blocking remarks about the focused value (an image not pinned by digest).
     pub fn warnings(&self, kind: ActionKind) -> Vec<String> {
         let image_field = match kind {
-            ActionKind::Rollout => Some(0),
-            ActionKind::SeedCreate => Some(2),
-            ActionKind::Address | ActionKind::Restart => None,
+            crate::ops::rollout::KIND => Some(0),
+            crate::ops::seed::KIND => Some(2),
+            _ => None,
         };
         match image_field.and_then(|i| ImageRef::parse(self.value(i)).ok()) {
             Some(image) => image.warnings().iter().map(ToString::to_string).collect(),
@@ -307,10 +307,11 @@ impl ActionFlow {
 
     pub fn title(&self) -> &'static str {
         match self.kind {
-            ActionKind::Rollout => "Image rollout",
-            ActionKind::Address => "External address",
-            ActionKind::SeedCreate => "Seed bring-up",
-            ActionKind::Restart => "Pod restart",
+            crate::ops::rollout::KIND => "Image rollout",
+            crate::ops::address::KIND => "External address",
+            crate::ops::seed::KIND => "Seed bring-up",
+            crate::ops::restart::KIND => "Pod restart",
+            kind => super::console_actions::find(kind).map_or("Action", |action| action.title),
         }
     }
 }
@@ -448,7 +449,8 @@ pub fn address_form(node: &ObjectKey, current: &str) -> Form {
 }
 
 /// A restart asks nothing: the form names the node, enter previews.
-pub fn restart_form(node: &ObjectKey) -> Form {
+/// The form of an action on one node with nothing to fill (a restart, a pause).
+pub fn one_node_form(node: &ObjectKey) -> Form {
     Form {
         context: node.context.to_string(),
         namespace: node.namespace.to_string(),
@@ -492,7 +494,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
         return across_clusters(kind, form);
     }
     let operation = match kind {
-        ActionKind::Rollout => {
+        crate::ops::rollout::KIND => {
             let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;
             let (waves, canaries) = rollout_waves(form)?;
             SomeOperation::new(RolloutInput {
@@ -504,7 +506,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
                 dry_run: false,
             })
         }
-        ActionKind::Address => {
+        crate::ops::address::KIND => {
             let address = ExternalAddress::parse(form.value(0))
                 .map_err(|e| format!("external address: {e}"))?;
             SomeOperation::new(AddressInput {
@@ -514,7 +516,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
                 dry_run: false,
             })
         }
-        ActionKind::SeedCreate => {
+        crate::ops::seed::KIND => {
             let name = form.value(0);
             if let Some(problem) = seed_name_problem(name) {
                 return Err(format!("name: {problem}"));
@@ -540,11 +542,15 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
                 dry_run: false,
             })
         }
-        ActionKind::Restart => SomeOperation::new(RestartInput {
+        crate::ops::restart::KIND => SomeOperation::new(RestartInput {
             node: node(),
             wait: true,
             dry_run: false,
         }),
+        kind => match super::console_actions::find(kind) {
+            Some(action) => (action.validate)(form)?,
+            None => return Err(format!("no console action {}", kind.name())),
+        },
     };
     Ok(ActionRequest::one(
         form.context.clone(),
@@ -555,7 +561,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
 
 /// A rollout per cluster, each of that cluster's marked nodes.
 fn across_clusters(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> {
-    if kind != ActionKind::Rollout {
+    if kind != crate::ops::rollout::KIND {
         return Err("only an image rollout goes to several clusters".to_owned());
     }
     let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;

@@ -119,11 +119,11 @@ fn the_prompt_validates_the_image_and_warns_without_a_digest() {
         "starts from the current image"
     );
     assert!(
-        form.warnings(crate::actions::event::ActionKind::Rollout)
+        form.warnings(crate::ops::rollout::KIND)
             .iter()
             .any(|w| w.contains("digest")),
         "{:?}",
-        form.warnings(crate::actions::event::ActionKind::Rollout)
+        form.warnings(crate::ops::rollout::KIND)
     );
     clear_and_type(&mut model, "Not An Image!");
     assert!(key(&mut model, KeyCode::Enter).is_empty());

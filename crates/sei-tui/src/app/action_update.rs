@@ -2,7 +2,7 @@
 //! and the effect's answers (preview, progress, result). Pure.
 use super::action::{
     ActionFlow, ActionPreview, Finished, MAX_PROGRESS_LINES, ProgressLine, Stage,
-    across_clusters_form, address_form, restart_form, rollout_form, seed_form, validate,
+    across_clusters_form, address_form, one_node_form, rollout_form, seed_form, validate,
 };
 use super::model::{Cmd, Flash, Model, Screen};
 use crate::actions::event::ActionKind;
@@ -18,7 +18,7 @@ fn targets(model: &Model, kind: ActionKind) -> Vec<ObjectKey> {
     if let Screen::Node(key) = &model.screen {
         return vec![key.clone()];
     }
-    if kind == ActionKind::Rollout && !model.marked.is_empty() {
+    if kind == crate::ops::rollout::KIND && !model.marked.is_empty() {
         return model.marked.iter().cloned().collect();
     }
     model.selected_key().cloned().into_iter().collect()
@@ -47,7 +47,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     let nodes = targets(model, kind);
     let namespace = match (kind, nodes.first()) {
         (_, Some(first)) => first.namespace.to_string(),
-        (ActionKind::SeedCreate, None) => match &model.scope.namespace {
+        (crate::ops::seed::KIND, None) => match &model.scope.namespace {
             Some(ns) => ns.clone(),
             None => {
                 flash(model, "choose a namespace first (:ns NAME)", true);
@@ -62,7 +62,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     let mut clusters: Vec<&str> = nodes.iter().map(|n| n.context.as_ref()).collect();
     clusters.dedup();
     if clusters.len() > 1 {
-        if kind == ActionKind::Rollout {
+        if kind == crate::ops::rollout::KIND {
             return start_across_clusters(model, &nodes);
         }
         let text = format!(
@@ -86,7 +86,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
             }
         },
     };
-    if kind != ActionKind::SeedCreate && nodes.iter().any(|n| *n.namespace != *namespace) {
+    if kind != crate::ops::seed::KIND && nodes.iter().any(|n| *n.namespace != *namespace) {
         flash(
             model,
             "the marked nodes are in several namespaces; mark nodes of one namespace",
@@ -109,29 +109,33 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     }
     let first_row = nodes.first().and_then(|key| model.fleet.row(key));
     let mut form = match kind {
-        ActionKind::Rollout => rollout_form(
+        crate::ops::rollout::KIND => rollout_form(
             &context,
             &namespace,
             names,
             first_row.map_or("", |r| r.image.as_str()),
             model.settings.waves,
         ),
-        ActionKind::Address => {
+        crate::ops::address::KIND => {
             let current = nodes
                 .first()
                 .and_then(|key| model.fleet.node(key))
                 .map_or("", |n| n.spec.external_address());
             address_form(&nodes[0], current)
         }
-        ActionKind::Restart => restart_form(&nodes[0]),
-        ActionKind::SeedCreate => seed_form(
+        crate::ops::restart::KIND => one_node_form(&nodes[0]),
+        crate::ops::seed::KIND => seed_form(
             &context,
             &namespace,
             first_row.map_or("", |r| r.chain_id.as_str()),
             first_row.map_or("", |r| r.image.as_str()),
         ),
+        kind => match super::console_actions::find(kind) {
+            Some(action) => (action.form)(&nodes[0], model.fleet.node(&nodes[0])),
+            None => return Vec::new(),
+        },
     };
-    if kind != ActionKind::Rollout && matches!(model.screen, Screen::Fleet) {
+    if kind != crate::ops::rollout::KIND && matches!(model.screen, Screen::Fleet) {
         form.ignored_marks = model
             .marked
             .iter()
@@ -152,7 +156,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
 /// A rollout of marked nodes of several clusters: one dialog, one preview per cluster, one
 /// confirmation, then cluster after cluster (`ops::across`). The read-only refusal first.
 fn start_across_clusters(model: &mut Model, nodes: &[ObjectKey]) -> Vec<Cmd> {
-    let kind = ActionKind::Rollout;
+    let kind = crate::ops::rollout::KIND;
     let mut clusters: Vec<(String, String, Vec<String>)> = Vec::new();
     for key in nodes {
         match clusters.iter_mut().find(|(c, _, _)| **c == *key.context) {

@@ -14,7 +14,6 @@ use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Event, Pod};
 
 use super::model::{Cmd, Flash, Model, Screen};
-use crate::actions::event::ActionKind;
 use crate::fleet::store::ObjectKey;
 use crate::keymap::{Action, Key, KeyCode};
 use crate::ops::doctor::{
@@ -235,7 +234,10 @@ fn fix(model: &mut Model) -> Vec<Cmd> {
             }
             model.doctor.open = false;
             let mut cmds = super::update::open_node(model, key);
-            cmds.extend(super::action_update::start(model, ActionKind::Rollout));
+            cmds.extend(super::action_update::start(
+                model,
+                crate::ops::rollout::KIND,
+            ));
             let prompt = model
                 .action
                 .as_mut()

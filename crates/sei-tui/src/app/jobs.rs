@@ -42,6 +42,9 @@ pub struct ActionEnv {
     pub platform_file: Option<PathBuf>,
     /// How the sidecars are reached (`SEI_CONSOLE_SIDECAR_*`), or why that is misconfigured.
     pub sidecar: Result<HttpSidecar, ActionError>,
+    /// The `SEI_CONSOLE_SIDECAR_*` variables as read at start: another cluster's transport is
+    /// made from them and that cluster's connection ([`ActionEnv::for_cluster`]).
+    pub sidecar_vars: std::collections::BTreeMap<String, String>,
     /// `user (context ctx)`, as Events and the journal name the operator.
     pub operator: String,
     /// The kubeconfig context actions go to (the journal's `context`).
@@ -68,8 +71,12 @@ impl ActionEnv {
     ) -> ActionEnv {
         ActionEnv {
             server: conn.kube_config.as_ref().map(|c| c.cluster_url.to_string()),
-            sidecar: crate::sidecar::env::client_from_env(conn.kube_config.clone())
-                .map_err(ActionError::SidecarTransport),
+            sidecar: crate::sidecar::http::transport_from_env(
+                |k| self.sidecar_vars.get(k).cloned(),
+                conn.kube_config.clone(),
+            )
+            .map(HttpSidecar::new)
+            .map_err(|e| ActionError::SidecarTransport(e.to_string())),
             operator: identity.to_string(),
             context: identity.context.clone(),
             ..self.clone()

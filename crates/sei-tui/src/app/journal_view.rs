@@ -2,7 +2,6 @@
 //! the `journal` command as words (`NODE`, `action:A`, `operator:T`, `since:D`, `ctx:NAME`
 //! (repeatable, as `--context`), `all`); dry runs hidden unless `all` (or `a` in the viewer).
 use super::model::Model;
-use crate::actions::event::ActionKind;
 use crate::fleet::text::age;
 use crate::journal::{JournalFilter, parse_since};
 
@@ -11,7 +10,9 @@ pub fn parse(words: &[&str], now: jiff::Timestamp) -> Result<JournalFilter, Stri
     let mut filter = JournalFilter::default();
     for word in words {
         match word.split_once(':') {
-            Some(("action", name)) => filter.action = Some(ActionKind::from_name(name)?),
+            Some(("action", name)) => {
+                filter.action = Some(crate::ops::action_kind(name).map_err(|e| e.to_string())?)
+            }
             Some(("operator" | "op", text)) => filter.operator = Some(text.to_owned()),
             Some(("since", text)) => filter.since = Some(parse_since(text, now)?),
             Some(("node", name)) => filter.node = Some(name.to_owned()),
@@ -107,7 +108,7 @@ pub(crate) mod tests {
             time: crate::fleet::sample::now() - jiff::SignedDuration::from_mins(minutes_ago),
             operator: operator.into(),
             context: None,
-            action: ActionKind::Rollout,
+            action: crate::ops::rollout::KIND.into(),
             nodes: vec![format!("sei/{node}")],
             detail: "image ghcr.io/sei-protocol/sei:v6.5.0".into(),
             outcome,
@@ -137,7 +138,7 @@ pub(crate) mod tests {
         )
         .expect("filter");
         assert_eq!(filter.node.as_deref(), Some("rpc-0"));
-        assert_eq!(filter.action, Some(ActionKind::Address));
+        assert_eq!(filter.action, Some(crate::ops::address::KIND));
         assert_eq!(filter.operator.as_deref(), Some("bob"));
         assert_eq!(
             filter.since,

@@ -5,6 +5,7 @@ pub mod action_error;
 pub mod action_update;
 pub mod chain_health;
 pub mod command;
+pub mod console_actions;
 pub mod doctor;
 pub mod effects;
 mod health;

@@ -19,7 +19,6 @@ use crate::ports::probe::{ProbeOutcome, ProbeTarget};
 use super::action::{ActionFlow, ActionPreview, ActionRequest, Finished, ProgressLine};
 use super::settings::{FlagOverrides, Settings};
 use crate::actions::event::ActionKind;
-use crate::config::keys::keymap_with;
 use crate::config::{ExecutorMode, LoadedConfig};
 
 /// Health of one watch as the screen shows it.
@@ -420,7 +419,7 @@ impl Model {
             flash: None,
             now,
             size: (80, 24),
-            keymap: Keymap::default(),
+            keymap: super::console_actions::keymap(&[]),
             settings: Settings::default(),
             marked: BTreeSet::new(),
             action: None,
@@ -578,7 +577,7 @@ impl Model {
     /// that does not parse is reported with the other problems and not applied).
     pub fn configure(&mut self, loaded: &LoadedConfig, flags: FlagOverrides) {
         self.settings = Settings::from_config(loaded, flags);
-        self.keymap = keymap_with(&loaded.config.keys);
+        self.keymap = super::console_actions::keymap(&loaded.config.keys);
         let saved = loaded
             .config
             .saved_filters

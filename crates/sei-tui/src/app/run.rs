@@ -73,6 +73,9 @@ impl ActionSetup {
             controller_namespace: self.controller_namespace,
             platform_file: self.platform_file,
             sidecar,
+            sidecar_vars: std::env::vars()
+                .filter(|(k, _)| k.starts_with("SEI_CONSOLE_SIDECAR_"))
+                .collect(),
             operator: self.operator,
             context: self.context,
             journal: self.journal,

@@ -5,7 +5,6 @@ use super::model::{
     Cmd, Flash, Input, InputKind, Model, Msg, NodePane, SavedSetting, Scope, Screen, WatchState,
 };
 use super::viewer::{Viewer, ViewerKind};
-use crate::actions::event::ActionKind;
 use crate::fleet::filter::Filter;
 use crate::fleet::sort::Column;
 use crate::keymap::{Action, Context, Key, KeyCode};
@@ -326,10 +325,15 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
             return save_filter(model);
         }
         Action::ToggleMark => action_update::toggle_mark(model),
-        Action::RolloutImage => return action_update::start(model, ActionKind::Rollout),
-        Action::ChangeAddress => return action_update::start(model, ActionKind::Address),
-        Action::CreateSeed => return action_update::start(model, ActionKind::SeedCreate),
-        Action::RestartPod => return action_update::start(model, ActionKind::Restart),
+        Action::RolloutImage => return action_update::start(model, crate::ops::rollout::KIND),
+        Action::ChangeAddress => return action_update::start(model, crate::ops::address::KIND),
+        Action::CreateSeed => return action_update::start(model, crate::ops::seed::KIND),
+        Action::RestartPod => return action_update::start(model, crate::ops::restart::KIND),
+        Action::Operator(name) => {
+            if let Some(action) = super::console_actions::named(name) {
+                return action_update::start(model, action.kind);
+            }
+        }
         Action::ShowAction => action_update::show(model),
         Action::ProbeSeed => return super::probes::probe_now(model),
         Action::Doctor => super::doctor::open(model),

@@ -5,7 +5,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::theme::Theme;
-use crate::keymap::{DEFAULT_BINDINGS, help_sections};
+use crate::app::console_actions;
+use crate::keymap::help_sections;
 
 const LEGEND: &[(&str, &str)] = &[
     (
@@ -30,7 +31,7 @@ const LEGEND: &[(&str, &str)] = &[
 
 pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    for section in help_sections(DEFAULT_BINDINGS) {
+    for section in help_sections(&console_actions::bindings()) {
         lines.push(Line::styled(section.title, theme.title));
         for (keys, help) in section.lines {
             // A key list as wide as the column keeps a space before its help.

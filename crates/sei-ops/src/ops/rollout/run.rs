@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::{GATE_POLL, MAX_PLANS_PER_ROLLOUT_NODE, NodeToRoll, RolloutInput, RolloutPrepared};
-use crate::actions::event::ActionKind;
+
 use crate::actions::image_ref::ImageRef;
 use crate::actions::waves::{Gate, plan_waves, wave_gate};
 use crate::api::SeiNode;
@@ -80,7 +80,7 @@ async fn roll_waves(
                     let one = [name.to_owned()];
                     let detail = input.detail();
                     ops.journal(
-                        ActionKind::Rollout,
+                        crate::ops::rollout::KIND,
                         &one,
                         &detail,
                         Outcome::Refused,
@@ -141,7 +141,7 @@ async fn roll_one(
     deadline: Instant,
     report: &dyn Report,
 ) -> Result<Option<String>, OpsError> {
-    let kind = ActionKind::Rollout;
+    let kind = crate::ops::rollout::KIND;
     let detail = input.detail();
     let image = input.image.to_string();
     let name = target.node.name();
