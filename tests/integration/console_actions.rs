@@ -178,6 +178,7 @@ pub(crate) async fn console_on_a_running_node(
         prober: std::sync::Arc::new(sei_console::p2p::prober::P2pProber::new(
             sei_console::p2p::tcp::TcpDialer,
         )),
+        node_rpc: sei_console::rpc::node_rpc_for(None),
         read_only: None,
         require_journal: false,
     };
@@ -208,6 +209,9 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
     console.key(Key::char('i'));
     console.key(Key::ctrl('u'));
     console.type_text(NEW);
+    // The health gate off: this node serves no RPC (`chain_health_gate` gates real nodes).
+    console.key(Key::plain(KeyCode::Tab));
+    console.key(Key::plain(KeyCode::Right));
     console.key(Key::plain(KeyCode::Enter));
     let preview = console.preview().await;
     assert!(preview.text.contains("Update plan"), "{}", preview.text);

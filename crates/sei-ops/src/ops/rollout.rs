@@ -13,6 +13,7 @@ use crate::actions::waves::{already_rolled, plan_waves};
 use crate::api::{NodeMode, SeiNode, TaskKind};
 use crate::config::WaveDefaults;
 
+mod health_gate;
 mod run;
 
 /// Plans the console follows for one node of a rollout: the plan found Active (an init plan),
@@ -66,6 +67,9 @@ pub struct RolloutInput {
     pub wait: bool,
     /// Preview only: no permission checks, nothing changed.
     pub dry_run: bool,
+    /// Each wave moves on only when its nodes are caught up and advancing through a soak
+    /// (`rollout/health_gate.rs`); `None`: `--no-health-gate`.
+    pub health_gate: Option<crate::chain::gate::GateSettings>,
 }
 
 impl RolloutInput {
@@ -384,7 +388,13 @@ impl Previewed for RolloutPrepared {
     /// The wave plan first, above the nodes left alone and each node's plan (JSON readers get
     /// the waves in the result's progress notes).
     fn preview_lines(&self) -> Vec<PreviewLine> {
-        let mut lines = vec![PreviewLine::TextOnly(self.waves_text())];
+        let mut lines = vec![
+            PreviewLine::TextOnly(self.waves_text()),
+            PreviewLine::Preview {
+                text: self.gate_text(),
+                json: self.gate_json(),
+            },
+        ];
         for note in &self.already_rolled {
             lines.push(PreviewLine::Note(Note::AlreadyRolled(note.clone())));
         }
