@@ -42,6 +42,7 @@ fn journal_reason(state: &Path, node: &str, outcome: &str, image: &str) -> Optio
     let node = format!("/{node}");
     journal(state)
         .into_iter()
+        .rev()
         .filter(|e| e["action"] == "rollout" && e["outcome"] == outcome)
         .filter(|e| e["detail"] == format!("image {image}"))
         .filter(|e| {
@@ -50,7 +51,7 @@ fn journal_reason(state: &Path, node: &str, outcome: &str, image: &str) -> Optio
                     .any(|n| n.as_str().is_some_and(|n| n.ends_with(&node)))
             })
         })
-        .last()
+        .next()
         .and_then(|e| e["reason"].as_str().map(str::to_owned))
 }
 
