@@ -43,15 +43,15 @@ fn journal_reason(state: &Path, node: &str, outcome: &str, image: &str) -> Optio
     journal(state)
         .into_iter()
         .rev()
-        .filter(|e| e["action"] == "rollout" && e["outcome"] == outcome)
-        .filter(|e| e["detail"] == format!("image {image}"))
-        .filter(|e| {
-            e["nodes"].as_array().is_some_and(|n| {
-                n.iter()
-                    .any(|n| n.as_str().is_some_and(|n| n.ends_with(&node)))
-            })
+        .find(|e| {
+            e["action"] == "rollout"
+                && e["outcome"] == outcome
+                && e["detail"] == format!("image {image}")
+                && e["nodes"].as_array().is_some_and(|n| {
+                    n.iter()
+                        .any(|n| n.as_str().is_some_and(|n| n.ends_with(&node)))
+                })
         })
-        .next()
         .and_then(|e| e["reason"].as_str().map(str::to_owned))
 }
 
