@@ -285,13 +285,14 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         .map(|n| (n.node.name().to_owned(), n.tasks.clone()))
         .collect();
     if !work.is_empty() {
-        let checks = rollout_checks(
+        let mut checks = rollout_checks(
             &ops.scope(),
             ops.namespace(),
             &work,
             matches!(prepared.input.selection, Selection::Matching { .. }),
             prepared.input.wait,
         );
+        checks.extend(prepared.gate_checks(ops.namespace()));
         prepared.permissions = ops.check(checks.into_vec(), !prepared.input.dry_run).await;
         prepared.permissions.sidecar_credential = ops
             .sidecar_credential_refusal(ActionKind::Rollout, &work, prepared.input.wait, false)

@@ -355,6 +355,14 @@ async fn the_preview_says_what_the_gate_waits_for_in_text_and_json() {
         serde_json::json!({"enabled": true, "soakSeconds": 90, "timeoutSeconds": 600,
                            "lastWave": true, "notGated": []})
     );
+    let portforward = |p: &rollout::RolloutPrepared| {
+        p.permissions
+            .checks
+            .iter()
+            .filter(|c| c.to_string().starts_with("create pods/portforward"))
+            .count()
+    };
+    assert_eq!(portforward(&prepared), 2, "each gated node's RPC");
     let off = rollout::prepare(&ops, rollout_input(&["a", "b"], 1, 3))
         .await
         .expect("prepare");
@@ -362,6 +370,7 @@ async fn the_preview_says_what_the_gate_waits_for_in_text_and_json() {
         off.head_text()
             .contains("Health gate: off (--no-health-gate)")
     );
+    assert_eq!(portforward(&off), 0, "no gate, no RPC read");
     assert_eq!(
         off.gate_json()["healthGate"],
         serde_json::json!({"enabled": false})

@@ -6,10 +6,12 @@
 use std::time::Duration;
 
 use super::{NodeToRoll, RolloutPrepared};
+use crate::actions::permissions::health_gate_checks;
 use crate::chain::Reading;
 use crate::chain::gate::{GateSettings, GateVerdict, HealthGate, words};
 use crate::ops::chain_health::{READ_TIMEOUT, read, serves_rpc};
 use crate::ops::{Note, Ops, Report};
+use crate::ports::access::PermissionCheck;
 use crate::ports::node_rpc::RpcTarget;
 
 /// How often a gated node's RPC is read.
@@ -109,6 +111,18 @@ impl RolloutPrepared {
             ));
         }
         text
+    }
+
+    /// The gate's calls: each gated node's RPC through a port-forward to its pod.
+    pub(super) fn gate_checks(&self, namespace: &str) -> Vec<PermissionCheck> {
+        if !self.input.wait || self.input.health_gate.is_none() {
+            return Vec::new();
+        }
+        self.nodes
+            .iter()
+            .filter(|n| serves_rpc(&n.node))
+            .flat_map(|n| health_gate_checks(namespace, n.node.name()))
+            .collect()
     }
 
     /// The gate as the JSON preview line carries it.
