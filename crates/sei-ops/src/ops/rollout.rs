@@ -391,10 +391,7 @@ impl Previewed for RolloutPrepared {
     fn preview_lines(&self) -> Vec<PreviewLine> {
         let mut lines = vec![
             PreviewLine::TextOnly(self.waves_text()),
-            PreviewLine::Preview {
-                text: self.gate_text(),
-                json: self.gate_json(),
-            },
+            PreviewLine::TextOnly(self.gate_text()),
         ];
         for note in &self.already_rolled {
             lines.push(PreviewLine::Note(Note::AlreadyRolled(note.clone())));
@@ -414,6 +411,11 @@ impl Previewed for RolloutPrepared {
                 json: serde_json::json!({"event": "preview", "preview": node.preview}),
             });
         }
+        // JSON readers get the gate after the nodes' previews (the first line stays a node's).
+        lines.push(PreviewLine::Preview {
+            text: String::new(),
+            json: self.gate_json(),
+        });
         lines
     }
 
