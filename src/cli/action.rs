@@ -132,7 +132,12 @@ pub struct ActionContext {
     /// Set when one command acts in several clusters: every JSON line names its `context`.
     json_context: Option<String>,
     adapters: Adapters,
+    /// Live lines (a health gate's) printed last, per node: what they said and when.
+    live: std::sync::Mutex<std::collections::HashMap<String, (String, std::time::Instant)>>,
 }
+
+/// A node's live line is printed again after this long even when it says the same.
+const LIVE_LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What a refusal before the context exists is about.
 pub struct Refusal<'a> {
@@ -210,6 +215,7 @@ impl ActionContext {
                 crate::kube::errors::describe(&e)
             ))
         })?;
+        let node_rpc = crate::rpc::node_rpc_for(Some(kube.clone()));
         let transport = transport_from_env(|k| std::env::var(k).ok(), Some(kube))
             .map_err(|e| CliError::BadInput(e.to_string()))?;
         let wiring = Wiring {
@@ -234,6 +240,7 @@ impl ActionContext {
             prober: std::sync::Arc::new(crate::p2p::prober::P2pProber::new(
                 crate::p2p::tcp::TcpDialer,
             )),
+            node_rpc,
         };
         let adapters = Adapters::open(&client, wiring).await.map_err(|e| match e {
             ResolvePlatformError::File(message) => CliError::BadInput(message),
@@ -245,6 +252,7 @@ impl ActionContext {
             name_nodes: options.name_nodes,
             json_context: options.json_context,
             adapters,
+            live: Default::default(),
         };
         if let Some(note) = &context.adapters.settings.platform_note {
             context.note(&Note::Platform(note.clone()));
@@ -401,8 +409,39 @@ impl From<OpsError> for CliError {
 }
 
 /// Notes on stderr (or JSON lines); progress lines on stdout, naming their node for actions.
+impl ActionContext {
+    /// Whether to print `note`: every note but a live line, which is printed when its state
+    /// changes (caught up, what holds it back) or [`LIVE_LINE_EVERY`] after the last.
+    fn live_line_due(&self, note: &Note) -> bool {
+        let Note::Gate { node, line } = note else {
+            return true;
+        };
+        let state = format!(
+            "{} {:?}",
+            line.caught_up,
+            line.problem.as_ref().map(std::mem::discriminant)
+        );
+        let Ok(mut live) = self.live.lock() else {
+            return true;
+        };
+        let now = std::time::Instant::now();
+        match live.get(node) {
+            Some((last, at)) if *last == state && now.duration_since(*at) < LIVE_LINE_EVERY => {
+                false
+            }
+            _ => {
+                live.insert(node.clone(), (state, now));
+                true
+            }
+        }
+    }
+}
+
 impl Report for ActionContext {
     fn note(&self, note: &Note) {
+        if !self.live_line_due(note) {
+            return;
+        }
         let message = note.to_string();
         match self.output {
             ActionOutput::Text => eprintln!("{message}"),

@@ -10,6 +10,7 @@ use super::action::{ActionArgs, ActionContext, ContextOptions, Refusal};
 use super::{CliError, GlobalArgs};
 use crate::actions::image_ref::ImageRef;
 use crate::api::NodeMode;
+use crate::chain::gate::GateSettings;
 use crate::config::WaveDefaults;
 use crate::ops::action::{self as contract, Previewed};
 use crate::ops::rollout::{RolloutInput, RolloutPrepared, Selection};
@@ -41,6 +42,16 @@ pub struct RolloutArgs {
     /// rollout naming several clusters is refused before any request.
     #[arg(long)]
     pub across_clusters: bool,
+    /// How long each rolled node must stay caught up with its height advancing before the next
+    /// wave starts (the last wave is gated too): `60s`, `5m`, `1m30s`.
+    #[arg(long, value_name = "DURATION", value_parser = parse_gate_duration, default_value = "60s")]
+    pub soak: std::time::Duration,
+    /// How long a rolled node may take to pass the health gate before the rollout halts.
+    #[arg(long, value_name = "DURATION", value_parser = parse_gate_duration, default_value = "10m")]
+    pub health_timeout: std::time::Duration,
+    /// Move on once a wave's plans completed and pods are Ready, without reading the nodes' RPC.
+    #[arg(long, conflicts_with_all = ["soak", "health_timeout"])]
+    pub no_health_gate: bool,
     #[command(flatten)]
     pub action: ActionArgs,
 }
@@ -80,6 +91,20 @@ pub async fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, Cl
         .context
         .drive_prepared(&args.action, &cluster.prepared)
         .await
+}
+
+fn parse_gate_duration(text: &str) -> Result<std::time::Duration, String> {
+    crate::chain::gate::parse_duration(text)
+}
+
+/// The health gate asked for: `None` with `--no-health-gate`.
+pub fn health_gate(args: &RolloutArgs) -> Result<Option<GateSettings>, CliError> {
+    if args.no_health_gate {
+        return Ok(None);
+    }
+    GateSettings::new(args.soak, args.health_timeout)
+        .map(Some)
+        .map_err(CliError::BadInput)
 }
 
 /// The image asked for, parsed.
@@ -125,6 +150,7 @@ pub async fn prepare_cluster(
         canary_nodes: Vec::new(),
         wait: !args.action.no_wait,
         dry_run: args.action.dry_run,
+        health_gate: health_gate(args)?,
     };
     let prepared = contract::prepare(&context.ops(), &input).await?;
     Ok(PreparedCluster { context, prepared })

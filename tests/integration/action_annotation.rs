@@ -65,7 +65,15 @@ fn rollout(
     extra: &[&str],
     state: &std::path::Path,
 ) -> std::process::Output {
-    let mut args = vec!["rollout", node, "-n", &ns.name, "--image", NEW];
+    let mut args = vec![
+        "rollout",
+        "--no-health-gate",
+        node,
+        "-n",
+        &ns.name,
+        "--image",
+        NEW,
+    ];
     args.extend_from_slice(extra);
     cli(&args, state)
 }

@@ -91,7 +91,15 @@ async fn a_rollout_as_a_certificate_identity_is_refused_and_patches_nothing() {
     create_node_service_account(&ns).await;
     node_reported_running(&ns, "cr1", OLD).await;
     let run = as_admin(
-        &["rollout", "cr1", "-n", &ns.name, "--image", NEW],
+        &[
+            "rollout",
+            "--no-health-gate",
+            "cr1",
+            "-n",
+            &ns.name,
+            "--image",
+            NEW,
+        ],
         dir.path(),
     )
     .await;
@@ -106,6 +114,7 @@ async fn a_rollout_as_a_certificate_identity_is_refused_and_patches_nothing() {
     let run = as_admin(
         &[
             "rollout",
+            "--no-health-gate",
             "cr1",
             "-n",
             &ns.name,

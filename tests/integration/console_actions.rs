@@ -148,6 +148,14 @@ async fn init_with_exec(ns: &TestNamespace, name: &str, state: &std::path::Path)
 pub(crate) async fn console_on_a_running_node(
     prefix: &str,
 ) -> (TestNamespace, Console, Journal, tempfile::TempDir) {
+    console_on_a_running_node_reading(prefix, sei_console::rpc::node_rpc_for(None)).await
+}
+
+/// [`console_on_a_running_node`] whose actions read the nodes' RPC through `node_rpc`.
+async fn console_on_a_running_node_reading(
+    prefix: &str,
+    node_rpc: std::sync::Arc<dyn sei_console::ports::node_rpc::NodeRpc>,
+) -> (TestNamespace, Console, Journal, tempfile::TempDir) {
     // With the platform's ServiceAccount, which every rendered pod runs as.
     let ns = TestNamespace::new(prefix).await;
     let state = tempfile::Builder::new()
@@ -184,6 +192,7 @@ pub(crate) async fn console_on_a_running_node(
         prober: std::sync::Arc::new(sei_console::p2p::prober::P2pProber::new(
             sei_console::p2p::tcp::TcpDialer,
         )),
+        node_rpc,
         read_only: None,
         require_journal: false,
     };
@@ -214,6 +223,9 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
     console.key(Key::char('i'));
     console.key(Key::ctrl('u'));
     console.type_text(NEW);
+    // The health gate off: this node serves no RPC (`chain_health_gate` gates real nodes).
+    console.key(Key::plain(KeyCode::Tab));
+    console.key(Key::plain(KeyCode::Right));
     console.key(Key::plain(KeyCode::Enter));
     let preview = console.preview().await;
     assert!(preview.text.contains("Update plan"), "{}", preview.text);
@@ -404,4 +416,90 @@ async fn a_seed_brought_up_from_the_console_runs_with_its_verified_peer() {
         .map(|e| format!("{} {}", e.action.name(), e.outcome.name()))
         .collect();
     assert_eq!(outcomes, ["seed-create started", "seed-create succeeded"]);
+}
+
+/// The console's rollout with its health gate on, the node's pod port 26657 forwarded to a real
+/// sei-tendermint validator (the `sei-console.test/rpc` annotation): the form's `health gate`
+/// field set to a 5 s soak, the preview saying so, one live gate line replaced reading after
+/// reading, and the verdict in the journal.
+#[tokio::test]
+async fn a_console_rollout_waits_for_the_health_gate_of_a_node_on_a_real_chain() {
+    let network = crate::tendermint_net::Network::start(crate::tendermint_net::NetworkSpec {
+        chain_id: "pacific-1".into(),
+        full_nodes: 0,
+        seed: false,
+    })
+    .await;
+    let kubeconfig =
+        kube::config::Kubeconfig::read_from(&crate::common::control_plane().kubeconfig)
+            .expect("kubeconfig");
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .expect("config");
+    let (ns, mut console, journal, _state) = console_on_a_running_node_reading(
+        "console-gate",
+        sei_console::rpc::node_rpc_for(Some(config)),
+    )
+    .await;
+    let rpc = network.validator.rpc.expect("validator RPC").to_string();
+    let patch = json!({"metadata": {"annotations": {"sei-console.test/rpc": rpc}}});
+    ns.seinodes()
+        .patch(
+            "full-0",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(&patch),
+        )
+        .await
+        .expect("annotate");
+    console.key(Key::char('i'));
+    console.key(Key::ctrl('u'));
+    console.type_text(NEW);
+    console.key(Key::plain(KeyCode::Tab));
+    console.key(Key::ctrl('u'));
+    console.type_text("soak 5s, timeout 90s");
+    console.key(Key::plain(KeyCode::Enter));
+    let preview = console.preview().await;
+    assert!(
+        preview
+            .head
+            .contains("through a 5s soak; a node not healthy within 1m30s halts"),
+        "{}",
+        preview.head
+    );
+    assert!(
+        preview.permissions.denied.is_empty(),
+        "{:?}",
+        preview.permissions
+    );
+    console.key(Key::plain(KeyCode::Enter));
+    console.key(Key::char('y'));
+    let (end, lines) = console.finished("the gated rollout to finish").await;
+    let shown: Vec<String> = lines
+        .iter()
+        .map(|l| format!("{}: {}", l.node.as_deref().unwrap_or("-"), l.text))
+        .collect();
+    assert!(end.ok, "{end:?}\n{shown:#?}");
+    let live: Vec<&String> = shown
+        .iter()
+        .filter(|l| l.starts_with("full-0: health gate: height "))
+        .collect();
+    assert_eq!(live.len(), 1, "one live line, replaced: {shown:#?}");
+    assert!(
+        shown
+            .iter()
+            .any(|l| l.starts_with("-: full-0: health gate passed after")),
+        "{shown:#?}"
+    );
+    let entries = journal.read().expect("journal");
+    assert!(
+        entries
+            .entries
+            .iter()
+            .any(|e| e.outcome.name() == "succeeded"
+                && e.reason
+                    .as_deref()
+                    .is_some_and(|r| r.starts_with("health gate passed after"))),
+        "{:#?}",
+        entries.entries
+    );
 }

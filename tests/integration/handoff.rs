@@ -69,7 +69,7 @@ fn release(home: &Path) {
 }
 
 fn rollout_args<'a>(nodes: &[&'a str], ns: &'a str, image: &'a str, ctl: &'a str) -> Vec<&'a str> {
-    let mut args = vec!["rollout"];
+    let mut args = vec!["rollout", "--no-health-gate"];
     args.extend_from_slice(nodes);
     args.extend_from_slice(&[
         "-n",

@@ -112,6 +112,7 @@ async fn logs_print_each_container_follow_new_lines_and_show_the_previous_contai
     let run = crate::common::console::console(
         &[
             "rollout",
+            "--no-health-gate",
             "full-a",
             "-n",
             &ns.name,

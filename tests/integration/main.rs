@@ -43,6 +43,7 @@ mod resilience;
 mod restart;
 mod rollout_cli;
 mod rollout_e2e;
+mod rollout_health_gate;
 mod rollout_waves;
 mod safety;
 mod seed_cli;

@@ -94,6 +94,7 @@ async fn the_console_rolls_out_marked_nodes_of_two_clusters_with_one_confirmatio
         )),
         read_only: None,
         require_journal: false,
+        node_rpc: sei_console::rpc::node_rpc_for(None),
     };
     let scope = Scope {
         contexts: vec!["alpha".into(), "beta".into()],
@@ -119,6 +120,9 @@ async fn the_console_rolls_out_marked_nodes_of_two_clusters_with_one_confirmatio
     console.key(Key::char('i'));
     console.key(Key::ctrl('u'));
     console.type_text(NEW);
+    // The health gate off: these kwok nodes serve no RPC (`rollout_health_gate` gates real ones).
+    console.key(Key::plain(KeyCode::Tab));
+    console.key(Key::plain(KeyCode::Right));
     console.key(Key::plain(KeyCode::Enter));
     let preview = console.preview().await;
     assert!(

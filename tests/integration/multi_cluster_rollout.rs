@@ -178,6 +178,7 @@ async fn a_rollout_across_clusters_previews_every_cluster_refuses_before_any_cha
     let rollout = |extra: &[&str]| -> Vec<String> {
         let mut args: Vec<String> = [
             "rollout",
+            "--no-health-gate",
             "-l",
             &selected,
             "--image",
@@ -228,6 +229,7 @@ async fn a_rollout_across_clusters_previews_every_cluster_refuses_before_any_cha
     let missing = clusters
         .console(&[
             "rollout",
+            "--no-health-gate",
             "xa-0",
             "--image",
             NEW,

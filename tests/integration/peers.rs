@@ -41,6 +41,7 @@ fn previewed(ns: &TestNamespace, node: &str, state: &std::path::Path) -> (Option
     let out = cli_as(
         &[
             "rollout",
+            "--no-health-gate",
             node,
             "-n",
             &ns.name,
@@ -114,6 +115,7 @@ async fn previews_and_persisted_plans_carry_the_peers_the_controller_would_resol
     let out = cli_as(
         &[
             "rollout",
+            "--no-health-gate",
             "static-0",
             "-n",
             &ns.name,
@@ -229,7 +231,15 @@ async fn a_label_source_lists_the_matching_seinodes_and_reads_each_peers_node_id
     ];
     expected.sort();
 
-    let args = ["rollout", "me", "-n", &ns.name, "--image", NEW];
+    let args = [
+        "rollout",
+        "--no-health-gate",
+        "me",
+        "-n",
+        &ns.name,
+        "--image",
+        NEW,
+    ];
     let dry = console_with(&[&args[..], &["--dry-run"]].concat(), state.path(), &[]).await;
     assert!(dry.ok, "{dry:?}");
     let preview = dry

@@ -125,7 +125,15 @@ async fn a_token_operator_brings_up_and_rolls_a_node_through_the_port_forward_on
     assert!(init.ok, "{init:?}");
     let rollout = run_as(
         &operator,
-        &["rollout", "full-a", "-n", &ns.name, "--image", NEW],
+        &[
+            "rollout",
+            "--no-health-gate",
+            "full-a",
+            "-n",
+            &ns.name,
+            "--image",
+            NEW,
+        ],
         dir.path(),
     )
     .await;
@@ -269,7 +277,15 @@ async fn without_the_seinodetasks_grant_the_proxy_refuses_and_the_console_names_
     // The console: the rollout is refused before any change, naming the missing grant.
     let run = run_as(
         &operator,
-        &["rollout", "full-a", "-n", &ns.name, "--image", NEW],
+        &[
+            "rollout",
+            "--no-health-gate",
+            "full-a",
+            "-n",
+            &ns.name,
+            "--image",
+            NEW,
+        ],
         dir.path(),
     )
     .await;

@@ -240,6 +240,10 @@ async fn pty_ctrl_c_while_an_action_runs_asks_and_changes_nothing_unasked() {
     terminal.wait_for_text("Image rollout", FRAME);
     terminal.key(Key::Ctrl('u'));
     terminal.type_text(NEW);
+    // The health gate off (tab to its field, → to `off`): this node serves no RPC.
+    terminal.key(Key::Text("\t"));
+    terminal.key(Key::Text("\x1b[C"));
+    terminal.wait_for_text("health gate off", FRAME);
     terminal.key(Key::Enter);
     terminal.wait_for_text("enter/y continue", Duration::from_secs(60));
     terminal.key(Key::Enter);

@@ -151,6 +151,7 @@ async fn a_rollouts_config_patch_is_executed_by_the_real_seictl() {
     let run = console(
         &[
             "rollout",
+            "--no-health-gate",
             "full-0",
             "-n",
             &ns.name,

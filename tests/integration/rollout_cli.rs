@@ -43,6 +43,7 @@ async fn dry_run_previews_the_update_plan_and_changes_nothing() {
     let out = cli_as(
         &[
             "rollout",
+            "--no-health-gate",
             "rpc-0",
             "-n",
             &ns.name,
@@ -83,6 +84,7 @@ async fn read_only_refuses_before_any_request() {
     let out = cli_as(
         &[
             "rollout",
+            "--no-health-gate",
             "rpc-0",
             "-n",
             "sei",
@@ -149,7 +151,16 @@ async fn forbidden_operator_is_stopped_by_the_permission_check_before_any_change
         )
         .await
         .expect("binding");
-    let args = ["rollout", "rpc-0", "-n", &ns.name, "--image", NEW, "--yes"];
+    let args = [
+        "rollout",
+        "--no-health-gate",
+        "rpc-0",
+        "-n",
+        &ns.name,
+        "--image",
+        NEW,
+        "--yes",
+    ];
     let out = crate::common::wait_for(
         "dave's read access to settle",
         std::time::Duration::from_secs(30),
@@ -185,6 +196,7 @@ async fn without_yes_and_without_a_terminal_it_refuses() {
     let out = cli_as(
         &[
             "rollout",
+            "--no-health-gate",
             "rpc-0",
             "-n",
             &ns.name,
@@ -209,6 +221,7 @@ async fn yes_no_wait_pins_the_image_persists_the_plan_and_records_event_and_jour
     let out = cli_as(
         &[
             "rollout",
+            "--no-health-gate",
             "rpc-0",
             "-n",
             &ns.name,

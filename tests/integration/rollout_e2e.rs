@@ -24,6 +24,7 @@ async fn two_nodes_roll_in_a_canary_and_a_batch_to_the_new_image() {
     let run = console(
         &[
             "rollout",
+            "--no-health-gate",
             "full-0",
             "full-1",
             "-n",
@@ -76,6 +77,7 @@ async fn roll_through_two_plans(ns: &TestNamespace, name: &str) -> Vec<String> {
     let state = tempfile::tempdir().expect("tempdir");
     let args = [
         "rollout",
+        "--no-health-gate",
         name,
         "-n",
         &ns.name,

@@ -22,6 +22,7 @@ async fn rollout(ns: &TestNamespace, state: &std::path::Path) -> Run {
     console(
         &[
             "rollout",
+            "--no-health-gate",
             "-l",
             "fleet=waves",
             "--mode",

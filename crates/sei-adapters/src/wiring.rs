@@ -11,6 +11,7 @@ use crate::kube::access::KubeAccess;
 use crate::kube::cluster::KubeCluster;
 use crate::kube::platform_config::{ResolvePlatformError, resolve_platform};
 use crate::ops::{ActionLog, Ops, Ports, Settings};
+use crate::ports::node_rpc::NodeRpc;
 use crate::ports::probe::SeedProber;
 use crate::ports::{LocalProcesses, SystemClock};
 use crate::sidecar::http::HttpSidecar;
@@ -40,6 +41,9 @@ pub struct Wiring {
     pub require_journal: bool,
     pub log: Box<dyn ActionLog>,
     pub prober: Arc<dyn SeedProber>,
+    /// The nodes' RPC (`rpc::KubeNodeRpc` with the operator's kubeconfig): a rollout's health
+    /// gate.
+    pub node_rpc: Arc<dyn NodeRpc>,
 }
 
 /// The adapters behind the ports of one cluster, and the settings resolved for it.
@@ -53,6 +57,7 @@ pub struct Adapters {
     log: Box<dyn ActionLog>,
     holders: LocalProcesses,
     prober: Arc<dyn SeedProber>,
+    node_rpc: Arc<dyn NodeRpc>,
 }
 
 impl Adapters {
@@ -96,6 +101,7 @@ impl Adapters {
                 prefix: local_holder_prefix(),
             },
             prober: wiring.prober,
+            node_rpc: wiring.node_rpc,
         })
     }
 
@@ -111,6 +117,7 @@ impl Adapters {
                 log: self.log.as_ref(),
                 holders: &self.holders,
                 prober: self.prober.as_ref(),
+                node_rpc: self.node_rpc.as_ref(),
             },
             &self.settings,
         )

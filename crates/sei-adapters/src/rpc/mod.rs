@@ -212,6 +212,31 @@ impl NodeRpc for KubeNodeRpc {
     }
 }
 
+/// The RPC when no client could be made for it: every read fails saying why, so a rollout's
+/// health gate halts naming it instead of the action failing to open.
+#[derive(Debug)]
+pub struct NoNodeRpc(pub String);
+
+impl NodeRpc for NoNodeRpc {
+    fn get<'a>(&'a self, _: &'a RpcTarget, _: &'a str, _: Duration) -> RpcFuture<'a> {
+        let why = self.0.clone();
+        Box::pin(async move { Err(RpcFailure::Unreachable(why)) })
+    }
+}
+
+/// The actions' RPC adapter for a kubeconfig (`KubeNodeRpc`), or a [`NoNodeRpc`] saying why
+/// there is none.
+pub fn node_rpc_for(config: Option<kube::Config>) -> Arc<dyn NodeRpc> {
+    match config.map(KubeNodeRpc::new) {
+        Some(Ok(rpc)) => Arc::new(rpc),
+        Some(Err(err)) => Arc::new(NoNodeRpc(format!(
+            "cannot create a client for the RPC: {}",
+            crate::kube::errors::describe(&err)
+        ))),
+        None => Arc::new(NoNodeRpc("no kubeconfig to reach the RPC with".to_owned())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

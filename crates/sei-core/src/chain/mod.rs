@@ -1,7 +1,9 @@
 //! Chain health of the nodes, pure: typed readings of a node's sei-tendermint RPC (`rpc`:
 //! `/status`, `/lag_status`, `/net_info`, and why a read failed) and the verdict over
-//! successive readings (`health`: in sync, catching up, lagging, stalled, unreachable). The
+//! successive readings (`health`: in sync, catching up, lagging, stalled, unreachable), and a
+//! rollout wave's health gate over one node's readings (`gate`). The
 //! transport is a port (`ports::node_rpc`), the screens' words are in `fleet::health`.
+pub mod gate;
 pub mod health;
 pub mod rpc;
 

@@ -107,6 +107,12 @@ pub fn rollout_checks(
     checks
 }
 
+/// A rollout's health gate: the node's RPC read through a port-forward to its pod (port 26657).
+pub fn health_gate_checks(namespace: &str, node: &str) -> Vec<PermissionCheck> {
+    let pod = format!("{node}-0");
+    vec![check("create", "", "pods", namespace, &pod).subresource("portforward")]
+}
+
 /// `address`: the spec change and the update plan carrying the new address.
 pub fn address_checks(
     scope: &ExecutionScope,

@@ -69,7 +69,8 @@ pub struct JournalEntry {
     /// What was asked, e.g. `image ghcr.io/sei/seid:v2`.
     pub detail: String,
     pub outcome: Outcome,
-    /// Why it failed or was refused.
+    /// Why it failed or was refused; on a rolled node that succeeded, its health gate's
+    /// verdict (`health gate passed after 60s soak …`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }

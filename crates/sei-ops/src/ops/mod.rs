@@ -107,6 +107,8 @@ pub struct Ports<'a> {
     pub holders: &'a dyn HolderProbe,
     /// The outside view of a seed: its P2P handshake (`seed create` ends with it).
     pub prober: &'a dyn crate::ports::probe::SeedProber,
+    /// The nodes' sei-tendermint RPC (a rollout's health gate reads it).
+    pub node_rpc: &'a dyn crate::ports::node_rpc::NodeRpc,
 }
 
 /// Who acts, where, and how plans are executed: resolved once by the caller from flags,

@@ -41,6 +41,12 @@ pub enum Note {
     },
     /// The platform config could not be read; an empty one is used.
     Platform(String),
+    /// A rolled node's health gate after one reading of its RPC: a live line, each one
+    /// replacing the node's last (the console's dialog), the commands print fewer.
+    Gate {
+        node: String,
+        line: crate::chain::gate::GateLine,
+    },
     /// Anything else worth a line.
     Info(String),
     /// Something went wrong that did not stop the action (an Event write).
@@ -50,6 +56,11 @@ pub enum Note {
 }
 
 impl Note {
+    /// A live line: it stands for the node's state now, not an event.
+    pub fn is_live(&self) -> bool {
+        matches!(self, Note::Gate { .. })
+    }
+
     pub fn is_warning(&self) -> bool {
         matches!(
             self,
@@ -79,6 +90,7 @@ impl fmt::Display for Note {
                 )
             }
             Note::Executor(text) | Note::Info(text) => f.write_str(text),
+            Note::Gate { node, line } => write!(f, "{node}: health gate: {line}"),
             Note::HandedOff { node, holder } => write!(
                 f,
                 "{node}: controller {holder} is live: handing the plan over and following it"

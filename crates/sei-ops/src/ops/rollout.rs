@@ -16,6 +16,7 @@ use crate::config::WaveDefaults;
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("rollout", "ConsoleImageRollout");
 
+mod health_gate;
 mod run;
 
 /// Plans the console follows for one node of a rollout: the plan found Active (an init plan),
@@ -69,6 +70,9 @@ pub struct RolloutInput {
     pub wait: bool,
     /// Preview only: no permission checks, nothing changed.
     pub dry_run: bool,
+    /// Each wave moves on only when its nodes are caught up and advancing through a soak
+    /// (`rollout/health_gate.rs`); `None`: `--no-health-gate`.
+    pub health_gate: Option<crate::chain::gate::GateSettings>,
 }
 
 impl RolloutInput {
@@ -284,13 +288,14 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         .map(|n| (n.node.name().to_owned(), n.tasks.clone()))
         .collect();
     if !work.is_empty() {
-        let checks = rollout_checks(
+        let mut checks = rollout_checks(
             &ops.scope(),
             ops.namespace(),
             &work,
             matches!(prepared.input.selection, Selection::Matching { .. }),
             prepared.input.wait,
         );
+        checks.extend(prepared.gate_checks(ops.namespace()));
         prepared.permissions = ops.check(checks.into_vec(), !prepared.input.dry_run).await;
         prepared.permissions.sidecar_credential = ops
             .sidecar_credential_refusal(
@@ -392,7 +397,10 @@ impl Previewed for RolloutPrepared {
     /// The wave plan first, above the nodes left alone and each node's plan (JSON readers get
     /// the waves in the result's progress notes).
     fn preview_lines(&self) -> Vec<PreviewLine> {
-        let mut lines = vec![PreviewLine::TextOnly(self.waves_text())];
+        let mut lines = vec![
+            PreviewLine::TextOnly(self.waves_text()),
+            PreviewLine::TextOnly(self.gate_text()),
+        ];
         for note in &self.already_rolled {
             lines.push(PreviewLine::Note(Note::AlreadyRolled(note.clone())));
         }
@@ -411,6 +419,11 @@ impl Previewed for RolloutPrepared {
                 json: serde_json::json!({"event": "preview", "preview": node.preview}),
             });
         }
+        // JSON readers get the gate after the nodes' previews (the first line stays a node's).
+        lines.push(PreviewLine::Preview {
+            text: String::new(),
+            json: self.gate_json(),
+        });
         lines
     }
 

@@ -23,6 +23,8 @@ mod canary;
 mod lease_scenarios;
 #[path = "render_block_tests.rs"]
 mod render_block;
+#[path = "rollout_gate_tests.rs"]
+mod rollout_gate;
 #[path = "seed_scenario_tests.rs"]
 mod seed_scenarios;
 #[path = "sidecar_credential_tests.rs"]
@@ -136,6 +138,7 @@ struct World {
     log: MemoryLog,
     holders: GoneHolders,
     prober: crate::ports::probe::fake::FakeProber,
+    rpc: crate::ports::node_rpc::fake::FakeNodeRpc,
     settings: Settings,
 }
 
@@ -152,6 +155,7 @@ impl World {
             log: MemoryLog::default(),
             holders: GoneHolders::default(),
             prober: Default::default(),
+            rpc: Default::default(),
             settings: Settings {
                 namespace: "ns".into(),
                 operator: "alice (context test)".into(),
@@ -198,6 +202,7 @@ impl World {
                 log: &self.log,
                 holders: &self.holders,
                 prober: &self.prober,
+                node_rpc: &self.rpc,
             },
             &self.settings,
         )
@@ -255,6 +260,8 @@ fn rollout_input(names: &[&str], canary: u32, batch: u32) -> rollout::RolloutInp
         canary_nodes: Vec::new(),
         wait: true,
         dry_run: false,
+        // The health gate has its own tests (`rollout_gate_tests`).
+        health_gate: None,
     }
 }
 

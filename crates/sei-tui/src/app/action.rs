@@ -4,6 +4,7 @@
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
+use crate::chain::gate::GateSettings;
 use crate::config::WaveDefaults;
 use crate::fleet::store::ObjectKey;
 use crate::ops::action::SomeOperation;
@@ -78,6 +79,9 @@ pub struct Field {
     pub hint: &'static str,
     /// Values left/right cycle through (the value can still be typed).
     pub choices: Vec<String>,
+    /// Reached with tab only: enter on the last field before it validates the form (its
+    /// default is what most actions want: the rollout's health gate).
+    pub optional: bool,
 }
 
 impl Field {
@@ -87,7 +91,14 @@ impl Field {
             value: value.into(),
             hint,
             choices: Vec::new(),
+            optional: false,
         }
+    }
+
+    /// Reached with tab only (see [`Field::optional`]).
+    pub fn optional(mut self) -> Field {
+        self.optional = true;
+        self
     }
 
     pub fn with_choices(mut self, choices: Vec<String>) -> Field {
@@ -220,6 +231,8 @@ pub struct ProgressLine {
     pub tone: LineTone,
     /// When the console received it (set by `update` on arrival).
     pub at: Option<jiff::Timestamp>,
+    /// A live line (a node's health gate): it replaces the node's last live line.
+    pub live: bool,
 }
 
 /// How the action ended.
@@ -349,6 +362,7 @@ pub fn rollout_form(
             "nodes per wave after the canary",
         ));
     }
+    fields.push(health_gate_field());
     Form {
         context: context.to_owned(),
         namespace: namespace.to_owned(),
@@ -378,11 +392,14 @@ pub fn across_clusters_form(
             .iter()
             .flat_map(|(context, _, nodes)| nodes.iter().map(move |n| format!("{context}/{n}")))
             .collect(),
-        fields: vec![Field::new(
-            "image",
-            current_image,
-            "name[:tag][@sha256:digest]; cluster after cluster, each in the config's waves",
-        )],
+        fields: vec![
+            Field::new(
+                "image",
+                current_image,
+                "name[:tag][@sha256:digest]; cluster after cluster, each in the config's waves",
+            ),
+            health_gate_field(),
+        ],
         focus: 0,
         error: None,
         waves,
@@ -391,10 +408,32 @@ pub fn across_clusters_form(
     }
 }
 
+/// The rollout's health gate field (`soak 1m, timeout 10m` or `off`), the last of its form.
+const HEALTH_GATE: &str = "health gate";
+
+fn health_gate_field() -> Field {
+    let default = GateSettings::default().form_text();
+    Field::new(
+        HEALTH_GATE,
+        default.clone(),
+        "←/→ on or off, or type soak D, timeout D: each wave waits for its nodes caught up",
+    )
+    .with_choices(vec![default, "off".to_owned()])
+    .optional()
+}
+
+/// The health gate field's value: `None` for off.
+fn health_gate(form: &Form) -> Result<Option<GateSettings>, String> {
+    match form.fields.iter().find(|f| f.label == HEALTH_GATE) {
+        Some(field) => GateSettings::parse(&field.value).map_err(|e| format!("health gate: {e}")),
+        None => Ok(Some(GateSettings::default())),
+    }
+}
+
 /// The canary and batch fields into wave sizes and chosen canaries.
 fn rollout_waves(form: &Form) -> Result<(WaveDefaults, Vec<String>), String> {
     let mut waves = form.waves;
-    if form.fields.len() < 3 {
+    if !form.fields.iter().any(|f| f.label == "batch") {
         return Ok((waves, Vec::new()));
     }
     waves.batch = match form.value(2).parse::<u32>() {
@@ -504,6 +543,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
                 canary_nodes: canaries,
                 wait: true,
                 dry_run: false,
+                health_gate: health_gate(form)?,
             })
         }
         crate::ops::address::KIND => {
@@ -565,6 +605,7 @@ fn across_clusters(kind: ActionKind, form: &Form) -> Result<ActionRequest, Strin
         return Err("only an image rollout goes to several clusters".to_owned());
     }
     let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;
+    let gate = health_gate(form)?;
     let parts = form
         .clusters
         .iter()
@@ -578,6 +619,7 @@ fn across_clusters(kind: ActionKind, form: &Form) -> Result<ActionRequest, Strin
                 canary_nodes: Vec::new(),
                 wait: true,
                 dry_run: false,
+                health_gate: gate,
             }),
         })
         .collect();

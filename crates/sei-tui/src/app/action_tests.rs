@@ -73,6 +73,7 @@ fn rollout_goes_from_prompt_to_preview_to_confirmation_to_running() {
             canary_nodes: Vec::new(),
             wait: true,
             dry_run: false,
+            health_gate: Some(crate::chain::gate::GateSettings::default()),
         }),
     );
     let id = flow_id(&model);
@@ -417,6 +418,7 @@ fn progress_streams_in_and_esc_hides_while_running() {
         text: "[1/7] apply-statefulset: submitted".into(),
         tone: LineTone::Info,
         at: None,
+        live: false,
     };
     update(
         &mut model,

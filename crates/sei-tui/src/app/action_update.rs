@@ -383,8 +383,10 @@ fn confirm(model: &mut Model) -> Vec<Cmd> {
     );
     let (next, cmds) = match stage {
         Stage::Prompt(mut form) => {
-            // Enter on a field that is not the last moves on; on the last it validates.
-            if form.focus + 1 < form.fields.len() {
+            // Enter on a field before the last one it must visit moves on; from there it
+            // validates (optional fields after it are reached with tab).
+            let last = form.fields.iter().rposition(|f| !f.optional).unwrap_or(0);
+            if form.focus < last {
                 form.focus += 1;
                 (Stage::Prompt(form), Vec::new())
             } else {
@@ -518,6 +520,14 @@ pub fn on_progress(model: &mut Model, id: u64, line: ProgressLine) {
         return;
     };
     if let Stage::Running { lines, .. } = &mut flow.stage {
+        let same_live = |old: &ProgressLine| old.live && old.node == line.node;
+        if line.live
+            && let Some(old) = lines.iter_mut().rev().find(|old| same_live(old))
+        {
+            *old = line;
+            model.dirty = true;
+            return;
+        }
         if lines.len() >= MAX_PROGRESS_LINES {
             lines.remove(0);
         }

@@ -2,16 +2,19 @@
 //! back. Pure: `update` decides, the effects read through the `NodeRpc` port in a task and
 //! answer with `Msg::HealthRead`; the render path never waits on a read.
 //!
-//! Nodes on screen (the visible rows, the open node, the marked nodes an action takes) are read
-//! every [`HOT_EVERY`]; every other node serving RPC in a background sweep every
+//! Nodes on screen (the visible rows, the open node, the marked nodes an action takes) and the
+//! nodes of the running action (a rollout's, an address change's, a restart's) are read every
+//! [`HOT_EVERY`]; every other node serving RPC in a background sweep every
 //! [`SWEEP_EVERY`], oldest reading first; at most [`MAX_IN_FLIGHT`] reads asked for at once (the
 //! adapter runs 8 at a time over as many port-forwards). A reading is judged alone as it
 //! arrives; every node is judged again on the tick, which then asks for the reads due. Seeds serve no RPC: their health is the P2P
 //! probe (`probes`).
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 
+use super::action::Stage;
 use super::model::{Cmd, Model, Screen};
 use crate::chain::Reading;
 use crate::fleet::store::ObjectKey;
@@ -26,9 +29,27 @@ pub const SWEEP_EVERY: SignedDuration = SignedDuration::from_secs(60);
 /// 1,000-node sweep every 60 s needs about 17 a second, the rows on screen about 10 more).
 pub const MAX_IN_FLIGHT: usize = 48;
 
-/// The nodes read every [`HOT_EVERY`]: the rows on screen, the open node, the marked ones.
+/// The nodes read every [`HOT_EVERY`]: the rows on screen, the open node, the marked ones and
+/// those of the action running.
 fn hot_keys(model: &Model) -> BTreeSet<ObjectKey> {
     let mut hot: BTreeSet<ObjectKey> = model.marked.iter().cloned().collect();
+    if let Some(flow) = &model.action
+        && let Stage::Running {
+            request,
+            finished: None,
+            ..
+        } = &flow.stage
+    {
+        for part in &request.parts {
+            let context: Arc<str> = Arc::from(part.context.as_str());
+            hot.extend(
+                part.operation
+                    .nodes()
+                    .into_iter()
+                    .map(|node| ObjectKey::new(part.namespace.as_str(), node).in_context(&context)),
+            );
+        }
+    }
     match &model.screen {
         Screen::Node(key) => {
             hot.insert(key.clone());

@@ -124,3 +124,52 @@ fn rows_on_screen_are_read_every_few_seconds_the_rest_every_sweep() {
     ));
     assert_eq!(swept.len(), first.len(), "everything is due after a sweep");
 }
+
+#[test]
+fn the_nodes_of_a_running_action_are_read_every_few_seconds_until_it_ends() {
+    use super::action::{ActionFlow, ActionRequest, Stage};
+    let mut model = polling_model(0);
+    let start = model.now;
+    let node = demo_key("validator-0");
+    let on_screen: Vec<ObjectKey> = model.listing.keys.iter().take(3).cloned().collect();
+    assert!(!on_screen.contains(&node), "off screen: {on_screen:?}");
+    model.action = Some(ActionFlow {
+        id: 1,
+        kind: crate::ops::restart::KIND,
+        stage: Stage::Running {
+            request: ActionRequest::one(
+                "kind-sei",
+                "sei",
+                crate::ops::action::SomeOperation::new(crate::ops::restart::RestartInput {
+                    node: "validator-0".into(),
+                    wait: true,
+                    dry_run: false,
+                }),
+            ),
+            started: start,
+            lines: Vec::new(),
+            finished: None,
+            scroll_from_end: 0,
+        },
+        hidden: true,
+        preparing_since: None,
+    });
+    let first = asked(&update(&mut model, Msg::Tick(start)));
+    assert!(answer_all(&mut model, &first).is_empty());
+    let again = asked(&update(&mut model, Msg::Tick(start + HOT_EVERY)));
+    assert!(again.contains(&node), "{again:?}");
+    assert!(answer_all(&mut model, &again).is_empty());
+    if let Some(flow) = model.action.as_mut()
+        && let Stage::Running { finished, .. } = &mut flow.stage
+    {
+        *finished = Some(super::action::Finished {
+            ok: true,
+            message: "done".into(),
+        });
+    }
+    let after = asked(&update(
+        &mut model,
+        Msg::Tick(start + HOT_EVERY + HOT_EVERY),
+    ));
+    assert!(!after.contains(&node), "back to the sweep: {after:?}");
+}

@@ -54,6 +54,8 @@ pub struct ActionEnv {
     pub driver: DriverConfig,
     /// The seed probe (the P2P handshake adapter `cli` hands in).
     pub prober: Arc<dyn SeedProber>,
+    /// The nodes' RPC of this cluster (a rollout's health gate).
+    pub node_rpc: Arc<dyn crate::ports::node_rpc::NodeRpc>,
     /// Read-only mode and where it was switched on (the preamble of every action asks it).
     pub read_only: Option<&'static str>,
     /// `require_journal` (the preamble of every action asks it).
@@ -79,6 +81,7 @@ impl ActionEnv {
             .map_err(|e| ActionError::SidecarTransport(e.to_string())),
             operator: identity.to_string(),
             context: identity.context.clone(),
+            node_rpc: crate::rpc::node_rpc_for(conn.kube_config.clone()),
             ..self.clone()
         }
     }
@@ -120,6 +123,7 @@ impl ActionEnv {
             require_journal: self.require_journal,
             log,
             prober: self.prober.clone(),
+            node_rpc: self.node_rpc.clone(),
         };
         Adapters::open(client, wiring)
             .await
@@ -322,17 +326,7 @@ impl Report for ChannelReport {
         if let Note::Unrecorded(why) = note {
             let _ = self.tx.try_send(Msg::JournalUnwritable(why.clone()));
         }
-        let tone = if note.is_warning() {
-            LineTone::Bad
-        } else {
-            LineTone::Info
-        };
-        self.send(ProgressLine {
-            node: None,
-            text: note.to_string(),
-            tone,
-            at: None,
-        });
+        self.send(note_line(note));
     }
 
     fn progress(&self, node: &str, progress: &Progress, total: usize) {
@@ -341,7 +335,38 @@ impl Report for ChannelReport {
             text: progress_text(progress, total),
             tone: tone_of(progress),
             at: None,
+            live: false,
         });
+    }
+}
+
+/// A note as the dialog's line: a health gate's reading is the node's live line.
+pub(crate) fn note_line(note: &Note) -> ProgressLine {
+    let tone = if note.is_warning() {
+        LineTone::Bad
+    } else {
+        LineTone::Info
+    };
+    match note {
+        // The node's live line: replaces its last one in the dialog.
+        Note::Gate { node, line } => ProgressLine {
+            node: Some(node.clone()),
+            text: format!("health gate: {line}"),
+            tone: if line.problem.is_some() {
+                LineTone::Info
+            } else {
+                LineTone::Good
+            },
+            at: None,
+            live: true,
+        },
+        _ => ProgressLine {
+            node: None,
+            text: note.to_string(),
+            tone,
+            at: None,
+            live: false,
+        },
     }
 }
 

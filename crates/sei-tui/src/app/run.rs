@@ -66,6 +66,7 @@ impl ActionSetup {
     /// `SEI_CONSOLE_SIDECAR_*` (the pod proxy needs the connection's config).
     pub fn env(self, config: Option<kube::Config>) -> ActionEnv {
         let server = config.as_ref().map(|c| c.cluster_url.to_string());
+        let node_rpc = crate::rpc::node_rpc_for(config.clone());
         let sidecar = crate::sidecar::env::client_from_env(config)
             .map_err(super::action_error::ActionError::SidecarTransport);
         ActionEnv {
@@ -81,6 +82,7 @@ impl ActionSetup {
             journal: self.journal,
             driver: default_driver_config(),
             prober: self.prober,
+            node_rpc,
             read_only: None,
             require_journal: false,
         }

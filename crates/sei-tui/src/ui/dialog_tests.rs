@@ -307,6 +307,7 @@ fn running() -> Model {
             text: text.into(),
             tone,
             at: None,
+            live: false,
         };
         update(&mut model, Msg::ActionProgress { id, line });
     }
@@ -342,6 +343,7 @@ fn result_of_a_complete_and_a_failed_rollout() {
             .into(),
         tone: LineTone::Bad,
         at: None,
+        live: false,
     };
     update(&mut model, Msg::ActionProgress { id, line });
     update(
@@ -392,4 +394,59 @@ fn help_lists_the_action_keys_and_scrolls() {
     let screen = render(&mut model, 100, 30, &Theme::plain());
     assert!(screen.contains("Action dialogs"), "{screen}");
     insta::assert_snapshot!(screen);
+}
+
+/// A wave being gated: one live line per node, each reading replacing the node's last, through
+/// the same mapping the action jobs use (`jobs::note_line`).
+#[test]
+fn health_gate_lines_while_a_wave_is_gated() {
+    use crate::chain::gate::{GateLine, Unhealthy};
+    use crate::ops::Note;
+    let mut model = running();
+    let id = model.action.as_ref().expect("flow").id;
+    let gate = |node: &str, height: u64, soaked: u64, problem: Option<Unhealthy>| {
+        crate::app::jobs::note_line(&Note::Gate {
+            node: node.into(),
+            line: GateLine {
+                height: Some(height),
+                gained: height - 1200,
+                caught_up: problem.is_none(),
+                soaked_seconds: soaked,
+                soak_seconds: 60,
+                problem,
+            },
+        })
+    };
+    for line in [
+        gate("rpc-0", 1201, 0, None),
+        gate(
+            "rpc-1",
+            1200,
+            0,
+            Some(Unhealthy::OneBlockSyncPeer { height: 1200 }),
+        ),
+        gate("rpc-0", 1214, 26, None),
+        gate(
+            "rpc-1",
+            1203,
+            0,
+            Some(Unhealthy::OneBlockSyncPeer { height: 1203 }),
+        ),
+    ] {
+        update(&mut model, Msg::ActionProgress { id, line });
+    }
+    let narrow = render(&mut model, 80, 24, &Theme::plain());
+    let wide = render(&mut model, 200, 50, &Theme::plain());
+    assert_eq!(wide.matches("rpc-0: health gate:").count(), 1, "{wide}");
+    assert!(
+        wide.contains("rpc-0: health gate: height 1214 (+14), caught up, soak 26/60s"),
+        "{wide}"
+    );
+    assert!(
+        wide.contains(
+            "rpc-1: health gate: height 1203 (+3), not caught up, soak 0/60s: one block-sync peer"
+        ),
+        "{wide}"
+    );
+    insta::assert_snapshot!(format!("{narrow}--- 200x50 ---\n{wide}"));
 }

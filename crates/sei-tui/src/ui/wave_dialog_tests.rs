@@ -71,6 +71,7 @@ fn the_prompt_chooses_the_canary_among_the_marked_nodes_and_the_batch_size() {
                 canary_nodes: vec!["rpc-0".into()],
                 wait: true,
                 dry_run: false,
+                health_gate: Some(crate::chain::gate::GateSettings::default()),
             }),
         )
     );
@@ -170,6 +171,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
             canary_nodes: vec!["rpc-0".into()],
             wait: true,
             dry_run: false,
+            health_gate: Some(crate::chain::gate::GateSettings::default()),
         },
         already_rolled: Vec::new(),
         waves: plan_waves(&names, sizes.canary, sizes.batch),

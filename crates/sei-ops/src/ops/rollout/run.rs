@@ -2,6 +2,7 @@
 //! every plan it needs to run the image, then the wave gate; the first failure halts the rest.
 use std::time::Instant;
 
+use super::health_gate::{self, GateEnd};
 use super::{GATE_POLL, MAX_PLANS_PER_ROLLOUT_NODE, NodeToRoll, RolloutInput, RolloutPrepared};
 
 use crate::actions::image_ref::ImageRef;
@@ -226,12 +227,27 @@ async fn roll_one(
         Ok(failure) => failure,
         Err(err) => Some(err.to_string()),
     };
-    match failure {
-        None => {
+    if let Some(reason) = failure {
+        return failed(reason);
+    }
+    // The journal line carries the gate's verdict.
+    match health_gate::gate(ops, target, input.health_gate, report).await {
+        GateEnd::Halted(reason) => failed(reason),
+        GateEnd::Passed(verdict) => {
+            ops.journal(
+                kind,
+                &one,
+                &detail,
+                Outcome::Succeeded,
+                Some(verdict),
+                report,
+            );
+            Ok(None)
+        }
+        GateEnd::NotGated => {
             ops.journal(kind, &one, &detail, Outcome::Succeeded, None, report);
             Ok(None)
         }
-        Some(reason) => failed(reason),
     }
 }
 
