@@ -111,6 +111,8 @@ pub struct ProbeReport {
     pub observed: Observed,
     pub timings: Timings,
     pub checks: Vec<Check>,
+    /// Passed, failed, not reached and undecided checks.
+    pub counts: super::judge::CheckCounts,
     pub ok: bool,
 }
 
@@ -164,6 +166,7 @@ pub async fn probe(dialer: &dyn PeerDialer, expected: &Expected, timeout: Durati
         expected: expected.clone(),
         origin,
         ok: checks.iter().all(Check::passed),
+        counts: super::judge::CheckCounts::of(&checks),
         failure,
         observed,
         timings,

@@ -16,6 +16,10 @@ impl RolloutPrepared {
     /// at the top of the preview.
     pub fn head_text(&self) -> String {
         let mut text = self.waves_text();
+        for note in &self.canary_notes {
+            text.push_str(note);
+            text.push('\n');
+        }
         for note in &self.already_rolled {
             text.push_str(note);
             text.push('\n');

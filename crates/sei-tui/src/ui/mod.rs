@@ -83,6 +83,8 @@ mod logs_tests;
 #[cfg(test)]
 mod probe_tests;
 #[cfg(test)]
+mod verdict_tests;
+#[cfg(test)]
 mod viewer_tests;
 #[cfg(test)]
 mod wave_dialog_tests;
