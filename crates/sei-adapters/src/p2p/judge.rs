@@ -242,6 +242,7 @@ mod tests {
             node_id_source: "argument".into(),
             address: ExternalAddress::parse("seed-0.example.com:26656").expect("address"),
             chain_id: "pacific-1".into(),
+            no_pod: None,
         }
     }
 
