@@ -162,9 +162,12 @@ pub fn judge(row: &FleetRow) -> NodeVerdict {
         };
         if let Some(severity) = severity {
             let text = match (health.failure, health.one_peer) {
-                (Some(why), _) => format!("{} ({why})", health.state.word()),
-                (None, true) => format!("{} with 1 peer", health.state.word()),
-                (None, false) => health.state.word().to_owned(),
+                // `RPC unreachable`, not `RPC unreachable (unreachable)`.
+                (Some(why), _) if why != "unreachable" => {
+                    format!("{} ({why})", health.state.word())
+                }
+                (_, true) => format!("{} with 1 peer", health.state.word()),
+                (_, false) => health.state.word().to_owned(),
             };
             add(severity, ProblemKind::Chain, text);
         }
