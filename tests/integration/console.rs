@@ -237,7 +237,9 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
             screen.contains("▶ 2/7 apply-service")
         })
         .await;
-    assert!(screen.contains("◐ Initializing"), "{screen}");
+    // Initializing with a failing condition: the verdict's mark, counted sick (issue 27).
+    assert!(screen.contains("✗ Initializing"), "{screen}");
+    assert!(screen.contains("▲ sick 1"), "{screen}");
     assert!(
         screen.contains("✗ StateSyncReady/NoSyncersConfigured"),
         "{screen}"

@@ -11,6 +11,7 @@ pub mod help;
 pub mod logs;
 pub mod node;
 pub mod theme;
+mod verdict;
 pub mod viewer;
 mod wrap;
 

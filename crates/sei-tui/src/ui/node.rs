@@ -14,7 +14,7 @@ use crate::app::model::{Model, NodePane, WatchState};
 use crate::fleet::describe::console_action_lines;
 use crate::fleet::detail::{NodeDetail, SeedPeer};
 use crate::fleet::store::ObjectKey;
-use crate::fleet::text::{age, drift_text, phase_text, plan_symbol, task_symbol};
+use crate::fleet::text::{age, drift_text, plan_symbol, task_symbol};
 use crate::kube::watches::WatchKind;
 
 /// Builds the lines of one pane.
@@ -44,25 +44,6 @@ fn kv(key: &str, value: String, style: Style, theme: &Theme) -> Line<'static> {
     ])
 }
 
-/// The phase, and beside it the verdict every screen shows (`fleet::verdict`) when the node is
-/// not healthy: `● Running  ✗ SidecarReady/Unreachable`.
-fn phase_line(detail: &NodeDetail, model: &Model, theme: &Theme) -> Line<'static> {
-    use crate::fleet::verdict::{Severity, mark};
-    let mut line = kv("phase", phase_text(detail.phase), Style::new(), theme);
-    let verdict = model.fleet.row(&detail.key).map(|row| &row.verdict);
-    if let Some((worst, verdict)) = verdict.and_then(|v| Some((v.worst()?, v))) {
-        let style = match worst {
-            Severity::Critical => theme.bad,
-            Severity::Warning => theme.warn,
-        };
-        line.spans.push(Span::styled(
-            format!("  {} {}", mark(worst), verdict.summary()),
-            style,
-        ));
-    }
-    line
-}
-
 fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
     let spec = &detail.spec;
     let base = Style::new();
@@ -77,7 +58,7 @@ fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'st
             theme,
         ),
         kv("chain", spec.chain_id.clone(), base, theme),
-        phase_line(detail, model, theme),
+        super::verdict::phase_line(detail, model, theme),
         kv("image", spec.image.clone(), base, theme),
     ];
     let current = detail
