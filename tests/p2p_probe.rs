@@ -28,6 +28,7 @@ fn expected(standin: &P2pStandin) -> Expected {
         node_id_source: "argument".to_owned(),
         address: ExternalAddress::parse(&standin.external_address()).expect("address"),
         chain_id: CHAIN.to_owned(),
+        no_pod: None,
     }
 }
 
@@ -38,6 +39,7 @@ fn expected_real(seed: &Node) -> Expected {
         node_id_source: "argument".to_owned(),
         address: ExternalAddress::parse(&seed.p2p.to_string()).expect("address"),
         chain_id: CHAIN.to_owned(),
+        no_pod: None,
     }
 }
 
@@ -355,6 +357,7 @@ async fn nothing_listening_fails_reachability() {
         node_id_source: "unknown".to_owned(),
         address: ExternalAddress::parse(&format!("127.0.0.1:{port}")).expect("address"),
         chain_id: CHAIN.to_owned(),
+        no_pod: None,
     };
     let report = probe(&TcpDialer, &expected, Duration::from_secs(2)).await;
     println!("--- Unreachable\n{}", report::to_text(&report));

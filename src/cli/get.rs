@@ -86,6 +86,27 @@ pub struct GetItem {
     pub last_warning: Option<WarningJson>,
     /// The node's RPC as read now (`null` for seeds: they serve none).
     pub chain_health: Option<HealthJson>,
+    /// The health verdict every screen shows (`fleet::verdict`).
+    pub verdict: VerdictJson,
+}
+
+/// `verdict` of the JSON output: healthy, or the problems worst first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VerdictJson {
+    pub healthy: bool,
+    /// The worst problem's severity (`critical`, `warning`), `null` when healthy.
+    pub severity: Option<crate::fleet::verdict::Severity>,
+    pub problems: Vec<crate::fleet::verdict::Problem>,
+}
+
+impl VerdictJson {
+    fn of(verdict: &crate::fleet::verdict::NodeVerdict) -> VerdictJson {
+        VerdictJson {
+            healthy: verdict.is_healthy(),
+            severity: verdict.worst(),
+            problems: verdict.problems.clone(),
+        }
+    }
 }
 
 impl GetItem {
@@ -122,6 +143,7 @@ impl GetItem {
                 count: w.count,
             }),
             chain_health: None,
+            verdict: VerdictJson::of(&row.verdict),
         }
     }
 
@@ -174,6 +196,7 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         "MODE",
         "CHAIN",
         "PHASE",
+        "HEALTH",
         "IMAGE",
         "PLAN",
         "CONDITIONS",
@@ -196,6 +219,7 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         cells.push(text::mode_text(row).to_owned());
         cells.push(row.chain_id.clone());
         cells.push(row.phase.map_or("-".to_owned(), |p| p.as_str().to_owned()));
+        cells.push(row.verdict.cell());
         cells.push(if wide {
             let mark = text::drift_text(row.drift);
             if mark.is_empty() {

@@ -106,6 +106,7 @@ fn from_argument(args: &SeedProbeArgs) -> Result<Expected, CliError> {
         node_id_source: "argument".to_owned(),
         address: address.address,
         chain_id,
+        no_pod: None,
     })
 }
 
@@ -137,15 +138,41 @@ async fn from_seinode(global: &GlobalArgs, args: &SeedProbeArgs) -> Result<Expec
         let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
         crate::ops::seed_probe::seed_node_id(&cluster, sidecar, &node).await
     };
-    let target =
+    let mut target =
         probe_target(&node, lookup.as_ref(), args.chain_id.as_deref()).map_err(|e| match e {
             NotProbeable::NotASeed(_) => CliError::BadInput(e.to_string()),
             NotProbeable::NotPublished(_) | NotProbeable::BadAddress { .. } => {
                 CliError::Failed(e.to_string())
             }
         })?;
+    if target.no_pod.is_some() {
+        // Never rendered: its latest StatefulSetRenderFailed, if any, says why.
+        let failure = render_failure(&conn, &namespace, name).await;
+        target.no_pod = crate::ops::seed_probe::no_pod_reason(&node, failure.as_deref());
+    }
     // `probe_target` validated the address.
     Expected::from_target(&target).map_err(|e| CliError::Failed(e.to_string()))
+}
+
+/// The message of the node's latest `StatefulSetRenderFailed` event (none when unreadable: the
+/// hint then says only that it was never rendered).
+async fn render_failure(
+    conn: &crate::kube::client::Connection,
+    namespace: &str,
+    name: &str,
+) -> Option<String> {
+    use k8s_openapi::api::core::v1::Event;
+    let api: Api<Event> = Api::namespaced(conn.client.clone(), namespace);
+    let fields = format!(
+        "involvedObject.kind=SeiNode,involvedObject.name={name},reason={}",
+        crate::fleet::events::RENDER_FAILED_REASON
+    );
+    let events = api
+        .list(&kube::api::ListParams::default().fields(&fields))
+        .await
+        .ok()?;
+    crate::fleet::events::latest_warning_event(events.items.iter())
+        .and_then(|event| event.message.clone())
 }
 
 #[cfg(test)]

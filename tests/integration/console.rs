@@ -237,7 +237,9 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
             screen.contains("▶ 2/7 apply-service")
         })
         .await;
-    assert!(screen.contains("◐ Initializing"), "{screen}");
+    // Initializing with a failing condition: the verdict's mark, counted sick (issue 27).
+    assert!(screen.contains("✗ Initializing"), "{screen}");
+    assert!(screen.contains("▲ sick 1"), "{screen}");
     assert!(
         screen.contains("✗ StateSyncReady/NoSyncersConfigured"),
         "{screen}"
@@ -347,8 +349,15 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
             "plan",
             "conditions",
             "lastWarning",
-            "chainHealth"
+            "chainHealth",
+            "verdict"
         ]
+    );
+    // The one health verdict (issue 27): Failed, its plan failed, a condition failing.
+    assert_eq!(full["verdict"]["healthy"], false, "{full:#}");
+    assert_eq!(
+        full["verdict"]["problems"][0]["kind"], "phase-failed",
+        "{full:#}"
     );
     // Its RPC was read once: a node with no pod is unreachable, and says so.
     assert_eq!(full["chainHealth"]["state"], "unreachable", "{full:#}");

@@ -53,3 +53,4 @@ mod seed_probe;
 mod seinode_workload;
 mod sidecar_standins;
 mod statefulset_rollout;
+mod verdict;

@@ -188,6 +188,7 @@ async fn fuzzed_peers_never_panic_and_reads_stay_bounded() {
         node_id_source: "argument".into(),
         address: ExternalAddress::parse("seed.example.com:26656").expect("address"),
         chain_id: "pacific-1".into(),
+        no_pod: None,
     };
     let mut rng = Rng(0x0005_eed0_f5e1_c0de);
     let mut outcomes = std::collections::BTreeMap::<String, usize>::new();

@@ -13,6 +13,39 @@ fn check(check: CheckName, verdict: Verdict, detail: impl Into<String>) -> Check
     }
 }
 
+/// How the checks came out: a check after a failed step is not reached, which is not a
+/// failure of its own (issue 27: `7 of 7 checks did not pass` where 6 were never reached).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckCounts {
+    pub passed: usize,
+    pub failed: usize,
+    /// Not reached: an earlier step failed.
+    pub not_reached: usize,
+    /// Reached but not decidable (no published NodeID to compare).
+    pub undecided: usize,
+}
+
+impl CheckCounts {
+    pub fn of(checks: &[Check]) -> CheckCounts {
+        let mut counts = CheckCounts::default();
+        for check in checks {
+            match check.verdict {
+                Verdict::Pass => counts.passed += 1,
+                Verdict::Fail => counts.failed += 1,
+                Verdict::Unknown if check.detail.starts_with(NOT_REACHED) => {
+                    counts.not_reached += 1
+                }
+                Verdict::Unknown => counts.undecided += 1,
+            }
+        }
+        counts
+    }
+}
+
+/// How a check after a failed step begins its detail.
+const NOT_REACHED: &str = "not reached";
+
 /// The seven checks, in a fixed order.
 pub fn judge(
     expected: &Expected,
@@ -23,8 +56,8 @@ pub fn judge(
     use CheckName::*;
     use Verdict::*;
     let not_reached = |name: CheckName| {
-        let why = failure.map_or("not reached".to_owned(), |f| {
-            format!("not reached: the {} failed", f.phase.label())
+        let why = failure.map_or(NOT_REACHED.to_owned(), |f| {
+            format!("{NOT_REACHED}: the {} failed", f.phase.label())
         });
         check(name, Unknown, why)
     };
@@ -209,6 +242,7 @@ mod tests {
             node_id_source: "argument".into(),
             address: ExternalAddress::parse("seed-0.example.com:26656").expect("address"),
             chain_id: "pacific-1".into(),
+            no_pod: None,
         }
     }
 
@@ -248,6 +282,30 @@ mod tests {
             .find(|c| c.check == name)
             .map(|c| c.verdict)
             .expect("check")
+    }
+
+    /// Issue 27: a refused dial is one failed check; the six after it were never reached.
+    #[test]
+    fn checks_after_a_failed_connect_count_as_not_reached_not_failed() {
+        let failure = Failure {
+            phase: Phase::Connect,
+            reason: "connection refused".into(),
+        };
+        let checks = judge(
+            &expected(Some(ID)),
+            &Observed::default(),
+            Some(&failure),
+            &Timings::default(),
+        );
+        assert_eq!(
+            CheckCounts::of(&checks),
+            CheckCounts {
+                passed: 0,
+                failed: 1,
+                not_reached: 6,
+                undecided: 0
+            }
+        );
     }
 
     #[test]

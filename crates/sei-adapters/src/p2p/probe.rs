@@ -36,6 +36,10 @@ pub struct Expected {
     #[serde(serialize_with = "as_text")]
     pub address: ExternalAddress,
     pub chain_id: String,
+    /// Why no pod can answer, when the caller knows (`ProbeTarget::no_pod`): said for a
+    /// refused dial instead of the hint about a seed listening on 127.0.0.1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_pod: Option<String>,
 }
 
 fn as_text<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
@@ -111,6 +115,8 @@ pub struct ProbeReport {
     pub observed: Observed,
     pub timings: Timings,
     pub checks: Vec<Check>,
+    /// Passed, failed, not reached and undecided checks.
+    pub counts: super::judge::CheckCounts,
     pub ok: bool,
 }
 
@@ -164,6 +170,7 @@ pub async fn probe(dialer: &dyn PeerDialer, expected: &Expected, timeout: Durati
         expected: expected.clone(),
         origin,
         ok: checks.iter().all(Check::passed),
+        counts: super::judge::CheckCounts::of(&checks),
         failure,
         observed,
         timings,
@@ -205,10 +212,18 @@ async fn run(
             let mut reason = e.to_string();
             if let DialError::Connect { remote, .. } = &e {
                 origin.remote_address = Some(remote.to_string());
-                reason.push_str(
-                    "; a seed listening on 127.0.0.1 only (the sidecar before v0.0.69) looks \
-                     like this from outside while its pod reports Ready",
-                );
+                // What the caller knows of the node comes first: a seed never rendered has
+                // no pod to answer, whatever its sidecar.
+                match &expected.no_pod {
+                    Some(why) => {
+                        reason.push_str("; ");
+                        reason.push_str(why);
+                    }
+                    None => reason.push_str(
+                        "; a seed listening on 127.0.0.1 only (the sidecar before v0.0.69) looks \
+                         like this from outside while its pod reports Ready",
+                    ),
+                }
             }
             Failure { phase, reason }
         })?;
@@ -313,6 +328,7 @@ mod tests {
             node_id_source: "test".into(),
             address: ExternalAddress::parse("127.0.0.1:26656").expect("address"),
             chain_id: "c".into(),
+            no_pod: None,
         };
         spawnable(probe(
             &super::super::tcp::TcpDialer,
@@ -348,6 +364,7 @@ mod tests {
             node_id_source: "test".into(),
             address: ExternalAddress::parse("127.0.0.1:26656").expect("address"),
             chain_id: "c".into(),
+            no_pod: None,
         };
         let report = probe(&dialer, &expected, Duration::from_secs(2)).await;
         assert_eq!(dialer.0.load(std::sync::atomic::Ordering::SeqCst), 2);

@@ -39,6 +39,7 @@ impl Expected {
             node_id_source: target.node_id_source.clone(),
             address: ExternalAddress::parse(&target.address)?,
             chain_id: target.chain_id.clone(),
+            no_pod: target.no_pod.clone(),
         })
     }
 }

@@ -83,14 +83,27 @@ pub fn to_text(report: &ProbeReport) -> String {
             let _ = writeln!(out, "    {address}");
         }
     }
-    let failed = report.checks.iter().filter(|c| !c.passed()).count();
+    let counts = &report.counts;
     if report.ok {
         let _ = writeln!(out, "result: OK, every check passed");
     } else {
+        // Failed apart from not reached: one failed step leaves the checks after it unread.
+        let mut parts = vec![format!("{} failed", counts.failed)];
+        if counts.not_reached > 0 {
+            parts.push(format!(
+                "{} not reached (an earlier step failed)",
+                counts.not_reached
+            ));
+        }
+        if counts.undecided > 0 {
+            parts.push(format!("{} undecided", counts.undecided));
+        }
         let _ = writeln!(
             out,
-            "result: FAILED, {failed} of {} checks did not pass",
-            report.checks.len()
+            "result: FAILED, of {} checks: {}, {} passed",
+            report.checks.len(),
+            parts.join(", "),
+            counts.passed
         );
     }
     out

@@ -130,6 +130,46 @@ impl Verdict {
     }
 }
 
+/// How much a chain verdict matters, worst first: the one judgement the fleet's health verdict
+/// (`fleet::verdict`) and the doctor's chain findings both read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Concern {
+    /// The node does not follow its chain (stalled).
+    Critical,
+    /// It works, but not as it should (lagging, RPC unreachable, one block-sync peer).
+    Warning,
+    /// Worth knowing, nothing wrong yet (catching up).
+    Info,
+}
+
+/// The concern of a chain verdict: `None` for in sync, not read yet, or no pod (a node with no
+/// pod cannot answer; the findings about its workload say why).
+pub fn concern(state: State, one_peer: bool, no_pod: bool) -> Option<Concern> {
+    match state {
+        State::InSync | State::Pending => None,
+        State::Unreachable if no_pod => None,
+        State::Stalled => Some(Concern::Critical),
+        State::Lagging | State::Unreachable => Some(Concern::Warning),
+        State::CatchingUp if one_peer => Some(Concern::Warning),
+        State::CatchingUp => Some(Concern::Info),
+    }
+}
+
+impl Verdict {
+    /// [`concern`] of this verdict.
+    pub fn concern(&self) -> Option<Concern> {
+        let one_peer = matches!(self, Verdict::CatchingUp { one_peer: true, .. });
+        let no_pod = matches!(
+            self,
+            Verdict::Unreachable {
+                failure: RpcFailure::NoPod(_)
+            }
+        );
+        concern(self.state(), one_peer, no_pod)
+    }
+}
+
 /// What the fleet knows of a node's chain: the highest height among the other readings of its
 /// chain ID, or its reference's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

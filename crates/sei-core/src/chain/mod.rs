@@ -10,5 +10,7 @@ pub mod rpc;
 #[cfg(test)]
 mod tests;
 
-pub use health::{ChainTop, LagSource, LastRead, NodeHealth, Reading, Snapshot, State, Verdict};
+pub use health::{
+    ChainTop, Concern, LagSource, LastRead, NodeHealth, Reading, Snapshot, State, Verdict,
+};
 pub use rpc::{LagStatus, NetInfo, RpcAnswer, RpcFailure, Status};

@@ -2,7 +2,9 @@
 //!
 //! Terms: `mode:seed`, `phase:Failed` (also `phase:none` for a node without phase),
 //! `chain:arctic-1`, `ns:NAME`, `ctx:NAME` (the kubeconfig context), `drift`, `running:IMAGE` (the observed image holds IMAGE),
-//! `stale-image` (observed on another image than the spec's), `warning`, `failed`, the chain
+//! `stale-image` (observed on another image than the spec's), `warning` (a Warning event or a
+//! node not healthy), `failed` (something failed: phase, plan, a condition, the render, a
+//! stalled chain), `sick` (not healthy by its verdict, `fleet::verdict`), `healthy`, the chain
 //! health of the node's RPC (`stalled`, `lagging`, `catching-up`, `unreachable`, `in-sync`), a leading
 //! `!` negates a term, and
 //! anything else is a case-insensitive substring of namespace, name, chain, image, phase, mode,
@@ -10,7 +12,7 @@
 use std::fmt;
 
 use super::rows::FleetRow;
-use crate::api::{NodeMode, Phase, PlanPhase};
+use crate::api::{NodeMode, Phase};
 use crate::chain::State;
 
 /// One parsed term.
@@ -28,8 +30,13 @@ pub enum Term {
     /// `stale-image`: an image was observed and it is not the spec's (an empty `currentImage`,
     /// never observed, is drift to the controller but not a node on an old image).
     StaleImage,
+    /// A Warning event, or a node that is not healthy.
     Warning,
+    /// The verdict has a critical problem.
     Failed,
+    /// The verdict is not healthy.
+    Sick,
+    Healthy,
     /// The chain-health verdict of the node's RPC (`stalled`, `lagging`, …).
     Health(crate::chain::State),
     Text(String),
@@ -133,7 +140,9 @@ fn parse_term(word: &str) -> Result<Term, FilterError> {
         "drift" => Term::Drift,
         "stale-image" | "stale" => Term::StaleImage,
         "warning" | "warn" => Term::Warning,
-        "failed" => Term::Failed,
+        "failed" | "fail" => Term::Failed,
+        "sick" | "unhealthy" => Term::Sick,
+        "healthy" | "ok" => Term::Healthy,
         "stalled" => Term::Health(State::Stalled),
         "lagging" => Term::Health(State::Lagging),
         "catching-up" | "catchingup" => Term::Health(State::CatchingUp),
@@ -159,14 +168,10 @@ fn term_matches(term: &Term, row: &FleetRow) -> bool {
             .current_image
             .as_ref()
             .is_some_and(|image| *image != row.image),
-        Term::Warning => row.last_warning.is_some(),
-        Term::Failed => {
-            row.phase == Some(Phase::Failed)
-                || row
-                    .plan
-                    .as_ref()
-                    .is_some_and(|p| p.phase == PlanPhase::Failed)
-        }
+        Term::Warning => row.last_warning.is_some() || !row.verdict.is_healthy(),
+        Term::Failed => row.verdict.has_failed(),
+        Term::Sick => !row.verdict.is_healthy(),
+        Term::Healthy => row.verdict.is_healthy(),
         Term::Health(state) => row.health.is_some_and(|h| h.state == *state),
         Term::Text(needle) => row.text_matches(needle),
         Term::Not(inner) => !term_matches(inner, row),

@@ -22,6 +22,8 @@ pub struct HealthBrief {
     pub failure: Option<&'static str>,
     /// Catching up with fewer than two block-sync peers.
     pub one_peer: bool,
+    /// Unreachable because the node has no pod.
+    pub no_pod: bool,
 }
 
 impl HealthBrief {
@@ -33,10 +35,14 @@ impl HealthBrief {
             since: None,
             failure: None,
             one_peer: false,
+            no_pod: false,
         };
         match verdict {
             Verdict::Pending | Verdict::InSync { .. } => {}
-            Verdict::Unreachable { failure } => brief.failure = Some(failure.word()),
+            Verdict::Unreachable { failure } => {
+                brief.failure = Some(failure.word());
+                brief.no_pod = matches!(failure, crate::chain::RpcFailure::NoPod(_));
+            }
             Verdict::Stalled { since, .. } => brief.since = Some(*since),
             Verdict::CatchingUp {
                 behind, one_peer, ..
@@ -66,6 +72,11 @@ impl HealthBrief {
             (_, Some(h)) => format!("{mark} {h}"),
             (_, None) => mark.to_owned(),
         }
+    }
+
+    /// How much this verdict matters (`chain::concern`, the doctor's judgement too).
+    pub fn concern(&self) -> Option<crate::chain::Concern> {
+        crate::chain::health::concern(self.state, self.one_peer, self.no_pod)
     }
 
     /// The widest the stalled age may become (`3h59m` against the `0s` measured).

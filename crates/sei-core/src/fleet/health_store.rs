@@ -54,8 +54,13 @@ impl Fleet {
         if row.health == brief {
             return;
         }
-        let state_changed = row.health.map(|b| b.state) != brief.map(|b| b.state);
+        // The verdict (and so the header counts and filters) reads the state and its concern.
+        let judged = |b: HealthBrief| (b.state, b.concern());
+        let state_changed = row.health.map(judged) != brief.map(judged);
+        self.counts.remove(row);
         row.health = brief;
+        row.rejudge();
+        self.counts.add(row);
         self.widths.grow(row);
         if state_changed {
             let row_key = row.key.clone();

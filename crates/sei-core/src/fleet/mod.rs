@@ -20,6 +20,7 @@ pub mod sample;
 pub mod sort;
 pub mod store;
 pub mod text;
+pub mod verdict;
 
 #[cfg(test)]
 mod relist_tests;
@@ -27,6 +28,8 @@ mod relist_tests;
 mod sort_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verdict_tests;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -260,7 +263,10 @@ impl Fleet {
                         self.rows.entry(key.clone()).or_insert(Box::new(row))
                     }
                 };
-                row.probe_mark = mark;
+                if row.probe_mark != mark {
+                    row.probe_mark = mark;
+                    row.rejudge();
+                }
                 self.counts.add(row);
                 self.widths.grow(row);
                 let row_key = row.key.clone();

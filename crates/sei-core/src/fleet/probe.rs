@@ -21,6 +21,9 @@ pub struct ProbeRecord {
 /// Characters of a NodeID kept where space is short (the node screen).
 const SHORT_ID: usize = 8;
 
+/// The row mark of a seed whose last outside probe failed.
+pub const FAILED_MARK: &str = "✗";
+
 impl ProbeRecord {
     /// `reachable as NODEID@HOST:PORT` (the NodeID cut to 8 characters when `short`), or the
     /// problem.
@@ -50,7 +53,7 @@ impl SeedProbe {
     pub fn mark(&self) -> Option<&'static str> {
         match &self.last {
             Some(record) if record.ok => Some("✓"),
-            Some(_) => Some("✗"),
+            Some(_) => Some(FAILED_MARK),
             None if self.running => Some("…"),
             None => None,
         }

@@ -187,6 +187,9 @@ pub struct FleetRow {
     pub probe_mark: Option<&'static str>,
     /// The chain-health verdict of the node's RPC (`None`: not read; seeds serve none).
     pub health: Option<super::health::HealthBrief>,
+    /// The node's health verdict over everything above (`verdict::judge`), judged again when
+    /// any of it changes.
+    pub verdict: super::verdict::NodeVerdict,
     /// How many of `conditions` report trouble, counted once per change for sorting.
     bad_condition_count: usize,
     /// The lowercased fields the filter's free-text terms search, built once per change so
@@ -216,6 +219,7 @@ impl FleetRow {
             created: None,
             probe_mark: None,
             health: None,
+            verdict: super::verdict::NodeVerdict::default(),
             bad_condition_count: 0,
             search: String::new(),
         };
@@ -271,6 +275,7 @@ impl FleetRow {
         }
         self.created = node.metadata.creation_timestamp.as_ref().map(|t| t.0);
         self.bad_condition_count = self.bad_conditions().count();
+        self.rejudge();
         let mut search = std::mem::take(&mut self.search);
         self.write_search_text(&mut search);
         self.search = search;
@@ -307,6 +312,17 @@ impl FleetRow {
     /// Whether `needle` (lowercase, without whitespace) occurs in one of the searched fields.
     pub fn text_matches(&self, needle: &str) -> bool {
         self.search.contains(needle)
+    }
+
+    /// Judges the verdict again (after the chain health or a seed's probe mark changed).
+    pub fn rejudge(&mut self) {
+        self.verdict = super::verdict::judge(self);
+    }
+
+    /// Not healthy while its phase does not say so (a Failed node is counted as Failed): the
+    /// header counts it as sick, apart from its phase.
+    pub fn is_sick(&self) -> bool {
+        !self.verdict.is_healthy() && self.phase != Some(Phase::Failed)
     }
 
     /// The conditions reporting trouble.

@@ -122,7 +122,10 @@ fn by_column<'a, U: SortKeyUse<'a>>(sort: Sort, on: U) -> U::Out {
         Column::Name => on.key(descending, |r: &'a FleetRow| r.key.name.as_ref()),
         Column::Mode => on.key(descending, |r: &'a FleetRow| r.mode),
         Column::Chain => on.key(descending, |r: &'a FleetRow| r.chain_id.as_str()),
-        Column::Phase => on.key(descending, |r: &'a FleetRow| phase_rank(r.phase)),
+        // Within a phase, the nodes whose verdict is not healthy first.
+        Column::Phase => on.key(descending, |r: &'a FleetRow| {
+            (phase_rank(r.phase), !r.is_sick())
+        }),
         // Trouble first, nodes not read last; the height does not move a row.
         Column::Health => on.key(descending, |r: &'a FleetRow| {
             (r.health.is_none(), r.health.map(|h| h.state))
@@ -218,6 +221,9 @@ pub struct Counts {
     pub by_mode: BTreeMap<Option<NodeMode>, usize>,
     pub drifted: usize,
     pub warnings: usize,
+    /// Nodes not healthy by their verdict while their phase does not say so; they are left out
+    /// of `by_phase` (a sick Running node is not counted Running).
+    pub sick: usize,
     /// Rows per kubeconfig context (one entry when one cluster is watched).
     pub by_context: BTreeMap<std::sync::Arc<str>, usize>,
 }
@@ -232,7 +238,11 @@ impl Counts {
                 self.by_context.insert(row.key.context.clone(), 1);
             }
         }
-        *self.by_phase.entry(PhaseKey::of(row.phase)).or_default() += 1;
+        if row.is_sick() {
+            self.sick += 1;
+        } else {
+            *self.by_phase.entry(PhaseKey::of(row.phase)).or_default() += 1;
+        }
         *self.by_mode.entry(row.mode).or_default() += 1;
         self.drifted += usize::from(row.drift.any());
         self.warnings += usize::from(row.last_warning.is_some());
@@ -251,7 +261,11 @@ impl Counts {
         }
         self.total = self.total.saturating_sub(1);
         decrement(&mut self.by_context, &row.key.context);
-        decrement(&mut self.by_phase, &PhaseKey::of(row.phase));
+        if row.is_sick() {
+            self.sick = self.sick.saturating_sub(1);
+        } else {
+            decrement(&mut self.by_phase, &PhaseKey::of(row.phase));
+        }
         decrement(&mut self.by_mode, &row.mode);
         self.drifted = self.drifted.saturating_sub(usize::from(row.drift.any()));
         self.warnings = self
@@ -272,6 +286,7 @@ impl Counts {
         sum(&mut self.by_mode, &other.by_mode);
         self.drifted += other.drifted;
         self.warnings += other.warnings;
+        self.sick += other.sick;
     }
 }
 

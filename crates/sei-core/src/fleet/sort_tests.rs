@@ -80,7 +80,19 @@ fn filter_matches_rows() {
         "substring of the warning"
     );
     assert_eq!(names(&fleet, "chain:arctic-1", sort), Vec::<String>::new());
-    assert_eq!(names(&fleet, "failed", sort), ["validator-0"]);
+    // Something failed: validator-0's phase, replayer-0's conditions, seed-0's render (issue 27).
+    assert_eq!(
+        names(&fleet, "failed", sort),
+        ["replayer-0", "seed-0", "validator-0"]
+    );
+    assert_eq!(
+        names(&fleet, "sick", sort),
+        ["replayer-0", "seed-0", "validator-0"]
+    );
+    assert_eq!(
+        names(&fleet, "healthy", sort),
+        ["archive-0", "rpc-0", "rpc-1"]
+    );
     // rpc-1's spec moved to v6.4.0 while it still runs v6.3.0; nodes never observed (no
     // currentImage) are drift but not on an old image.
     assert_eq!(names(&fleet, "stale-image", sort), ["rpc-1"]);
@@ -121,15 +133,13 @@ fn sorting_by_columns_and_header_counts() {
     );
     let phases: Vec<(Option<Phase>, usize)> =
         counts.by_phase.iter().map(|(k, n)| (k.1.0, *n)).collect();
+    // The sick Initializing replayer and the seed that cannot render are counted apart from
+    // their phases; the Failed validator stays Failed.
     assert_eq!(
         phases,
-        [
-            (Some(Phase::Running), 3),
-            (None, 1),
-            (Some(Phase::Initializing), 1),
-            (Some(Phase::Failed), 1)
-        ]
+        [(Some(Phase::Running), 3), (Some(Phase::Failed), 1)]
     );
+    assert_eq!(counts.sick, 2);
     assert_eq!(counts.by_mode.get(&Some(NodeMode::Full)), Some(&2));
     for column in Column::ALL {
         assert_eq!(column.next().previous(), column);
@@ -157,7 +167,10 @@ fn spec_order(fleet: &Fleet, sort: Sort) -> Vec<ObjectKey> {
             Column::Name => a.key.name.cmp(&b.key.name),
             Column::Mode => a.mode.cmp(&b.mode),
             Column::Chain => a.chain_id.cmp(&b.chain_id),
-            Column::Phase => rank(a.phase).cmp(&rank(b.phase)),
+            // Within a phase, the sick first.
+            Column::Phase => rank(a.phase)
+                .cmp(&rank(b.phase))
+                .then(b.is_sick().cmp(&a.is_sick())),
             // Nodes never read last, then trouble first.
             Column::Health => {
                 let state = |r: &FleetRow| (r.health.is_none(), r.health.map(|h| h.state));

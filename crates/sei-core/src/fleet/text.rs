@@ -137,6 +137,29 @@ pub fn mode_text(row: &FleetRow) -> &'static str {
     row.mode.map_or("?", |m| m.as_str())
 }
 
+/// The row's phase with its verdict: a node that is not healthy while its phase does not say
+/// so carries the verdict's mark instead of the phase's (`▲ Running`, `✗ Running`), so no
+/// width hides it: the PHASE column is never dropped.
+pub fn verdict_phase_text(row: &FleetRow) -> String {
+    with_verdict_mark(row, phase_text(row.phase))
+}
+
+/// [`verdict_phase_text`], compact: `▲ Run`.
+pub fn verdict_phase_short(row: &FleetRow) -> String {
+    with_verdict_mark(row, phase_short(row.phase))
+}
+
+fn with_verdict_mark(row: &FleetRow, text: String) -> String {
+    match row.verdict.worst().filter(|_| row.is_sick()) {
+        Some(severity) => {
+            let symbol = phase_symbol(row.phase);
+            let rest = text.strip_prefix(symbol).unwrap_or(&text);
+            format!("{}{rest}", super::verdict::mark(severity))
+        }
+        None => text,
+    }
+}
+
 /// Compact phase: `◐ Init`.
 pub fn phase_short(phase: Option<Phase>) -> String {
     let name = match phase {

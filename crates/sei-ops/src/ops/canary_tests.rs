@@ -102,3 +102,47 @@ async fn a_canary_outside_the_selection_is_bad_input() {
         "{result:?}"
     );
 }
+
+/// Issue 27: the automatic canary is never a node already unhealthy by the fleet's verdict; the
+/// preview says which node it passed over and why.
+#[tokio::test]
+async fn the_automatic_canary_passes_over_a_node_with_a_failing_condition() {
+    let world = World::new();
+    let names = ["a", "b", "c"];
+    world.running_fleet(&names).await;
+    world.h.cluster.mutate_node("ns", "a", |n| {
+        if let Some(status) = n.status.as_mut() {
+            status.conditions = Some(vec![
+                k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
+                    type_: "SidecarReady".into(),
+                    status: "Unknown".into(),
+                    reason: "Unreachable".into(),
+                    message: "connection refused".into(),
+                    observed_generation: None,
+                    last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                        jiff::Timestamp::UNIX_EPOCH,
+                    ),
+                },
+            ]);
+        }
+    });
+    let ops = world.ops();
+    let prepared = rollout::prepare(&ops, rollout_input(&names, 1, 2))
+        .await
+        .expect("prepare");
+    assert_eq!(prepared.waves, [vec!["b"], vec!["a", "c"]]);
+    let head = prepared.head_text();
+    assert!(
+        head.contains(
+            "canary: a passed over: not healthy (SidecarReady/Unreachable); name it as the \
+             canary to roll it first"
+        ),
+        "{head}"
+    );
+    // Chosen by name, it is the canary.
+    let prepared = rollout::prepare(&ops, with_canaries(&names, &["a"], 2))
+        .await
+        .expect("prepare");
+    assert_eq!(prepared.waves[0], ["a"]);
+    assert!(prepared.canary_notes.is_empty());
+}

@@ -4,7 +4,7 @@
 use jiff::Timestamp;
 
 use super::{Evidence, Finding, FindingClass, Fix, ObjectRef, Severity};
-use crate::chain::{RpcFailure, Verdict};
+use crate::chain::{Concern, RpcFailure, Verdict};
 
 /// The finding of one node's chain verdict, if it is one: stalled (critical), lagging, catching
 /// up with one block-sync peer or an unreachable RPC (warning), catching up (info). A node with
@@ -40,17 +40,19 @@ pub fn finding(
         }]
     };
     let logs = format!("sei-console logs {node}{ns}");
-    let (severity, class, summary, detail, fix) = match verdict {
+    // How much it matters is the chain's own judgement, which the fleet's verdict reads too.
+    let severity = match verdict.concern()? {
+        Concern::Critical => Severity::Critical,
+        Concern::Warning => Severity::Warning,
+        Concern::Info => Severity::Info,
+    };
+    let (class, summary, detail, fix) = match verdict {
         Verdict::Pending | Verdict::InSync { .. } => return None,
-        Verdict::Unreachable {
-            failure: RpcFailure::NoPod(_),
-        } => return None,
         Verdict::Stalled {
             height,
             since,
             threshold_seconds,
         } => (
-            Severity::Critical,
             FindingClass::ChainStalled,
             format!("chain stalled at height {height}"),
             format!(
@@ -68,7 +70,6 @@ pub fn finding(
             behind,
             source,
         } => (
-            Severity::Warning,
             FindingClass::ChainLagging,
             format!("{behind} blocks behind its chain"),
             format!("height {height}, {behind} blocks behind (measured by {source:?})"),
@@ -80,7 +81,6 @@ pub fn finding(
             behind,
             one_peer: true,
         } => (
-            Severity::Warning,
             FindingClass::ChainCatchingUp,
             "catching up with one block-sync peer: never reported caught up".to_owned(),
             format!(
@@ -94,7 +94,6 @@ pub fn finding(
             .command(format!("sei-console describe {node}{ns}")),
         ),
         Verdict::CatchingUp { height, behind, .. } => (
-            Severity::Info,
             FindingClass::ChainCatchingUp,
             "catching up".to_owned(),
             format!(
@@ -104,7 +103,6 @@ pub fn finding(
             Fix::says("nothing to do while its height advances; watch it".to_owned()),
         ),
         Verdict::Unreachable { failure } => (
-            Severity::Warning,
             FindingClass::ChainRpcUnreachable,
             "RPC unreachable: chain health unknown".to_owned(),
             failure.to_string(),

@@ -368,6 +368,7 @@ fn probed(check: CheckName, detail: &str) -> SeedProbeResult {
         node_id_source: "node-key Secret seed-0-node-key".into(),
         address: "seed.example:26656".into(),
         chain_id: "pacific-1".into(),
+        no_pod: None,
     };
     SeedProbeResult {
         at: sample::now() - jiff::SignedDuration::from_secs(60),

@@ -17,6 +17,10 @@ impl RolloutPrepared {
     pub fn head_text(&self) -> String {
         let mut text = self.waves_text();
         text.push_str(&self.gate_text());
+        for note in &self.canary_notes {
+            text.push_str(note);
+            text.push('\n');
+        }
         for note in &self.already_rolled {
             text.push_str(note);
             text.push('\n');

@@ -382,6 +382,7 @@ async fn bring_up(
         ),
         address: address.to_string(),
         chain_id: request.chain_id.clone(),
+        no_pod: None,
     };
     report.note(&Note::Info(format!(
         "probing {} from outside, as a peer would dial it",

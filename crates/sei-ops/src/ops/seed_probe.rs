@@ -131,7 +131,32 @@ pub fn probe_target(
         node_id_source,
         address: address.to_string(),
         chain_id: chain_id.map_or_else(|| node.spec.chain_id.clone(), str::to_owned),
+        no_pod: no_pod_reason(node, None),
     })
+}
+
+/// Why no pod can answer for `node`, when its status says so (issue 27): a node Pending, or
+/// not touched yet, with no StatefulSet was never rendered, so a refused dial says that
+/// rather than blame its sidecar. `render_failure`: the message of its
+/// `StatefulSetRenderFailed` event, when the caller has it, linked as the reason.
+pub fn no_pod_reason(node: &SeiNode, render_failure: Option<&str>) -> Option<String> {
+    let status = node.status.as_ref();
+    let phase = status.and_then(|s| s.phase);
+    let rendered = status.is_some_and(|s| s.stateful_set.is_some());
+    if rendered || !matches!(phase, None | Some(crate::api::Phase::Pending)) {
+        return None;
+    }
+    let phase = phase.map_or("not touched by the controller yet", |p| p.as_str());
+    let why = match render_failure {
+        Some(message) => format!(
+            "never rendered: StatefulSetRenderFailed: {}",
+            first_clause(message)
+        ),
+        None => "never rendered".to_owned(),
+    };
+    Some(format!(
+        "no pod to reach: the SeiNode is {phase} with no StatefulSet and no pod ({why})"
+    ))
 }
 
 /// The outcome in one line: `reachable as NODEID@HOST:PORT`, or the first check that failed,
@@ -244,5 +269,33 @@ mod tests {
             probe_target(&full, None, None),
             Err(NotProbeable::NotASeed(_))
         ));
+    }
+
+    /// Issue 27: a seed Pending with no StatefulSet has no pod to reach; the hint says so
+    /// (linked to its render failure) instead of blaming the sidecar.
+    #[test]
+    fn a_seed_never_rendered_has_no_pod_to_reach() {
+        let mut node = seed(Some("seed-0.example.com:26656"));
+        let target = probe_target(&node, None, None).expect("probeable");
+        assert_eq!(
+            target.no_pod.as_deref(),
+            Some(
+                "no pod to reach: the SeiNode is not touched by the controller yet with no \
+                 StatefulSet and no pod (never rendered)"
+            )
+        );
+        node = sample::patched(node, serde_json::json!({"status": {"phase": "Pending"}}));
+        let message = "Cannot render the StatefulSet: syncing statefulset: generating \
+                       statefulset: scheduling.nodepoolSeed is not configured; see the docs";
+        assert_eq!(
+            no_pod_reason(&node, Some(message)).as_deref(),
+            Some(
+                "no pod to reach: the SeiNode is Pending with no StatefulSet and no pod (never \
+                 rendered: StatefulSetRenderFailed: Cannot render the StatefulSet: syncing \
+                 statefulset: generating statefulset: scheduling.nodepoolSeed is not configured)"
+            )
+        );
+        let running = sample::running(node);
+        assert_eq!(no_pod_reason(&running, None), None, "rendered and running");
     }
 }

@@ -346,7 +346,9 @@ async fn the_first_failure_halts_the_rollout_and_later_waves_are_untouched() {
     }
     assert!(world.log.lines().contains(&"ns/b failed".to_owned()));
 
-    // The same rollout again, the fault gone: a is left alone, b gets a fresh plan, then c, d.
+    // The same rollout again, the fault gone: a is left alone; b, whose plan failed, is not
+    // healthy and so not the automatic canary (issue 27): c goes first, then b gets a fresh
+    // plan, then d.
     world.h.sidecar.failing.lock().expect("lock").clear();
     world.h.cluster.state.lock().expect("lock").calls.clear();
     let again = rollout::prepare(&ops, rollout_input(&names, 1, 1))
@@ -356,7 +358,12 @@ async fn the_first_failure_halts_the_rollout_and_later_waves_are_untouched() {
         again.already_rolled,
         [format!("a: already on {V2}; left alone")]
     );
-    assert_eq!(again.names(), ["b", "c", "d"]);
+    assert_eq!(again.names(), ["c", "b", "d"]);
+    assert!(
+        again.canary_notes[0].starts_with("canary: b passed over: not healthy (plan failed"),
+        "{:?}",
+        again.canary_notes
+    );
     let end = crate::ops::action::execute(&ops, &again, &Recording::default())
         .await
         .expect("resume");

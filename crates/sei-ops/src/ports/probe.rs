@@ -19,6 +19,9 @@ pub struct ProbeTarget {
     /// The published `HOST:PORT` (`spec.externalAddress`); the probe dials it.
     pub address: String,
     pub chain_id: String,
+    /// Why no pod can answer, when the console knows it (a seed never rendered): the probe's
+    /// hint for a refused dial, instead of the generic one.
+    pub no_pod: Option<String>,
 }
 
 impl ProbeTarget {

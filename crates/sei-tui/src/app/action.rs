@@ -205,6 +205,9 @@ pub struct ActionPreview {
     pub confirm_names: Vec<String>,
     /// The confirmation question.
     pub question: String,
+    /// The action has nothing to do (a rollout whose nodes are all on the image): said, and
+    /// nothing is asked.
+    pub nothing_to_do: Option<String>,
 }
 
 impl ActionPreview {

@@ -21,6 +21,7 @@ pub fn preview(confirm_names: &[&str], blocked: Option<&str>) -> ActionPreview {
         blocked: blocked.map(str::to_owned),
         confirm_names: confirm_names.iter().map(|n| (*n).to_owned()).collect(),
         question: "roll 1 node(s) to b?".into(),
+        nothing_to_do: None,
     }
 }
 
@@ -267,7 +268,10 @@ fn a_failed_preview_says_why_and_closes() {
         }
     );
     assert!(key(&mut model, KeyCode::Esc).is_empty());
-    assert!(model.action.is_none());
+    assert!(
+        model.action.as_ref().is_some_and(|f| f.hidden),
+        "closed, kept for p"
+    );
 }
 
 #[test]
@@ -482,9 +486,51 @@ fn progress_streams_in_and_esc_hides_while_running() {
     press(&mut model, "p");
     assert!(model.action.as_ref().is_some_and(|f| !f.hidden));
     key(&mut model, KeyCode::Esc);
-    assert!(model.action.is_none(), "esc closes a finished action");
+    assert!(
+        model.action.as_ref().is_some_and(|f| f.hidden),
+        "esc closes a finished action's dialog"
+    );
     press(&mut model, "q");
     assert!(model.quit, "nothing runs: one q quits");
+}
+
+/// Issue 27: `p` ("show the running or last action") right after a rollout's dialog was
+/// closed shows that rollout's end, not `no action yet`.
+#[test]
+fn p_shows_the_last_action_after_its_dialog_closed() {
+    let (mut model, id) = running_rollout();
+    update(
+        &mut model,
+        Msg::ActionFinished {
+            id,
+            finished: Finished {
+                ok: false,
+                message: "rollout halted: rpc-0 failed".into(),
+            },
+        },
+    );
+    key(&mut model, KeyCode::Esc);
+    assert!(!crate::app::update::dialog_open(&model), "closed");
+    press(&mut model, "p");
+    assert_ne!(
+        model.flash.as_ref().map(|f| f.text.as_str()),
+        Some("no action yet")
+    );
+    let Some(flow) = model.action.as_ref().filter(|f| !f.hidden) else {
+        panic!("p shows the last action")
+    };
+    let Stage::Running {
+        finished: Some(end),
+        ..
+    } = &flow.stage
+    else {
+        panic!("its end")
+    };
+    assert_eq!(end.message, "rollout halted: rpc-0 failed");
+    // A new action replaces it.
+    key(&mut model, KeyCode::Esc);
+    press(&mut model, "i");
+    assert!(matches!(stage(&model), Stage::Prompt(_)));
 }
 
 #[test]

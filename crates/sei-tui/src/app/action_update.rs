@@ -334,7 +334,7 @@ fn scroll(flow: &mut ActionFlow, delta: i32) {
 }
 
 /// Esc: cancels before execution; while running it only hides the dialog; after the end it
-/// closes it.
+/// closes it (`p` opens the last action's end again).
 fn cancel(model: &mut Model) -> Vec<Cmd> {
     let Some(flow) = model.action.as_mut() else {
         return Vec::new();
@@ -349,8 +349,10 @@ fn cancel(model: &mut Model) -> Vec<Cmd> {
             );
             Vec::new()
         }
+        // The end stays for `p` ("show the running or last action"): closing the dialog
+        // only hides it, until the next action replaces it.
         Stage::Running { .. } | Stage::Failed { .. } => {
-            model.action = None;
+            flow.hidden = true;
             Vec::new()
         }
         Stage::Prompt(_) => {
@@ -419,7 +421,8 @@ fn confirm(model: &mut Model) -> Vec<Cmd> {
             preview,
             scroll,
         } => {
-            if preview.blocked.is_some() {
+            // Nothing to ask: blocked, or nothing to do.
+            if preview.blocked.is_some() || preview.nothing_to_do.is_some() {
                 (
                     Stage::Preview {
                         request,

@@ -241,6 +241,7 @@ fn one_preview(part: &PartPreview) -> ActionPreview {
         blocked: blocked(prepared),
         confirm_names: prepared.confirm_names(),
         question: prepared.question(),
+        nothing_to_do: prepared.nothing_to_do(),
     }
 }
 
@@ -259,6 +260,7 @@ fn across_preview(parts: &[PartPreview]) -> Result<ActionPreview, ActionError> {
         blocked: None,
         confirm_names: Vec::new(),
         question: String::new(),
+        nothing_to_do: None,
     };
     let mut what = None;
     let mut counts = Vec::new();
@@ -304,6 +306,14 @@ fn across_preview(parts: &[PartPreview]) -> Result<ActionPreview, ActionError> {
     let names: Vec<(&str, &[String])> = names.iter().map(|(c, n)| (*c, n.as_slice())).collect();
     preview.confirm_names = across::typed_names(&names);
     preview.question = across::question(&what.unwrap_or_default(), &counts);
+    // Nothing to do only when no cluster has anything to do.
+    let idle: Vec<String> = parts
+        .iter()
+        .filter_map(|p| Some(format!("{}: {}", p.context, p.prepared.nothing_to_do()?)))
+        .collect();
+    if idle.len() == parts.len() {
+        preview.nothing_to_do = Some(idle.join("; "));
+    }
     preview.executor = executors.join("; ");
     Ok(preview)
 }

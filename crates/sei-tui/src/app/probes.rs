@@ -7,7 +7,7 @@ use super::model::{Cmd, Flash, Model, Screen};
 use crate::api::NodeMode;
 use crate::fleet::probe::{ProbeRecord, SeedProbe};
 use crate::fleet::store::ObjectKey;
-use crate::ops::seed_probe::{origin_text, outcome_head, probe_target};
+use crate::ops::seed_probe::{no_pod_reason, origin_text, outcome_head, probe_target};
 use crate::ports::probe::ProbeOutcome;
 
 /// How often each published seed is probed on its own.
@@ -25,7 +25,16 @@ fn start(model: &mut Model, key: &ObjectKey) -> Result<Cmd, String> {
         .fleet
         .node(key)
         .ok_or_else(|| format!("{} is gone", key.name))?;
-    let target = probe_target(node, model.fleet.node_id(key), None).map_err(|e| e.to_string())?;
+    let mut target =
+        probe_target(node, model.fleet.node_id(key), None).map_err(|e| e.to_string())?;
+    // A seed never rendered: its render failure, when the fleet has it, is why no pod answers.
+    let render_failure = model
+        .fleet
+        .row(key)
+        .and_then(|row| row.last_warning.as_ref())
+        .filter(|w| w.reason == crate::fleet::events::RENDER_FAILED_REASON)
+        .map(|w| w.message.as_str());
+    target.no_pod = no_pod_reason(node, render_failure);
     let mut probe = model.fleet.seed_probe(key).cloned().unwrap_or_default();
     probe.running = true;
     model.fleet.set_seed_probe(key, probe);

@@ -121,6 +121,18 @@ fn segments(model: &Model, theme: &Theme) -> Vec<Segment> {
             .keep(1),
         );
     }
+    // Nodes whose phase reads well but whose verdict does not (`▲ Run` in the table).
+    if counts.sick > 0 {
+        let mark = crate::fleet::verdict::SICK_MARK;
+        out.push(
+            Segment::new(
+                format!("{mark} sick {}", counts.sick),
+                format!("{mark}sick {}", counts.sick),
+                theme.bad,
+            )
+            .keep(1),
+        );
+    }
     if counts.drifted > 0 {
         out.push(
             Segment::new(
@@ -392,8 +404,34 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
                 "? help  tab next pane  j/k scroll  d describe  y yaml  l logs  i image  esc back  q quit"
             }
         };
-        spans.push(Span::styled(hints, theme.dim));
+        let used: usize = spans.iter().map(|s| s.content.width()).sum();
+        let room = usize::from(area.width).saturating_sub(used);
+        spans.push(Span::styled(fit_hints(hints, room), theme.dim));
         Line::from(spans)
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The footer's hints in `width` columns: every hint when they fit, else the first (`? help`,
+/// which lists every key) and the last (`q quit`, `esc close`) with as many of the others, in
+/// order, as fit, so no hint is cut mid-word (issue 27: 60 columns cut the footer).
+fn fit_hints(hints: &str, width: usize) -> String {
+    if hints.width() <= width {
+        return hints.to_owned();
+    }
+    let items: Vec<&str> = hints.split("  ").collect();
+    let [first, middle @ .., last] = items.as_slice() else {
+        return hints.to_owned();
+    };
+    let gap = 2;
+    let mut used = first.width() + gap + last.width();
+    let mut kept = vec![*first];
+    for item in middle {
+        if used + gap + item.width() <= width {
+            used += gap + item.width();
+            kept.push(item);
+        }
+    }
+    kept.push(last);
+    kept.join("  ")
 }

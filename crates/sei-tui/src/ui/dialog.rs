@@ -36,7 +36,9 @@ fn content(
             (lines, "esc cancel")
         }
         Stage::Preview { preview, .. } => {
-            let hint = if preview.blocked.is_some() {
+            let hint = if preview.nothing_to_do.is_some() {
+                "esc close — nothing to do · j/k scroll"
+            } else if preview.blocked.is_some() {
                 "esc close — nothing was changed · j/k scroll"
             } else {
                 "enter/y continue · j/k scroll · esc cancel"
@@ -187,6 +189,12 @@ fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
     // Whether it can go on, the waves and the nodes left alone, and who executes come first:
     // a long preview scrolls below them.
     let mut lines = Vec::new();
+    if let Some(idle) = &preview.nothing_to_do {
+        lines.push(Line::styled(
+            format!("✓ nothing to do: {idle}; nothing will be asked"),
+            theme.good,
+        ));
+    }
     if let Some(blocked) = &preview.blocked {
         lines.push(Line::styled(
             format!("✗ cannot go on: {blocked}"),
@@ -194,7 +202,7 @@ fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
         ));
     }
     lines.extend(preview.head.lines().map(|line| {
-        if line.contains(": skipped, nothing will be changed") {
+        if line.contains(": skipped, nothing will be changed") || line.starts_with("canary: ") {
             Line::styled(format!("⚠ {line}"), theme.warn)
         } else if line.starts_with("Waves") {
             Line::styled(line.to_owned(), theme.header)

@@ -57,6 +57,7 @@ fn rollout_preview(model: &Model, name: &str, image: &str, typed: bool) -> Actio
             Vec::new()
         },
         question: format!("roll 1 node(s) to {image}?"),
+        nothing_to_do: None,
     }
 }
 
@@ -179,6 +180,7 @@ fn address_preview_dialog() {
         blocked: preview.plan.no_plan.clone(),
         confirm_names: Vec::new(),
         question: "set the external address of rpc-0 to 203.0.113.7:26656?".into(),
+        nothing_to_do: None,
     };
     update(
         &mut model,
@@ -225,6 +227,7 @@ fn seed_preview_dialog() {
         blocked: None,
         confirm_names: vec!["seed-1".into()],
         question: "create seed seed-1?".into(),
+        nothing_to_do: None,
     };
     update(
         &mut model,

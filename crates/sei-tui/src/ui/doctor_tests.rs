@@ -20,6 +20,7 @@ fn sick_fleet() -> Model {
         node_id_source: "node-key Secret seed-0-node-key".into(),
         address: "127.0.0.1:9".into(),
         chain_id: "pacific-1".into(),
+        no_pod: None,
     };
     let outcome = FakeProber::failing(
         CheckName::Reachable,

@@ -13,6 +13,7 @@ use crate::fleet::columns::{self, Form};
 use crate::fleet::events::RENDER_FAILED_REASON;
 use crate::fleet::rows::FleetRow;
 use crate::fleet::sort::Column;
+use crate::fleet::verdict::Severity;
 use crate::kube::watches::WatchKind;
 
 /// What to give up, in order, until the table fits: NAME, PHASE, the drift mark, PLAN and the
@@ -117,10 +118,12 @@ fn cell_text(column: Column, form: Form, row: &FleetRow, model: &Model) -> Strin
 
 fn cell_style(column: Column, row: &FleetRow, theme: &Theme) -> Style {
     match column {
-        Column::Phase => match row.phase {
-            Some(Phase::Running) => theme.good,
-            Some(Phase::Failed) => theme.bad,
-            None => theme.dim,
+        Column::Phase => match (row.phase, row.verdict.worst()) {
+            (Some(Phase::Failed), _) => theme.bad,
+            (_, Some(Severity::Critical)) => theme.bad,
+            (_, Some(Severity::Warning)) => theme.warn,
+            (Some(Phase::Running), None) => theme.good,
+            (None, None) => theme.dim,
             _ => theme.warn,
         },
         Column::Health => match row.health.map(|h| h.state) {

@@ -11,6 +11,7 @@ pub mod help;
 pub mod logs;
 pub mod node;
 pub mod theme;
+mod verdict;
 pub mod viewer;
 mod wrap;
 
@@ -82,6 +83,8 @@ mod doctor_tests;
 mod logs_tests;
 #[cfg(test)]
 mod probe_tests;
+#[cfg(test)]
+mod verdict_tests;
 #[cfg(test)]
 mod viewer_tests;
 #[cfg(test)]

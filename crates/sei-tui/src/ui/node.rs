@@ -14,7 +14,7 @@ use crate::app::model::{Model, NodePane, WatchState};
 use crate::fleet::describe::console_action_lines;
 use crate::fleet::detail::{NodeDetail, SeedPeer};
 use crate::fleet::store::ObjectKey;
-use crate::fleet::text::{age, drift_text, phase_text, plan_symbol, task_symbol};
+use crate::fleet::text::{age, drift_text, plan_symbol, task_symbol};
 use crate::kube::watches::WatchKind;
 
 /// Builds the lines of one pane.
@@ -58,7 +58,7 @@ fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'st
             theme,
         ),
         kv("chain", spec.chain_id.clone(), base, theme),
-        kv("phase", phase_text(detail.phase), base, theme),
+        super::verdict::phase_line(detail, model, theme),
         kv("image", spec.image.clone(), base, theme),
     ];
     let current = detail

@@ -35,6 +35,7 @@ fn probed_fleet() -> Model {
         node_id_source: "node-key Secret seed-0-node-key".into(),
         address: address.into(),
         chain_id: "pacific-1".into(),
+        no_pod: None,
     };
     let now = model.now;
     // The resolved IP of the published name, as the TCP dialler reports it.

@@ -315,7 +315,8 @@ fn no_color_theme_draws_no_colour_and_keeps_every_status_as_text() {
     for text in [
         "✗ Failed",
         "● Running",
-        "◐ Initializing",
+        // Initializing, with a failing condition: the verdict's mark (issue 27).
+        "✗ Initializing",
         "≠image",
         "⚠ StatefulSetRenderFailed",
         "✗ 5/7 config-validate",
@@ -416,7 +417,8 @@ fn fleet_at_120x40() {
 fn fleet_header_wraps_at_40_columns_and_keeps_every_count() {
     let mut model = demo_model();
     let screen = render(&mut model, 40, 10, &dark());
-    for needed in ["6", "✗ Fail 1", "◐ Init 1", "● Run 3", "≠4", "⚠ 2"] {
+    // The Initializing replayer and the seed are not healthy: counted apart (issue 27).
+    for needed in ["6", "✗ Fail 1", "▲sick 2", "● Run 3", "≠4", "⚠ 2"] {
         assert!(
             screen.contains(needed),
             "{needed} missing at 40 columns:\n{screen}"

@@ -186,6 +186,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
         },
         confirm_names: Vec::new(),
         question: format!("roll {} node(s) to {NEW}?", names.len()),
+        canary_notes: Vec::new(),
     }
 }
 
@@ -210,6 +211,7 @@ fn the_preview_opens_with_the_wave_plan_and_the_skipped_nodes() {
         blocked: None,
         confirm_names: Vec::new(),
         question: prepared.question.clone(),
+        nothing_to_do: None,
     };
     update(
         &mut model,
