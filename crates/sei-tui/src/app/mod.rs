@@ -12,6 +12,7 @@ pub mod jobs;
 pub mod journal_view;
 pub mod logs;
 pub mod model;
+pub mod node_scroll;
 pub mod pacing;
 pub mod probes;
 pub mod run;

@@ -315,6 +315,15 @@ impl NodePane {
             NodePane::Workload => NodePane::Plan,
         }
     }
+
+    pub fn previous(self) -> NodePane {
+        match self {
+            NodePane::Plan => NodePane::Workload,
+            NodePane::Conditions => NodePane::Plan,
+            NodePane::Events => NodePane::Conditions,
+            NodePane::Workload => NodePane::Events,
+        }
+    }
 }
 
 /// The line being typed after `/` or `:`.
@@ -354,7 +363,12 @@ pub struct Model {
     pub listing: Listing,
     pub selected: usize,
     pub node_pane: NodePane,
+    /// The first line shown of the focused pane's column (the same for both columns of a
+    /// narrow screen: there is one).
     pub node_scroll: u16,
+    /// Where the last frame drew each pane and how far its column scrolls (the lines are
+    /// wrapped to the width when drawn, so only the drawing knows).
+    pub node_layout: std::cell::Cell<super::node_scroll::NodeLayout>,
     pub detail: Option<NodeDetail>,
     /// Per watched context: watch health and the API server's answers.
     pub clusters: BTreeMap<String, ClusterState>,
@@ -415,6 +429,7 @@ impl Model {
             selected: 0,
             node_pane: NodePane::default(),
             node_scroll: 0,
+            node_layout: std::cell::Cell::default(),
             detail: None,
             clusters: BTreeMap::new(),
             flash: None,

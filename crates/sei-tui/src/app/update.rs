@@ -284,6 +284,9 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     {
         return cmds;
     }
+    if context(model) == Context::Node && super::node_scroll::on_action(model, action) {
+        return Vec::new();
+    }
     match action {
         Action::Quit => request_quit(model, quit_confirmed),
         Action::Suspend => model.suspend = true,
@@ -291,6 +294,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::Logs => return open_logs(model),
         // Keys of the logs view mean nothing elsewhere.
         Action::NextContainer | Action::PreviousLogs | Action::ToggleWrap => {}
+        Action::ScrollLeft | Action::ScrollRight => {}
         Action::SearchNext | Action::SearchPrevious | Action::ToggleDryRuns => {}
         Action::ClearMarks => model.marked.clear(),
         Action::ToggleHelp => {
@@ -355,10 +359,8 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::SortNextColumn => model.sort.column = sort_column(model, Column::next),
         Action::SortPreviousColumn => model.sort.column = sort_column(model, Column::previous),
         Action::SortReverse => model.sort.descending = !model.sort.descending,
-        Action::NextPane => {
-            model.node_pane = model.node_pane.next();
-            model.node_scroll = 0;
-        }
+        // The node screen's panes (`node_scroll`); nothing elsewhere.
+        Action::NextPane | Action::PreviousPane => {}
         Action::Open => return open_selected(model),
         Action::Back => {
             model.screen = Screen::Fleet;
@@ -452,11 +454,6 @@ fn page(model: &Model) -> isize {
 }
 
 fn move_selection(model: &mut Model, delta: isize) {
-    if let Screen::Node(_) = model.screen {
-        let scroll = isize::from(model.node_scroll as i16).saturating_add(delta.signum());
-        model.node_scroll = u16::try_from(scroll.clamp(0, 10_000)).unwrap_or(0);
-        return;
-    }
     let last = model.listing.keys.len().saturating_sub(1);
     let target = isize::try_from(model.selected)
         .unwrap_or(0)
@@ -478,6 +475,7 @@ pub(super) fn open_node(model: &mut Model, key: crate::fleet::store::ObjectKey) 
     model.screen = Screen::Node(key.clone());
     model.node_pane = NodePane::default();
     model.node_scroll = 0;
+    model.node_layout.take();
     model.invalidate_views();
     vec![start_detail(model, key)]
 }

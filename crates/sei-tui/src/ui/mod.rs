@@ -1,5 +1,6 @@
 //! ratatui views only: screens, widgets and the theme. `view` draws the model; it never
-//! changes it, never waits and never locks.
+//! changes it (but for the node screen's layout, recorded for its scrolling), never waits and
+//! never locks.
 mod chain_health;
 #[cfg(test)]
 mod chain_health_tests;
@@ -16,6 +17,8 @@ mod wrap;
 
 #[cfg(test)]
 mod multi_tests;
+#[cfg(test)]
+mod node_scroll_tests;
 #[cfg(test)]
 mod picture_tests;
 #[cfg(test)]

@@ -11,6 +11,7 @@ use super::wrap::hanging;
 use crate::actions::render_fix::event_render_fix;
 use crate::api::{PlanPhase, TaskStatus};
 use crate::app::model::{Model, NodePane, WatchState};
+use crate::app::node_scroll::{NodeLayout, index};
 use crate::fleet::describe::console_action_lines;
 use crate::fleet::detail::{NodeDetail, SeedPeer};
 use crate::fleet::store::ObjectKey;
@@ -459,21 +460,19 @@ fn pane_title(pane: NodePane) -> &'static str {
 }
 
 /// Stacks panes into one column of lines wrapped to `width` (continuations under their value
-/// column); returns the lines and the first line of `focus`.
+/// column), each pane's first line recorded in `starts`.
 fn column(
     panes: &[NodePane],
     detail: &NodeDetail,
     model: &Model,
     theme: &Theme,
     width: u16,
-) -> (Vec<Line<'static>>, Option<usize>) {
-    let mut lines = Vec::new();
-    let mut focus_at = None;
+    lines: &mut Vec<Line<'static>>,
+    starts: &mut Vec<(NodePane, usize)>,
+) {
     for pane in panes {
-        if *pane == model.node_pane {
-            focus_at = Some(lines.len());
-        }
-        // Who did what, just above the Events (and shown with them when they are focused).
+        starts.push((*pane, lines.len()));
+        // Who did what, just above the Events (and scrolled to with them).
         if *pane == NodePane::Events {
             lines.extend(hanging(console_action_section(detail, model, theme), width));
         }
@@ -481,25 +480,62 @@ fn column(
         lines.extend(hanging(pane_lines(*pane, detail, model, theme), width));
         lines.push(Line::raw(""));
     }
-    (lines, focus_at)
 }
 
-fn scrolled(
-    lines: Vec<Line<'static>>,
-    focus_at: Option<usize>,
+fn spec_section(
+    detail: &NodeDetail,
     model: &Model,
-) -> Paragraph<'static> {
-    let scroll = focus_at.map_or(0, |at| {
-        u16::try_from(at)
-            .unwrap_or(u16::MAX)
-            .saturating_add(model.node_scroll)
-    });
-    let scroll = if focus_at == Some(0) {
-        model.node_scroll
-    } else {
-        scroll
-    };
-    Paragraph::new(lines).scroll((scroll, 0))
+    theme: &Theme,
+    width: u16,
+) -> Vec<Line<'static>> {
+    let mut lines = vec![title("Spec", false, theme)];
+    lines.extend(hanging(spec_lines(detail, model, theme), width));
+    lines.push(Line::raw(""));
+    lines
+}
+
+/// One column of the screen: its lines, where its panes start, and the height it is drawn in.
+struct Column {
+    lines: Vec<Line<'static>>,
+    starts: Vec<(NodePane, usize)>,
+    height: u16,
+}
+
+impl Column {
+    /// The last first line: the column's last written line at the bottom (the blank line
+    /// after its last pane is not scrolled to).
+    fn max_scroll(&self) -> u16 {
+        let written = self.lines.len()
+            - self
+                .lines
+                .iter()
+                .rev()
+                .take_while(|line| line.width() == 0)
+                .count();
+        u16::try_from(written.saturating_sub(usize::from(self.height))).unwrap_or(u16::MAX)
+    }
+
+    fn holds(&self, pane: NodePane) -> bool {
+        self.starts.iter().any(|(p, _)| *p == pane)
+    }
+
+    /// Records the column's panes in `layout`.
+    fn record(&self, layout: &mut NodeLayout) {
+        for (pane, start) in &self.starts {
+            layout.starts[index(*pane)] = u16::try_from(*start).unwrap_or(u16::MAX);
+            layout.max[index(*pane)] = self.max_scroll();
+        }
+    }
+
+    /// The column as drawn: scrolled when it holds the focused pane, clamped at its end.
+    fn paragraph(self, model: &Model) -> Paragraph<'static> {
+        let scroll = if self.holds(model.node_pane) {
+            model.node_scroll.min(self.max_scroll())
+        } else {
+            0
+        };
+        Paragraph::new(self.lines).scroll((scroll, 0))
+    }
 }
 
 /// The node screen's title; with several clusters watched it names the node's cluster.
@@ -529,68 +565,93 @@ pub fn render(model: &Model, key: &ObjectKey, theme: &Theme, frame: &mut Frame, 
         .title(Line::styled(node_title(model, key), theme.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let spec = spec_lines(detail, model, theme);
     // Two columns only where the left one still holds the conditions table (about 62 wide).
     let wide = inner.width >= 140 && inner.height >= 20;
+    let mut layout = NodeLayout {
+        known: true,
+        ..NodeLayout::default()
+    };
     if wide {
         let [left, right] =
             Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
                 .areas(inner);
         // One column of gutter keeps a full left line from touching the right pane.
         let left_width = left.width.saturating_sub(1);
-        let mut left_lines = vec![title("Spec", false, theme)];
-        left_lines.extend(hanging(spec, left_width));
-        left_lines.push(Line::raw(""));
-        let (more, focus_left) = column(
+        let mut left_column = Column {
+            lines: spec_section(detail, model, theme, left_width),
+            starts: Vec::new(),
+            height: left.height,
+        };
+        column(
             &[NodePane::Conditions, NodePane::Workload],
             detail,
             model,
             theme,
             left_width,
+            &mut left_column.lines,
+            &mut left_column.starts,
         );
-        let offset = left_lines.len();
-        left_lines.extend(more);
-        let (right_lines, focus_right) = column(
+        let mut right_column = Column {
+            lines: Vec::new(),
+            starts: Vec::new(),
+            height: right.height,
+        };
+        column(
             &[NodePane::Plan, NodePane::Events],
             detail,
             model,
             theme,
             right.width,
+            &mut right_column.lines,
+            &mut right_column.starts,
         );
-        let left_focus = focus_left.map(|at| at + offset);
-        let left_para = if left_focus.is_some() {
-            scrolled(left_lines, left_focus, model)
-        } else {
-            Paragraph::new(left_lines)
-        };
-        let right_para = if focus_right.is_some() {
-            scrolled(right_lines, focus_right, model)
-        } else {
-            Paragraph::new(right_lines)
-        };
-        frame.render_widget(left_para, left);
-        frame.render_widget(right_para, right);
+        left_column.record(&mut layout);
+        right_column.record(&mut layout);
+        frame.render_widget(left_column.paragraph(model), left);
+        frame.render_widget(right_column.paragraph(model), right);
     } else {
-        let mut lines = vec![title("Spec", false, theme)];
-        lines.extend(hanging(spec, inner.width));
-        lines.push(Line::raw(""));
-        let offset = lines.len();
-        let (more, focus) = column(
+        let mut one = Column {
+            lines: Vec::new(),
+            starts: Vec::new(),
+            height: inner.height,
+        };
+        // A failed plan comes first, so its failing task is on the first screen.
+        let failed = detail
+            .plan
+            .as_ref()
+            .is_some_and(|plan| plan.phase == PlanPhase::Failed);
+        let rest: &[NodePane] = if failed {
+            column(
+                &[NodePane::Plan],
+                detail,
+                model,
+                theme,
+                inner.width,
+                &mut one.lines,
+                &mut one.starts,
+            );
+            &[NodePane::Conditions, NodePane::Events, NodePane::Workload]
+        } else {
             &[
                 NodePane::Plan,
                 NodePane::Conditions,
                 NodePane::Events,
                 NodePane::Workload,
-            ],
+            ]
+        };
+        one.lines
+            .extend(spec_section(detail, model, theme, inner.width));
+        column(
+            rest,
             detail,
             model,
             theme,
             inner.width,
+            &mut one.lines,
+            &mut one.starts,
         );
-        lines.extend(more);
-        let focus = focus
-            .map(|at| at + offset)
-            .filter(|_| model.node_pane != NodePane::Plan || model.node_scroll > 0);
-        frame.render_widget(scrolled(lines, focus, model), inner);
+        one.record(&mut layout);
+        frame.render_widget(one.paragraph(model), inner);
     }
+    model.node_layout.set(layout);
 }
