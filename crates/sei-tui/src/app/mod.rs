@@ -21,6 +21,7 @@ pub mod settings;
 mod test_panic;
 pub mod update;
 pub mod viewer;
+pub mod viewer_rows;
 mod watch_tasks;
 
 #[cfg(test)]

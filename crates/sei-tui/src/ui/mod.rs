@@ -88,4 +88,6 @@ mod probe_tests;
 #[cfg(test)]
 mod viewer_tests;
 #[cfg(test)]
+mod viewer_wrap_tests;
+#[cfg(test)]
 mod wave_dialog_tests;
