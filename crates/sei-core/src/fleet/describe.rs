@@ -245,9 +245,9 @@ pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> S
     for e in &d.events {
         let kind = if e.warning { "Warning" } else { "Normal" };
         let mark = if e.is_render_failure() {
-            "✖"
+            super::symbols::RENDER_FAILED
         } else if e.warning {
-            "⚠"
+            super::symbols::WARNING
         } else {
             " "
         };

@@ -19,6 +19,7 @@ pub mod rows;
 pub mod sample;
 pub mod sort;
 pub mod store;
+pub mod symbols;
 pub mod text;
 
 #[cfg(test)]

@@ -49,9 +49,9 @@ impl SeedProbe {
     /// the first probe is running.
     pub fn mark(&self) -> Option<&'static str> {
         match &self.last {
-            Some(record) if record.ok => Some("✓"),
-            Some(_) => Some("✗"),
-            None if self.running => Some("…"),
+            Some(record) if record.ok => Some(super::symbols::PROBE_OK),
+            Some(_) => Some(super::symbols::PROBE_FAILED),
+            None if self.running => Some(super::symbols::PROBE_RUNNING),
             None => None,
         }
     }

@@ -3,6 +3,7 @@
 use jiff::Timestamp;
 
 use super::rows::{Drift, FleetRow, PlanSummary};
+use super::symbols;
 use crate::api::{Phase, PlanPhase, TaskStatus};
 
 /// kubectl-style age: `45s`, `12m`, `3h5m`, `4d2h`, `2y`.
@@ -31,14 +32,7 @@ pub fn age(since: Option<Timestamp>, now: Timestamp) -> String {
 
 /// Symbol of a node phase; `None` is a node the controller has not touched.
 pub fn phase_symbol(phase: Option<Phase>) -> &'static str {
-    match phase {
-        Some(Phase::Running) => "●",
-        Some(Phase::Initializing) => "◐",
-        Some(Phase::Pending) => "○",
-        Some(Phase::Failed) => "✗",
-        Some(Phase::Terminating) => "⊘",
-        None => "·",
-    }
+    symbols::phase(phase)
 }
 
 pub fn phase_text(phase: Option<Phase>) -> String {
@@ -50,22 +44,18 @@ pub fn phase_text(phase: Option<Phase>) -> String {
 }
 
 pub fn plan_symbol(phase: PlanPhase) -> &'static str {
-    match phase {
-        PlanPhase::Active => "▶",
-        PlanPhase::Complete => "✓",
-        PlanPhase::Failed => "✗",
-    }
+    symbols::plan(phase)
 }
 
 /// Glyph of a task in the timeline. Upstream never writes `Running`: the task in flight stays
 /// `Pending`, so the current task is marked by position, not status.
 pub fn task_symbol(status: TaskStatus, current: bool) -> &'static str {
     match status {
-        TaskStatus::Complete => "✓",
-        TaskStatus::Failed => "✗",
-        TaskStatus::Running => "▶",
-        TaskStatus::Pending if current => "▶",
-        TaskStatus::Pending => "·",
+        TaskStatus::Complete => symbols::PLAN_COMPLETE,
+        TaskStatus::Failed => symbols::PLAN_FAILED,
+        TaskStatus::Running => symbols::PLAN_ACTIVE,
+        TaskStatus::Pending if current => symbols::PLAN_ACTIVE,
+        TaskStatus::Pending => symbols::TASK_WAITING,
     }
 }
 
@@ -76,9 +66,9 @@ pub fn short_image(image: &str) -> &str {
 
 pub fn drift_text(drift: Drift) -> &'static str {
     match (drift.image, drift.sidecar) {
-        (true, true) => "≠image+sidecar",
-        (true, false) => "≠image",
-        (false, true) => "≠sidecar",
+        (true, true) => symbols::DRIFT_BOTH,
+        (true, false) => symbols::DRIFT_IMAGE,
+        (false, true) => symbols::DRIFT_SIDECAR,
         (false, false) => "",
     }
 }
@@ -119,8 +109,8 @@ pub fn conditions_cell(row: &FleetRow) -> String {
         .collect();
     match (bad.as_slice(), row.conditions.len()) {
         ([], 0) => "-".to_owned(),
-        ([], n) => format!("✓ {n} ok"),
-        (bad, _) => format!("✗ {}", bad.join(" ")),
+        ([], n) => format!("{} {n} ok", symbols::CONDITIONS_OK),
+        (bad, _) => format!("{} {}", symbols::CONDITION_BAD, bad.join(" ")),
     }
 }
 
@@ -128,8 +118,20 @@ pub fn conditions_cell(row: &FleetRow) -> String {
 pub fn warning_cell(row: &FleetRow, now: Timestamp) -> String {
     match &row.last_warning {
         None => "-".to_owned(),
-        Some(w) if w.count > 1 => format!("⚠ {} ×{} {}", w.reason, w.count, age(w.last_seen, now)),
-        Some(w) => format!("⚠ {} {}", w.reason, age(w.last_seen, now)),
+        Some(w) if w.count > 1 => format!(
+            "{} {} {}{} {}",
+            symbols::WARNING,
+            w.reason,
+            symbols::TIMES,
+            w.count,
+            age(w.last_seen, now)
+        ),
+        Some(w) => format!(
+            "{} {} {}",
+            symbols::WARNING,
+            w.reason,
+            age(w.last_seen, now)
+        ),
     }
 }
 
@@ -153,9 +155,9 @@ pub fn phase_short(phase: Option<Phase>) -> String {
 /// Compact drift mark: `≠img`, `≠sc`, `≠img+sc`, `-` without drift.
 pub fn drift_short(drift: Drift) -> &'static str {
     match (drift.image, drift.sidecar) {
-        (true, true) => "≠img+sc",
-        (true, false) => "≠img",
-        (false, true) => "≠sc",
+        (true, true) => symbols::DRIFT_BOTH_SHORT,
+        (true, false) => symbols::DRIFT_IMAGE_SHORT,
+        (false, true) => symbols::DRIFT_SIDECAR_SHORT,
         (false, false) => "-",
     }
 }
@@ -179,8 +181,8 @@ pub fn plan_short(plan: Option<&PlanSummary>) -> String {
 pub fn conditions_short(row: &FleetRow) -> String {
     match (row.bad_condition_count(), row.conditions.len()) {
         (0, 0) => "-".to_owned(),
-        (0, n) => format!("✓ {n}"),
-        (bad, _) => format!("✗ {bad}"),
+        (0, n) => format!("{} {n}", symbols::CONDITIONS_OK),
+        (bad, _) => format!("{} {bad}", symbols::CONDITION_BAD),
     }
 }
 
@@ -188,7 +190,7 @@ pub fn conditions_short(row: &FleetRow) -> String {
 pub fn warning_short(row: &FleetRow) -> String {
     match &row.last_warning {
         None => "-".to_owned(),
-        Some(w) => format!("⚠ {}", w.reason),
+        Some(w) => format!("{} {}", symbols::WARNING, w.reason),
     }
 }
 

@@ -82,6 +82,8 @@ mod dialog_tests;
 #[cfg(test)]
 mod doctor_tests;
 #[cfg(test)]
+mod legend_tests;
+#[cfg(test)]
 mod logs_tests;
 #[cfg(test)]
 mod probe_tests;

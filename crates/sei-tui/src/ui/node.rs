@@ -15,6 +15,7 @@ use crate::app::node_scroll::{NodeLayout, index};
 use crate::fleet::describe::console_action_lines;
 use crate::fleet::detail::{NodeDetail, SeedPeer};
 use crate::fleet::store::ObjectKey;
+use crate::fleet::symbols;
 use crate::fleet::text::{age, drift_text, phase_text, plan_symbol, task_symbol};
 use crate::kube::watches::WatchKind;
 
@@ -310,8 +311,8 @@ fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'s
     }
     for event in &detail.events {
         let (symbol, style) = match (event.warning, event.is_render_failure()) {
-            (_, true) => ("✖", theme.bad),
-            (true, false) => ("⚠", theme.warn),
+            (_, true) => (symbols::RENDER_FAILED, theme.bad),
+            (true, false) => (symbols::WARNING, theme.warn),
             (false, false) => ("·", theme.dim),
         };
         let kind = if event.warning { "Warning" } else { "Normal" };
