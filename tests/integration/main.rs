@@ -21,6 +21,7 @@ mod console_probe;
 mod control_plane;
 mod crd_validation;
 mod demo_fleet;
+mod describe_render;
 mod doctor;
 mod events;
 mod exec;

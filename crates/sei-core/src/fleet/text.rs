@@ -5,6 +5,7 @@ use jiff::Timestamp;
 use super::rows::{Drift, FleetRow, PlanSummary};
 use super::symbols;
 use crate::api::{Phase, PlanPhase, TaskStatus};
+use crate::render::fix::RenderEventNow;
 
 /// kubectl-style age: `45s`, `12m`, `3h5m`, `4d2h`, `2y`.
 pub fn age(since: Option<Timestamp>, now: Timestamp) -> String {
@@ -211,4 +212,45 @@ pub fn context_short(context: &str) -> String {
     let mut short: String = tail.chars().take(CONTEXT_SHORT - 1).collect();
     short.push('…');
     short
+}
+
+fn clock(at: Timestamp) -> String {
+    at.strftime("%H:%M:%SZ").to_string()
+}
+
+/// The line under a render-failure event last seen at `last_seen`: `fix: …`, or `from before:
+/// …` with the event's last time and when the platform config that renders the node was read.
+pub fn render_event_line(
+    verdict: &RenderEventNow,
+    last_seen: Option<Timestamp>,
+    now: Timestamp,
+) -> Option<String> {
+    let ago = |at: Timestamp| age(Some(at), now);
+    match verdict {
+        RenderEventNow::StillFails { fix: Some(fix), .. } => Some(format!("fix: {fix}")),
+        RenderEventNow::StillFails { error, fix: None } => Some(format!(
+            "still fails with the platform config in use: {error}"
+        )),
+        RenderEventNow::Unchecked { fix: Some(fix) } => Some(format!(
+            "fix: {fix} (not checked: the platform config in use was not read)"
+        )),
+        RenderEventNow::Unchecked { fix: None } => None,
+        RenderEventNow::FromBefore { source, read_at } => {
+            let seen = last_seen.map_or(String::new(), |at| {
+                format!(" (last seen {} ago, {})", ago(at), clock(at))
+            });
+            let read = read_at.map_or(String::new(), |at| {
+                format!(", read {} ago ({}),", ago(at), clock(at))
+            });
+            let after = match (last_seen, read_at) {
+                (Some(seen), Some(read)) if seen > *read => {
+                    "; it was seen after that read: the controller may use another config"
+                }
+                _ => "",
+            };
+            Some(format!(
+                "from before{seen}: {source}{read} renders the node now{after}"
+            ))
+        }
+    }
 }

@@ -146,6 +146,11 @@ pub enum Msg {
         epoch: u64,
         image: Option<String>,
     },
+    /// The controller's platform config, as the ConfigMap watch of scope `epoch` read it.
+    PlatformConfig {
+        epoch: u64,
+        config: Box<crate::platform::PlatformConfig>,
+    },
     /// A probe of the API server of scope `epoch`: it answered, or not.
     Server {
         epoch: u64,
@@ -199,6 +204,7 @@ impl From<WatchEvent> for Msg {
             WatchEvent::DefaultSidecarImage { epoch, image } => {
                 Msg::PlatformSidecarImage { epoch, image }
             }
+            WatchEvent::PlatformConfig { epoch, config } => Msg::PlatformConfig { epoch, config },
             WatchEvent::Server { epoch, report } => Msg::Server { epoch, report },
         }
     }
@@ -296,35 +302,7 @@ pub enum Screen {
     Node(ObjectKey),
 }
 
-/// Panes of the node screen, cycled with tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NodePane {
-    #[default]
-    Plan,
-    Conditions,
-    Events,
-    Workload,
-}
-
-impl NodePane {
-    pub fn next(self) -> NodePane {
-        match self {
-            NodePane::Plan => NodePane::Conditions,
-            NodePane::Conditions => NodePane::Events,
-            NodePane::Events => NodePane::Workload,
-            NodePane::Workload => NodePane::Plan,
-        }
-    }
-
-    pub fn previous(self) -> NodePane {
-        match self {
-            NodePane::Plan => NodePane::Workload,
-            NodePane::Conditions => NodePane::Plan,
-            NodePane::Events => NodePane::Conditions,
-            NodePane::Workload => NodePane::Events,
-        }
-    }
-}
+pub use super::node_scroll::NodePane;
 
 /// The line being typed after `/` or `:`.
 #[derive(Debug, Clone, PartialEq, Eq)]

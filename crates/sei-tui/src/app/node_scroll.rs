@@ -2,8 +2,38 @@
 //! `g`/`G`, and tab/shift-tab moving the focus to the next or previous pane and scrolling to
 //! it. The drawing records where each pane starts and how far its column scrolls
 //! ([`NodeLayout`]), since only it knows how the lines wrap at the terminal's width.
-use super::model::{Model, NodePane};
+use super::model::Model;
 use crate::keymap::Action;
+
+/// Panes of the node screen, cycled with tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NodePane {
+    #[default]
+    Plan,
+    Conditions,
+    Events,
+    Workload,
+}
+
+impl NodePane {
+    pub fn next(self) -> NodePane {
+        match self {
+            NodePane::Plan => NodePane::Conditions,
+            NodePane::Conditions => NodePane::Events,
+            NodePane::Events => NodePane::Workload,
+            NodePane::Workload => NodePane::Plan,
+        }
+    }
+
+    pub fn previous(self) -> NodePane {
+        match self {
+            NodePane::Plan => NodePane::Workload,
+            NodePane::Conditions => NodePane::Plan,
+            NodePane::Events => NodePane::Conditions,
+            NodePane::Workload => NodePane::Events,
+        }
+    }
+}
 
 /// Where the last frame drew each pane, in lines of the pane's own column.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

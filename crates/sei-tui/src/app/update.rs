@@ -55,6 +55,22 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             }
             Vec::new()
         }
+        Msg::PlatformConfig { epoch, config } => {
+            // Render failures are judged against the config the controller has now.
+            if let (Some(context), Some(source)) = (
+                model.context_of_epoch(epoch).map(str::to_owned),
+                model.platform_source.clone(),
+            ) && let Some(fleet) = model.fleet.fleet_mut(&context)
+            {
+                fleet.set_platform_in_use(crate::actions::render_fix::PlatformInUse {
+                    source,
+                    config: Some(*config),
+                    read_at: Some(model.now),
+                });
+                model.dirty = true;
+            }
+            Vec::new()
+        }
         Msg::PlatformSidecarImage { epoch, image } => {
             if let Some(context) = model.context_of_epoch(epoch).map(str::to_owned) {
                 let before = model.fleet.revision();

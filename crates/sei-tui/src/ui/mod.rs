@@ -22,6 +22,8 @@ mod node_scroll_tests;
 #[cfg(test)]
 mod picture_tests;
 #[cfg(test)]
+mod render_now_tests;
+#[cfg(test)]
 mod resilience_tests;
 #[cfg(test)]
 pub(crate) mod tests;

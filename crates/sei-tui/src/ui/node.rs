@@ -8,15 +8,16 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::theme::Theme;
 use super::wrap::hanging;
-use crate::actions::render_fix::event_render_fix;
 use crate::api::{PlanPhase, TaskStatus};
 use crate::app::model::{Model, NodePane, WatchState};
 use crate::app::node_scroll::{NodeLayout, index};
 use crate::fleet::describe::console_action_lines;
-use crate::fleet::detail::{NodeDetail, SeedPeer};
+use crate::fleet::detail::{NodeDetail, RenderEventNow, SeedPeer};
 use crate::fleet::store::ObjectKey;
 use crate::fleet::symbols;
-use crate::fleet::text::{age, drift_text, phase_text, plan_symbol, task_symbol};
+use crate::fleet::text::{
+    age, drift_text, phase_text, plan_symbol, render_event_line, task_symbol,
+};
 use crate::kube::watches::WatchKind;
 
 /// Builds the lines of one pane.
@@ -337,13 +338,17 @@ fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'s
             format!("    {}", event.message),
             message_style,
         ));
+        // The fix, or that the platform config in use renders the node now (the event is
+        // from before), as `describe` and the doctor say it.
         if event.is_render_failure()
-            && let Some(fix) = model
-                .platform_source
-                .as_ref()
-                .and_then(|source| event_render_fix(&event.message, source))
+            && let Some(verdict) = &detail.render_now
+            && let Some(text) = render_event_line(verdict, event.last_seen, model.now)
         {
-            lines.push(Line::styled(format!("    fix: {fix}"), theme.accent));
+            let style = match verdict {
+                RenderEventNow::FromBefore { .. } => theme.good,
+                _ => theme.accent,
+            };
+            lines.push(Line::styled(format!("    {text}"), style));
         }
     }
     lines
