@@ -74,7 +74,9 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
     while start < chars.len() {
         let first = out.is_empty();
         let room = if first { width } else { width - indent };
-        let (end, next) = break_at(&chars[start..], room);
+        // The first row breaks only inside its value, never in the padding before it.
+        let keep = if first { indent } else { 0 };
+        let (end, next) = break_at(&chars[start..], room, keep);
         let text: String = chars[start..start + end].iter().collect();
         out.push(if first {
             text.trim_end().to_owned()
@@ -89,8 +91,9 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
     out
 }
 
-/// How many of `chars` fit in `room` columns, and where the next row starts.
-fn break_at(chars: &[char], room: usize) -> (usize, usize) {
+/// How many of `chars` fit in `room` columns, and where the next row starts; a space in the
+/// first `keep` columns is no place to break.
+fn break_at(chars: &[char], room: usize, keep: usize) -> (usize, usize) {
     let mut used = 0;
     let mut last_space = None;
     for (i, c) in chars.iter().enumerate() {
@@ -104,7 +107,7 @@ fn break_at(chars: &[char], room: usize) -> (usize, usize) {
                 _ => (i.max(1), i.max(1)),
             };
         }
-        if *c == ' ' && i > 0 && chars[i - 1] != ' ' {
+        if *c == ' ' && i > 0 && chars[i - 1] != ' ' && used >= keep {
             last_space = Some(i);
         }
         used += w;
@@ -171,6 +174,13 @@ mod tests {
         assert!(rows.iter().all(|r| r.width() <= 20), "{rows:?}");
         let kept: usize = rows.iter().map(|r| r.trim().chars().count()).sum();
         assert_eq!(kept, line.replace(' ', "").chars().count());
+    }
+
+    #[test]
+    fn a_value_too_long_for_its_row_starts_on_the_first_row_not_under_it() {
+        let line = format!("Sidecar image:    {}", "x".repeat(30));
+        let rows = wrap_line(&line, 40);
+        assert!(rows[0].starts_with("Sidecar image:    xxxx"), "{rows:?}");
     }
 
     #[test]
