@@ -11,6 +11,7 @@ pub mod fleet;
 pub mod help;
 pub mod logs;
 pub mod node;
+mod node_column;
 pub mod theme;
 pub mod viewer;
 mod wrap;

@@ -6,11 +6,11 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use super::node_column::{Column, column, spec_section};
 use super::theme::Theme;
-use super::wrap::hanging;
 use crate::api::{PlanPhase, TaskStatus};
 use crate::app::model::{Model, NodePane, WatchState};
-use crate::app::node_scroll::{NodeLayout, index};
+use crate::app::node_scroll::NodeLayout;
 use crate::fleet::describe::console_action_lines;
 use crate::fleet::detail::{NodeDetail, RenderEventNow, SeedPeer};
 use crate::fleet::store::ObjectKey;
@@ -35,7 +35,7 @@ pub fn pane_lines(
     }
 }
 
-fn title(text: &str, focused: bool, theme: &Theme) -> Line<'static> {
+pub(super) fn title(text: &str, focused: bool, theme: &Theme) -> Line<'static> {
     let marker = if focused { "▸ " } else { "  " };
     Line::styled(format!("{marker}{text}"), theme.title)
 }
@@ -47,7 +47,7 @@ fn kv(key: &str, value: String, style: Style, theme: &Theme) -> Line<'static> {
     ])
 }
 
-fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+pub(super) fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
     let spec = &detail.spec;
     let base = Style::new();
     let mut lines = vec![
@@ -356,7 +356,11 @@ fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'s
 
 /// The node's recorded console actions (`sei.io/console-actions`), newest last as Events read;
 /// nothing when the node has no record.
-fn console_action_section(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+pub(super) fn console_action_section(
+    detail: &NodeDetail,
+    model: &Model,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     if detail.console_actions.is_none() {
         return Vec::new();
     }
@@ -454,94 +458,6 @@ fn workload_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line
         }
     }
     lines
-}
-
-fn pane_title(pane: NodePane) -> &'static str {
-    match pane {
-        NodePane::Plan => "Plan",
-        NodePane::Conditions => "Conditions",
-        NodePane::Events => "Events",
-        NodePane::Workload => "StatefulSet and Pods",
-    }
-}
-
-/// Stacks panes into one column of lines wrapped to `width` (continuations under their value
-/// column), each pane's first line recorded in `starts`.
-fn column(
-    panes: &[NodePane],
-    detail: &NodeDetail,
-    model: &Model,
-    theme: &Theme,
-    width: u16,
-    lines: &mut Vec<Line<'static>>,
-    starts: &mut Vec<(NodePane, usize)>,
-) {
-    for pane in panes {
-        starts.push((*pane, lines.len()));
-        // Who did what, just above the Events (and scrolled to with them).
-        if *pane == NodePane::Events {
-            lines.extend(hanging(console_action_section(detail, model, theme), width));
-        }
-        lines.push(title(pane_title(*pane), *pane == model.node_pane, theme));
-        lines.extend(hanging(pane_lines(*pane, detail, model, theme), width));
-        lines.push(Line::raw(""));
-    }
-}
-
-fn spec_section(
-    detail: &NodeDetail,
-    model: &Model,
-    theme: &Theme,
-    width: u16,
-) -> Vec<Line<'static>> {
-    let mut lines = vec![title("Spec", false, theme)];
-    lines.extend(hanging(spec_lines(detail, model, theme), width));
-    lines.push(Line::raw(""));
-    lines
-}
-
-/// One column of the screen: its lines, where its panes start, and the height it is drawn in.
-struct Column {
-    lines: Vec<Line<'static>>,
-    starts: Vec<(NodePane, usize)>,
-    height: u16,
-}
-
-impl Column {
-    /// The last first line: the column's last written line at the bottom (the blank line
-    /// after its last pane is not scrolled to).
-    fn max_scroll(&self) -> u16 {
-        let written = self.lines.len()
-            - self
-                .lines
-                .iter()
-                .rev()
-                .take_while(|line| line.width() == 0)
-                .count();
-        u16::try_from(written.saturating_sub(usize::from(self.height))).unwrap_or(u16::MAX)
-    }
-
-    fn holds(&self, pane: NodePane) -> bool {
-        self.starts.iter().any(|(p, _)| *p == pane)
-    }
-
-    /// Records the column's panes in `layout`.
-    fn record(&self, layout: &mut NodeLayout) {
-        for (pane, start) in &self.starts {
-            layout.starts[index(*pane)] = u16::try_from(*start).unwrap_or(u16::MAX);
-            layout.max[index(*pane)] = self.max_scroll();
-        }
-    }
-
-    /// The column as drawn: scrolled when it holds the focused pane, clamped at its end.
-    fn paragraph(self, model: &Model) -> Paragraph<'static> {
-        let scroll = if self.holds(model.node_pane) {
-            model.node_scroll.min(self.max_scroll())
-        } else {
-            0
-        };
-        Paragraph::new(self.lines).scroll((scroll, 0))
-    }
 }
 
 /// The node screen's title; with several clusters watched it names the node's cluster.
