@@ -31,7 +31,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "executor",
         &["api", "planner", "platform", "ports", "render", "tasks"],
     ),
-    ("fleet", &["api", "chain", "platform"]),
+    ("fleet", &["api", "chain", "platform", "render"]),
     ("keymap", &[]),
     ("config", &["keymap", "limits"]),
     (

@@ -9,6 +9,7 @@ use super::{CliError, GlobalArgs, fetch};
 pub use crate::fleet::describe::{Unavailable, to_text};
 use crate::fleet::detail::{NodeDetail, SeedPeer};
 use crate::fleet::store::ObjectKey;
+use crate::fleet::text::render_event_line;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum DescribeOutput {
@@ -46,7 +47,7 @@ fn console_actions_json(d: &NodeDetail) -> Value {
     }
 }
 
-pub fn to_json(d: &NodeDetail, unavailable: &[Unavailable]) -> Value {
+pub fn to_json(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> Value {
     json!({
         "namespace": d.key.namespace.as_ref(),
         "name": d.key.name.as_ref(),
@@ -86,10 +87,23 @@ pub fn to_json(d: &NodeDetail, unavailable: &[Unavailable]) -> Value {
             })),
         })),
         "consoleActions": console_actions_json(d),
-        "events": d.events.iter().map(|e| json!({
-            "type": if e.warning { "Warning" } else { "Normal" }, "reason": e.reason,
-            "message": e.message, "count": e.count, "lastSeen": ts(e.last_seen), "object": e.object,
-        })).collect::<Vec<_>>(),
+        "events": d.events.iter().map(|e| {
+            let mut event = json!({
+                "type": if e.warning { "Warning" } else { "Normal" }, "reason": e.reason,
+                "message": e.message, "count": e.count, "lastSeen": ts(e.last_seen),
+                "object": e.object,
+            });
+            // A render failure: what it means with the platform config in use now.
+            if let (true, Some(verdict), Value::Object(map)) =
+                (e.is_render_failure(), d.render_now.as_ref(), &mut event)
+            {
+                map.insert("renderCheck".into(), json!({
+                    "verdict": verdict.verdict(),
+                    "line": render_event_line(verdict, e.last_seen, now),
+                }));
+            }
+            event
+        }).collect::<Vec<_>>(),
         "statefulSet": d.statefulset.as_ref().map(|s| json!({
             "name": s.name, "replicas": s.replicas, "ready": s.ready,
             "currentRevision": s.current_revision, "updateRevision": s.update_revision,
@@ -201,6 +215,10 @@ async fn describe_in(
         .unwrap_or_else(|| conn.default_namespace.clone());
     let key = ObjectKey::new(namespace, args.node.clone());
     let mut fetched = fetch::node(&conn, &key, sidecar.clone()).await?;
+    // A render failure is judged against the platform config in use now.
+    fetched
+        .fleet
+        .set_platform_in_use(super::platform_image::platform_in_use(&conn.client).await?);
     fetch::report_skipped(&fetched.fleet, args.output != DescribeOutput::Text);
     let key = key.in_context(fetched.fleet.context());
     // Its RPC read once (nothing for a seed: it serves none).
@@ -210,7 +228,7 @@ async fn describe_in(
         .ok_or_else(|| CliError::Failed(format!("SeiNode {key} not found")))?;
     let now = Timestamp::now();
     let (health_text, health_json) = chain_health(&fetched.fleet, &key, now);
-    let mut json = to_json(&detail, &fetched.unavailable);
+    let mut json = to_json(&detail, &fetched.unavailable, now);
     if let Value::Object(map) = &mut json {
         map.insert("context".into(), Value::String(conn.context.clone()));
         map.insert("chainHealth".into(), health_json);
@@ -270,7 +288,10 @@ mod tests {
         let text = to_text(&detail(), &[], sample::now());
         assert!(text.contains("  no StatefulSet\n"), "{text}");
         assert!(text.contains("Events:\n  none\n"), "{text}");
-        assert_eq!(to_json(&detail(), &[])["unavailable"], json!([]));
+        assert_eq!(
+            to_json(&detail(), &[], sample::now())["unavailable"],
+            json!([])
+        );
     }
 
     #[test]
@@ -295,7 +316,7 @@ mod tests {
             text.contains("  ✖ events (StatefulSet): forbidden: cannot list events (StatefulSet)"),
             "{text}"
         );
-        let json = to_json(&detail(), &unavailable);
+        let json = to_json(&detail(), &unavailable, sample::now());
         assert_eq!(json["unavailable"][0]["resource"], "statefulsets");
         assert_eq!(json["unavailable"].as_array().map(Vec::len), Some(3));
     }
@@ -344,7 +365,7 @@ mod tests {
             ),
             "{text}"
         );
-        let json = to_json(&d, &[]);
+        let json = to_json(&d, &[], sample::now());
         assert_eq!(json["consoleActions"]["actions"][1]["plan"], "p-1");
         assert_eq!(
             json["consoleActions"]["actions"][1]["by"],
@@ -366,6 +387,9 @@ mod tests {
             none.contains("Console actions (sei.io/console-actions):\n  none recorded\n"),
             "{none}"
         );
-        assert_eq!(to_json(&detail(), &[])["consoleActions"], json!(null));
+        assert_eq!(
+            to_json(&detail(), &[], sample::now())["consoleActions"],
+            json!(null)
+        );
     }
 }

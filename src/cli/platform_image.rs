@@ -63,3 +63,41 @@ pub async fn resolve_default_sidecar_image(
         }
     }
 }
+
+/// The platform config in use, for judging render failures (`describe`): the file named by
+/// `SEI_CONSOLE_PLATFORM_CONFIG` when set, else the controller's ConfigMap (without content
+/// when it cannot be read: the fix is then said unchecked).
+pub async fn platform_in_use(
+    client: &kube::Client,
+) -> Result<crate::render::fix::PlatformInUse, CliError> {
+    use crate::render::fix::{PlatformInUse, PlatformSource};
+    let read_at = Some(jiff::Timestamp::now());
+    if let Some(path) = std::env::var_os(PLATFORM_CONFIG_ENV).filter(|p| !p.is_empty()) {
+        let config = PlatformConfig::read_file(Path::new(&path))
+            .map_err(|e| CliError::BadInput(format!("{PLATFORM_CONFIG_ENV}: {e}")))?;
+        return Ok(PlatformInUse {
+            source: PlatformSource::File(Path::new(&path).display().to_string()),
+            config: Some(config),
+            read_at,
+        });
+    }
+    let namespace = controller_namespace();
+    let config = match tokio::time::timeout(
+        CONFIG_MAP_TIMEOUT,
+        load_platform_config(client, &namespace, None),
+    )
+    .await
+    {
+        Ok(Ok(config)) => Some(config),
+        Ok(Err(err)) => {
+            tracing::warn!(%err, "platform config for the render check");
+            None
+        }
+        Err(_) => None,
+    };
+    Ok(PlatformInUse {
+        source: PlatformSource::ConfigMap { namespace },
+        read_at: config.as_ref().and(read_at),
+        config,
+    })
+}

@@ -22,6 +22,7 @@ mod control_plane;
 mod crd_validation;
 mod demo_fleet;
 mod demo_script;
+mod describe_render;
 mod doctor;
 mod events;
 mod exec;

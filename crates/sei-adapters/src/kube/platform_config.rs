@@ -54,7 +54,8 @@ pub async fn load_platform_config(
 }
 
 /// Follows the controller's ConfigMap in `namespace` and sends its `images.sidecar` (`None`
-/// when empty) as [`WatchEvent::DefaultSidecarImage`] of scope `epoch` each time the ConfigMap is
+/// when empty) as [`WatchEvent::DefaultSidecarImage`], then the whole config as
+/// [`WatchEvent::PlatformConfig`], of scope `epoch` each time the ConfigMap is
 /// listed or changed, until the receiver is gone. A ConfigMap that cannot be decoded, is
 /// deleted or cannot be watched (forbidden, lost connection) sends nothing: the last known image
 /// stands, the reason is logged, and the watcher retries with backoff. No STALE banner: the
@@ -81,10 +82,18 @@ pub async fn watch_default_sidecar_image<M: From<WatchEvent> + Send>(
         };
         match decode_config_map(&config_map, &namespace) {
             Ok(config) => {
-                let image = Some(config.images.sidecar).filter(|image| !image.is_empty());
-                let event = WatchEvent::DefaultSidecarImage { epoch, image };
-                if tx.send(M::from(event)).await.is_err() {
-                    return;
+                let image = Some(config.images.sidecar.clone()).filter(|image| !image.is_empty());
+                let events = [
+                    WatchEvent::DefaultSidecarImage { epoch, image },
+                    WatchEvent::PlatformConfig {
+                        epoch,
+                        config: Box::new(config),
+                    },
+                ];
+                for event in events {
+                    if tx.send(M::from(event)).await.is_err() {
+                        return;
+                    }
                 }
             }
             Err(err) => tracing::warn!(%err, "platform config for sidecar drift"),

@@ -41,6 +41,12 @@ pub enum WatchEvent {
     /// The platform's default sidecar image as the controller's ConfigMap names it (`None`:
     /// it names none); see `platform_config::watch_default_sidecar_image`.
     DefaultSidecarImage { epoch: u64, image: Option<String> },
+    /// The controller's platform config as its ConfigMap holds it, each time it is listed or
+    /// changed: render failures are judged against it.
+    PlatformConfig {
+        epoch: u64,
+        config: Box<crate::platform::PlatformConfig>,
+    },
     /// Whether the API server answers at all (`liveness::probe_server`).
     Server {
         epoch: u64,

@@ -26,6 +26,7 @@ pub const ACTION_NAMES: &[(&str, Action)] = &[
     ("sort-previous", Action::SortPreviousColumn),
     ("sort-reverse", Action::SortReverse),
     ("next-pane", Action::NextPane),
+    ("previous-pane", Action::PreviousPane),
     ("theme", Action::SwitchTheme),
     ("mark", Action::ToggleMark),
     ("rollout", Action::RolloutImage),

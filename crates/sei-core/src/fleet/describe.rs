@@ -245,9 +245,9 @@ pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> S
     for e in &d.events {
         let kind = if e.warning { "Warning" } else { "Normal" };
         let mark = if e.is_render_failure() {
-            "✖"
+            super::symbols::RENDER_FAILED
         } else if e.warning {
-            "⚠"
+            super::symbols::WARNING
         } else {
             " "
         };
@@ -259,6 +259,15 @@ pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> S
             e.object,
             e.message
         ));
+        // The fix, or that the platform config in use renders the node now.
+        if e.is_render_failure()
+            && let Some(now_line) = d
+                .render_now
+                .as_ref()
+                .and_then(|verdict| super::text::render_event_line(verdict, e.last_seen, now))
+        {
+            line(format!("      {now_line}"));
+        }
     }
     out
 }

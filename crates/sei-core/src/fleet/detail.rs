@@ -1,4 +1,7 @@
 //! The node detail view model, shared by the node screen and `describe`.
+/// What a render-failure event means now (re-exported for the screens).
+pub use crate::render::fix::RenderEventNow;
+use crate::render::fix::judge_render_event;
 use jiff::Timestamp;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
@@ -272,6 +275,9 @@ pub struct NodeDetail {
     pub created: Option<Timestamp>,
     /// The node's `sei.io/console-actions` record (`None`: the node has none).
     pub console_actions: Option<super::console_actions::Recorded>,
+    /// What its latest `StatefulSetRenderFailed` event means with the platform config in use
+    /// (`None`: no such event).
+    pub render_now: Option<RenderEventNow>,
 }
 
 fn spec_summary(node: &SeiNode, default_sidecar_image: Option<&str>) -> SpecSummary {
@@ -407,13 +413,18 @@ impl NodeDetail {
             drift: drift(node, default_sidecar_image),
             conditions,
             plan: status.and_then(|s| s.plan.as_ref()).map(PlanDetail::of),
-            events,
             statefulset,
             pods,
             seed_peer: (mode == Some(NodeMode::Seed)).then(|| seed_peer(fleet, key, node)),
             probe: fleet.seed_probe(key).cloned(),
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
             console_actions: super::console_actions::read(node.metadata.annotations.as_ref()),
+            render_now: events
+                .iter()
+                .filter(|e| e.is_render_failure())
+                .max_by_key(|e| e.last_seen)
+                .map(|e| judge_render_event(node, &e.message, fleet.platform_in_use())),
+            events,
         })
     }
 }

@@ -23,6 +23,8 @@ pub struct Fleets {
     /// The platform file's default sidecar image, given to every cluster's fleet at start (a
     /// cluster's controller ConfigMap then changes its own).
     default_sidecar_image: Option<String>,
+    /// The platform config every cluster uses (a file), given to fleets added later too.
+    platform: Option<crate::render::fix::PlatformInUse>,
     /// Moves when a cluster is added or removed (the fleets' own revisions cannot say so); a
     /// removed fleet's revisions are added to it, so `revision` and `rows_revision` never
     /// return to a value they had.
@@ -62,7 +64,10 @@ impl Fleets {
         self.membership = self.membership.wrapping_add(retired);
         for context in contexts {
             if !self.fleets.contains_key(context.as_str()) {
-                let fleet = Fleet::in_context(context, self.default_sidecar_image.clone());
+                let mut fleet = Fleet::in_context(context, self.default_sidecar_image.clone());
+                if let Some(platform) = &self.platform {
+                    fleet.set_platform_in_use(platform.clone());
+                }
                 self.fleets.insert(fleet.context().clone(), fleet);
                 changed = true;
             }
@@ -70,6 +75,15 @@ impl Fleets {
         if changed {
             self.membership = self.membership.wrapping_add(1);
         }
+    }
+
+    /// The platform config every cluster uses (a file given to the console): render failures
+    /// of every fleet, and of those added later, are judged against it.
+    pub fn set_platform_in_use(&mut self, platform: crate::render::fix::PlatformInUse) {
+        for fleet in self.fleets.values_mut() {
+            fleet.set_platform_in_use(platform.clone());
+        }
+        self.platform = Some(platform);
     }
 
     /// The watched contexts, in order.

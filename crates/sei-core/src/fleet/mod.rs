@@ -19,11 +19,14 @@ pub mod rows;
 pub mod sample;
 pub mod sort;
 pub mod store;
+pub mod symbols;
 pub mod text;
 pub mod verdict;
 
 #[cfg(test)]
 mod relist_tests;
+#[cfg(test)]
+mod render_event_tests;
 #[cfg(test)]
 mod sort_tests;
 #[cfg(test)]
@@ -96,6 +99,8 @@ pub struct Fleet {
     rows: BTreeMap<ObjectKey, Box<FleetRow>>,
     widths: columns::CellWidths,
     default_sidecar_image: Option<String>,
+    /// The platform config in use, which render-failure events are judged against.
+    platform: Option<Box<crate::render::fix::PlatformInUse>>,
     /// The header counts of `rows`, kept as rows change (a frame never recounts the fleet).
     counts: sort::Counts,
     /// The keys of the rows added, refreshed or removed since `rows_revision` was
@@ -336,6 +341,18 @@ impl Fleet {
         } else {
             self.bump();
         }
+    }
+
+    /// The platform config in use (its source; its content once read).
+    pub fn platform_in_use(&self) -> Option<&crate::render::fix::PlatformInUse> {
+        self.platform.as_deref()
+    }
+
+    /// The platform config in use was read (or its source named): render failures are judged
+    /// against it from now on.
+    pub fn set_platform_in_use(&mut self, platform: crate::render::fix::PlatformInUse) {
+        self.platform = Some(Box::new(platform));
+        self.bump();
     }
 
     /// The platform's default sidecar image (`images.sidecar`), if known.

@@ -21,9 +21,6 @@ pub struct ProbeRecord {
 /// Characters of a NodeID kept where space is short (the node screen).
 const SHORT_ID: usize = 8;
 
-/// The row mark of a seed whose last outside probe failed.
-pub const FAILED_MARK: &str = "✗";
-
 impl ProbeRecord {
     /// `reachable as NODEID@HOST:PORT` (the NodeID cut to 8 characters when `short`), or the
     /// problem.
@@ -52,9 +49,9 @@ impl SeedProbe {
     /// the first probe is running.
     pub fn mark(&self) -> Option<&'static str> {
         match &self.last {
-            Some(record) if record.ok => Some("✓"),
-            Some(_) => Some(FAILED_MARK),
-            None if self.running => Some("…"),
+            Some(record) if record.ok => Some(super::symbols::PROBE_OK),
+            Some(_) => Some(super::symbols::PROBE_FAILED),
+            None if self.running => Some(super::symbols::PROBE_RUNNING),
             None => None,
         }
     }

@@ -3,7 +3,9 @@
 use jiff::Timestamp;
 
 use super::rows::{Drift, FleetRow, PlanSummary};
+use super::symbols;
 use crate::api::{Phase, PlanPhase, TaskStatus};
+use crate::render::fix::RenderEventNow;
 
 /// kubectl-style age: `45s`, `12m`, `3h5m`, `4d2h`, `2y`.
 pub fn age(since: Option<Timestamp>, now: Timestamp) -> String {
@@ -31,14 +33,7 @@ pub fn age(since: Option<Timestamp>, now: Timestamp) -> String {
 
 /// Symbol of a node phase; `None` is a node the controller has not touched.
 pub fn phase_symbol(phase: Option<Phase>) -> &'static str {
-    match phase {
-        Some(Phase::Running) => "●",
-        Some(Phase::Initializing) => "◐",
-        Some(Phase::Pending) => "○",
-        Some(Phase::Failed) => "✗",
-        Some(Phase::Terminating) => "⊘",
-        None => "·",
-    }
+    symbols::phase(phase)
 }
 
 pub fn phase_text(phase: Option<Phase>) -> String {
@@ -50,22 +45,18 @@ pub fn phase_text(phase: Option<Phase>) -> String {
 }
 
 pub fn plan_symbol(phase: PlanPhase) -> &'static str {
-    match phase {
-        PlanPhase::Active => "▶",
-        PlanPhase::Complete => "✓",
-        PlanPhase::Failed => "✗",
-    }
+    symbols::plan(phase)
 }
 
 /// Glyph of a task in the timeline. Upstream never writes `Running`: the task in flight stays
 /// `Pending`, so the current task is marked by position, not status.
 pub fn task_symbol(status: TaskStatus, current: bool) -> &'static str {
     match status {
-        TaskStatus::Complete => "✓",
-        TaskStatus::Failed => "✗",
-        TaskStatus::Running => "▶",
-        TaskStatus::Pending if current => "▶",
-        TaskStatus::Pending => "·",
+        TaskStatus::Complete => symbols::PLAN_COMPLETE,
+        TaskStatus::Failed => symbols::PLAN_FAILED,
+        TaskStatus::Running => symbols::PLAN_ACTIVE,
+        TaskStatus::Pending if current => symbols::PLAN_ACTIVE,
+        TaskStatus::Pending => symbols::TASK_WAITING,
     }
 }
 
@@ -76,9 +67,9 @@ pub fn short_image(image: &str) -> &str {
 
 pub fn drift_text(drift: Drift) -> &'static str {
     match (drift.image, drift.sidecar) {
-        (true, true) => "≠image+sidecar",
-        (true, false) => "≠image",
-        (false, true) => "≠sidecar",
+        (true, true) => symbols::DRIFT_BOTH,
+        (true, false) => symbols::DRIFT_IMAGE,
+        (false, true) => symbols::DRIFT_SIDECAR,
         (false, false) => "",
     }
 }
@@ -119,8 +110,8 @@ pub fn conditions_cell(row: &FleetRow) -> String {
         .collect();
     match (bad.as_slice(), row.conditions.len()) {
         ([], 0) => "-".to_owned(),
-        ([], n) => format!("✓ {n} ok"),
-        (bad, _) => format!("✗ {}", bad.join(" ")),
+        ([], n) => format!("{} {n} ok", symbols::CONDITIONS_OK),
+        (bad, _) => format!("{} {}", symbols::CONDITION_BAD, bad.join(" ")),
     }
 }
 
@@ -128,8 +119,20 @@ pub fn conditions_cell(row: &FleetRow) -> String {
 pub fn warning_cell(row: &FleetRow, now: Timestamp) -> String {
     match &row.last_warning {
         None => "-".to_owned(),
-        Some(w) if w.count > 1 => format!("⚠ {} ×{} {}", w.reason, w.count, age(w.last_seen, now)),
-        Some(w) => format!("⚠ {} {}", w.reason, age(w.last_seen, now)),
+        Some(w) if w.count > 1 => format!(
+            "{} {} {}{} {}",
+            symbols::WARNING,
+            w.reason,
+            symbols::TIMES,
+            w.count,
+            age(w.last_seen, now)
+        ),
+        Some(w) => format!(
+            "{} {} {}",
+            symbols::WARNING,
+            w.reason,
+            age(w.last_seen, now)
+        ),
     }
 }
 
@@ -176,9 +179,9 @@ pub fn phase_short(phase: Option<Phase>) -> String {
 /// Compact drift mark: `≠img`, `≠sc`, `≠img+sc`, `-` without drift.
 pub fn drift_short(drift: Drift) -> &'static str {
     match (drift.image, drift.sidecar) {
-        (true, true) => "≠img+sc",
-        (true, false) => "≠img",
-        (false, true) => "≠sc",
+        (true, true) => symbols::DRIFT_BOTH_SHORT,
+        (true, false) => symbols::DRIFT_IMAGE_SHORT,
+        (false, true) => symbols::DRIFT_SIDECAR_SHORT,
         (false, false) => "-",
     }
 }
@@ -202,8 +205,8 @@ pub fn plan_short(plan: Option<&PlanSummary>) -> String {
 pub fn conditions_short(row: &FleetRow) -> String {
     match (row.bad_condition_count(), row.conditions.len()) {
         (0, 0) => "-".to_owned(),
-        (0, n) => format!("✓ {n}"),
-        (bad, _) => format!("✗ {bad}"),
+        (0, n) => format!("{} {n}", symbols::CONDITIONS_OK),
+        (bad, _) => format!("{} {bad}", symbols::CONDITION_BAD),
     }
 }
 
@@ -211,7 +214,7 @@ pub fn conditions_short(row: &FleetRow) -> String {
 pub fn warning_short(row: &FleetRow) -> String {
     match &row.last_warning {
         None => "-".to_owned(),
-        Some(w) => format!("⚠ {}", w.reason),
+        Some(w) => format!("{} {}", symbols::WARNING, w.reason),
     }
 }
 
@@ -232,4 +235,45 @@ pub fn context_short(context: &str) -> String {
     let mut short: String = tail.chars().take(CONTEXT_SHORT - 1).collect();
     short.push('…');
     short
+}
+
+fn clock(at: Timestamp) -> String {
+    at.strftime("%H:%M:%SZ").to_string()
+}
+
+/// The line under a render-failure event last seen at `last_seen`: `fix: …`, or `from before:
+/// …` with the event's last time and when the platform config that renders the node was read.
+pub fn render_event_line(
+    verdict: &RenderEventNow,
+    last_seen: Option<Timestamp>,
+    now: Timestamp,
+) -> Option<String> {
+    let ago = |at: Timestamp| age(Some(at), now);
+    match verdict {
+        RenderEventNow::StillFails { fix: Some(fix), .. } => Some(format!("fix: {fix}")),
+        RenderEventNow::StillFails { error, fix: None } => Some(format!(
+            "still fails with the platform config in use: {error}"
+        )),
+        RenderEventNow::Unchecked { fix: Some(fix) } => Some(format!(
+            "fix: {fix} (not checked: the platform config in use was not read)"
+        )),
+        RenderEventNow::Unchecked { fix: None } => None,
+        RenderEventNow::FromBefore { source, read_at } => {
+            let seen = last_seen.map_or(String::new(), |at| {
+                format!(" (last seen {} ago, {})", ago(at), clock(at))
+            });
+            let read = read_at.map_or(String::new(), |at| {
+                format!(", read {} ago ({}),", ago(at), clock(at))
+            });
+            let after = match (last_seen, read_at) {
+                (Some(seen), Some(read)) if seen > *read => {
+                    "; it was seen after that read: the controller may use another config"
+                }
+                _ => "",
+            };
+            Some(format!(
+                "from before{seen}: {source}{read} renders the node now{after}"
+            ))
+        }
+    }
 }

@@ -54,7 +54,7 @@ pub struct NodeVerdict {
 }
 
 /// The mark of a node that is not healthy while its phase says otherwise (`▲ Run`).
-pub const SICK_MARK: &str = "▲";
+pub const SICK_MARK: &str = super::symbols::SICK;
 
 impl NodeVerdict {
     pub fn is_healthy(&self) -> bool {
@@ -100,7 +100,7 @@ impl NodeVerdict {
 /// `✗` for a critical problem, [`SICK_MARK`] for a warning.
 pub fn mark(severity: Severity) -> &'static str {
     match severity {
-        Severity::Critical => "✗",
+        Severity::Critical => super::symbols::FAILED,
         Severity::Warning => SICK_MARK,
     }
 }
@@ -172,7 +172,7 @@ pub fn judge(row: &FleetRow) -> NodeVerdict {
             add(severity, ProblemKind::Chain, text);
         }
     }
-    if row.probe_mark == Some(super::probe::FAILED_MARK) {
+    if row.probe_mark == Some(super::symbols::PROBE_FAILED) {
         add(
             Severity::Warning,
             ProblemKind::SeedUnreachable,

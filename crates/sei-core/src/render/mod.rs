@@ -13,6 +13,7 @@ use crate::platform::{PlatformConfig, SeiConfigMode, go_quote};
 
 mod apply;
 mod bootstrap;
+pub mod fix;
 mod keys;
 mod pod;
 mod probes;

@@ -6,7 +6,9 @@ use jiff::{SignedDuration, Timestamp};
 use super::node::{NodeCtx, one_line};
 use super::{Evidence, Finding, FindingClass, Fix, FixAction, Severity, scope_args};
 use crate::actions::render_fix::{event_render_fix, render_failure_fix};
+use crate::fleet::detail::RenderEventNow;
 use crate::fleet::events::{RENDER_FAILED_REASON, last_seen};
+use crate::fleet::text::render_event_line;
 
 /// Render failures checked against the present: the platform config in use either cannot
 /// render the node (a blocker, with the fix) or can, and a `StatefulSetRenderFailed` event is
@@ -56,17 +58,17 @@ pub(super) fn render(at: &NodeCtx<'_, '_>, out: &mut Vec<Finding>) {
         }
         Ok(statefulset) => {
             if let Some(event) = latest_event {
-                let seen = last_seen(event).map_or(String::new(), |t| {
-                    format!(" (last seen {})", t.strftime("%Y-%m-%d %H:%M:%SZ"))
-                });
+                // The same words as the node screen and `describe` (`fleet::text`).
+                let verdict = RenderEventNow::FromBefore {
+                    source: platform.source.clone(),
+                    read_at: None,
+                };
+                let line = render_event_line(&verdict, last_seen(event), at.now)
+                    .unwrap_or_else(|| "from before".to_owned());
                 out.push(at.finding(
                     Severity::Info,
                     FindingClass::RenderFailedBefore,
-                    format!(
-                        "the {RENDER_FAILED_REASON} event{seen} is from before: {} renders the \
-                         node now",
-                        platform.source
-                    ),
+                    format!("the {RENDER_FAILED_REASON} event is {line}"),
                     vec![
                         event_evidence(event),
                         Evidence::new("render", format!("renders with {}", platform.source))

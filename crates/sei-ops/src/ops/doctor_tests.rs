@@ -318,7 +318,7 @@ fn a_render_failure_event_the_present_config_no_longer_shows_is_from_before() {
     assert_eq!(finding.severity, Severity::Info);
     assert_eq!(
         finding.summary,
-        "the StatefulSetRenderFailed event (last seen 2026-11-30 03:59:40Z) is from before: the \
+        "the StatefulSetRenderFailed event is from before (last seen 20s ago, 03:59:40Z): the \
          platform config file /etc/platform.yaml renders the node now"
     );
 }

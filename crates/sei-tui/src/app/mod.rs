@@ -13,6 +13,7 @@ pub mod jobs;
 pub mod journal_view;
 pub mod logs;
 pub mod model;
+pub mod node_scroll;
 pub mod pacing;
 pub mod probes;
 pub mod run;
@@ -21,6 +22,7 @@ pub mod settings;
 mod test_panic;
 pub mod update;
 pub mod viewer;
+pub mod viewer_rows;
 mod watch_tasks;
 
 #[cfg(test)]

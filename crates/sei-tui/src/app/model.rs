@@ -145,6 +145,11 @@ pub enum Msg {
         epoch: u64,
         image: Option<String>,
     },
+    /// The controller's platform config, as the ConfigMap watch of scope `epoch` read it.
+    PlatformConfig {
+        epoch: u64,
+        config: Box<crate::platform::PlatformConfig>,
+    },
     /// A probe of the API server of scope `epoch`: it answered, or not.
     Server {
         epoch: u64,
@@ -198,6 +203,7 @@ impl From<WatchEvent> for Msg {
             WatchEvent::DefaultSidecarImage { epoch, image } => {
                 Msg::PlatformSidecarImage { epoch, image }
             }
+            WatchEvent::PlatformConfig { epoch, config } => Msg::PlatformConfig { epoch, config },
             WatchEvent::Server { epoch, report } => Msg::Server { epoch, report },
         }
     }
@@ -295,26 +301,7 @@ pub enum Screen {
     Node(ObjectKey),
 }
 
-/// Panes of the node screen, cycled with tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NodePane {
-    #[default]
-    Plan,
-    Conditions,
-    Events,
-    Workload,
-}
-
-impl NodePane {
-    pub fn next(self) -> NodePane {
-        match self {
-            NodePane::Plan => NodePane::Conditions,
-            NodePane::Conditions => NodePane::Events,
-            NodePane::Events => NodePane::Workload,
-            NodePane::Workload => NodePane::Plan,
-        }
-    }
-}
+pub use super::node_scroll::NodePane;
 
 /// The line being typed after `/` or `:`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -353,7 +340,12 @@ pub struct Model {
     pub listing: Listing,
     pub selected: usize,
     pub node_pane: NodePane,
+    /// The first line shown of the focused pane's column (the same for both columns of a
+    /// narrow screen: there is one).
     pub node_scroll: u16,
+    /// Where the last frame drew each pane and how far its column scrolls (the lines are
+    /// wrapped to the width when drawn, so only the drawing knows).
+    pub node_layout: std::cell::Cell<super::node_scroll::NodeLayout>,
     pub detail: Option<NodeDetail>,
     /// Per watched context: watch health and the API server's answers.
     pub clusters: BTreeMap<String, ClusterState>,
@@ -414,6 +406,7 @@ impl Model {
             selected: 0,
             node_pane: NodePane::default(),
             node_scroll: 0,
+            node_layout: std::cell::Cell::default(),
             detail: None,
             clusters: BTreeMap::new(),
             flash: None,

@@ -173,12 +173,23 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
             namespace: options.actions.controller_namespace.clone(),
         },
     });
-    // A platform config file given: the doctor checks render failures against it.
+    // A platform config file given: the doctor, the node screen and describe check render
+    // failures against it (without one, against the ConfigMap once its watch reads it).
     if let Some(path) = &options.actions.platform_file {
         match crate::platform::PlatformConfig::read_file(path) {
             Ok(platform) => model.doctor.platform = Some(platform),
             Err(error) => tracing::warn!(%error, "platform config for the doctor"),
         }
+    }
+    if let Some(source) = model.platform_source.clone() {
+        let config = model.doctor.platform.clone();
+        model
+            .fleet
+            .set_platform_in_use(crate::actions::render_fix::PlatformInUse {
+                read_at: config.is_some().then(Timestamp::now),
+                source,
+                config,
+            });
     }
     // Read-only: besides the refusal in `update`, no request that changes anything can leave.
     let guard = model.settings.guard;

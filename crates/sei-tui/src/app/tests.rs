@@ -18,9 +18,18 @@ pub fn demo_model() -> Model {
     let scope = Scope::one("kind-sei", Some("sei".into()));
     let mut model = Model::new(scope, sample::now(), None);
     model.size = (120, 30);
-    model.platform_source = Some(crate::actions::render_fix::PlatformSource::ConfigMap {
+    let source = crate::actions::render_fix::PlatformSource::ConfigMap {
         namespace: "sei-k8s-controller-system".into(),
-    });
+    };
+    model.platform_source = Some(source.clone());
+    // As the console starts without a platform file: the ConfigMap not read yet.
+    model
+        .fleet
+        .set_platform_in_use(crate::actions::render_fix::PlatformInUse {
+            source,
+            config: None,
+            read_at: None,
+        });
     let cmds = model.init();
     assert_eq!(cmds.len(), 1);
     let epoch = model.scope_epoch;

@@ -54,6 +54,22 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             }
             Vec::new()
         }
+        Msg::PlatformConfig { epoch, config } => {
+            // Render failures are judged against the config the controller has now.
+            if let (Some(context), Some(source)) = (
+                model.context_of_epoch(epoch).map(str::to_owned),
+                model.platform_source.clone(),
+            ) && let Some(fleet) = model.fleet.fleet_mut(&context)
+            {
+                fleet.set_platform_in_use(crate::actions::render_fix::PlatformInUse {
+                    source,
+                    config: Some(*config),
+                    read_at: Some(model.now),
+                });
+                model.dirty = true;
+            }
+            Vec::new()
+        }
         Msg::PlatformSidecarImage { epoch, image } => {
             if let Some(context) = model.context_of_epoch(epoch).map(str::to_owned) {
                 let before = model.fleet.revision();
@@ -283,6 +299,9 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     {
         return cmds;
     }
+    if context(model) == Context::Node && super::node_scroll::on_action(model, action) {
+        return Vec::new();
+    }
     match action {
         Action::Quit => request_quit(model, quit_confirmed),
         Action::Suspend => model.suspend = true,
@@ -290,6 +309,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::Logs => return open_logs(model),
         // Keys of the logs view mean nothing elsewhere.
         Action::NextContainer | Action::PreviousLogs | Action::ToggleWrap => {}
+        Action::ScrollLeft | Action::ScrollRight => {}
         Action::SearchNext | Action::SearchPrevious | Action::ToggleDryRuns => {}
         Action::ClearMarks => model.marked.clear(),
         Action::ToggleHelp => {
@@ -359,10 +379,8 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::SortNextColumn => model.sort.column = sort_column(model, Column::next),
         Action::SortPreviousColumn => model.sort.column = sort_column(model, Column::previous),
         Action::SortReverse => model.sort.descending = !model.sort.descending,
-        Action::NextPane => {
-            model.node_pane = model.node_pane.next();
-            model.node_scroll = 0;
-        }
+        // The node screen's panes (`node_scroll`); nothing elsewhere.
+        Action::NextPane | Action::PreviousPane => {}
         Action::Open => return open_selected(model),
         Action::Back => {
             model.screen = Screen::Fleet;
@@ -456,11 +474,6 @@ fn page(model: &Model) -> isize {
 }
 
 fn move_selection(model: &mut Model, delta: isize) {
-    if let Screen::Node(_) = model.screen {
-        let scroll = isize::from(model.node_scroll as i16).saturating_add(delta.signum());
-        model.node_scroll = u16::try_from(scroll.clamp(0, 10_000)).unwrap_or(0);
-        return;
-    }
     let last = model.listing.keys.len().saturating_sub(1);
     let target = isize::try_from(model.selected)
         .unwrap_or(0)
@@ -482,6 +495,7 @@ pub(super) fn open_node(model: &mut Model, key: crate::fleet::store::ObjectKey) 
     model.screen = Screen::Node(key.clone());
     model.node_pane = NodePane::default();
     model.node_scroll = 0;
+    model.node_layout.take();
     model.invalidate_views();
     vec![start_detail(model, key)]
 }

@@ -1,7 +1,9 @@
-//! The read-only text viewer over the screens: `d` describe, `y` YAML, `:events`. Its lines are
-//! built from the model each time (the watches keep them current); search moves the scroll to
-//! the next line holding the text.
+//! The read-only text viewer over the screens: `d` describe, `y` YAML, `:events`, `:journal`.
+//! Its lines are built from the model each time (the watches keep them current) and shown
+//! wrapped to the width (`w` cuts them instead, scrolled sideways with h/l); search moves the
+//! scroll to the next line holding the text.
 use super::model::{Flash, Model, Screen, WatchState};
+use super::viewer_rows::Row;
 use crate::fleet::describe::{Unavailable, to_text};
 use crate::fleet::detail::NodeDetail;
 use crate::fleet::events::in_time_order;
@@ -28,7 +30,12 @@ pub enum ViewerKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Viewer {
     pub kind: ViewerKind,
+    /// The first row shown (rows: the lines as wrapped, or the lines when not wrapped).
     pub scroll: usize,
+    /// Long lines wrap at words (the default); off, they are cut at the edge.
+    pub wrap: bool,
+    /// Columns scrolled sideways while not wrapped.
+    pub column: usize,
     /// The search text (`/`), kept for `n`/`N`.
     pub search: String,
     /// The search line is being typed.
@@ -40,17 +47,24 @@ impl Viewer {
         Viewer {
             kind,
             scroll: 0,
+            wrap: true,
+            column: 0,
             search: String::new(),
             typing: false,
         }
     }
 
     pub fn title(&self) -> String {
-        match &self.kind {
+        let what = match &self.kind {
             ViewerKind::Describe(key) => format!("describe {key}"),
             ViewerKind::Yaml(key) => format!("yaml {key}"),
             ViewerKind::Events => "events of the SeiNodes in scope".to_owned(),
             ViewerKind::Journal(filter) => format!("journal ({})", filter.words()),
+        };
+        match (self.wrap, self.column) {
+            (true, _) => format!("{what} · wrap"),
+            (false, 0) => format!("{what} · cut (w wraps, h/l scroll)"),
+            (false, column) => format!("{what} · from column {}", column + 1),
         }
     }
 }
@@ -106,6 +120,15 @@ pub fn lines(model: &Model, kind: &ViewerKind) -> Vec<String> {
     }
 }
 
+/// The viewer's rows at the terminal's width: its lines wrapped, or one row each.
+pub fn rows(model: &Model, viewer: &Viewer) -> Vec<Row> {
+    super::viewer_rows::rows(
+        &lines(model, &viewer.kind),
+        usize::from(model.size.0),
+        viewer.wrap,
+    )
+}
+
 fn yaml_lines(model: &Model, key: &ObjectKey) -> Vec<String> {
     let Some(node) = model.fleet.node(key) else {
         return vec![format!("SeiNode {key} is not in the watched fleet")];
@@ -125,6 +148,10 @@ fn yaml_lines(model: &Model, key: &ObjectKey) -> Vec<String> {
     out
 }
 
+/// The width from which `:events` is a table with the message last (its other columns take
+/// 95); narrower, each event's message is on its own lines under it.
+const EVENT_TABLE_WIDTH: u16 = 140;
+
 fn event_lines(model: &Model) -> Vec<String> {
     let events = in_time_order(
         model
@@ -132,10 +159,19 @@ fn event_lines(model: &Model) -> Vec<String> {
             .iter()
             .flat_map(|fleet| fleet.node_events.iter().map(|(_, event)| event)),
     );
-    let mut out = vec![format!(
-        "{:<6} {:<7} {:<26} {:<28} {:<22} MESSAGE",
-        "AGE", "TYPE", "REASON", "OBJECT", "SOURCE"
-    )];
+    // A table where the message column has room; else each message under its event.
+    let table = model.size.0 >= EVENT_TABLE_WIDTH;
+    let mut out = vec![if table {
+        format!(
+            "{:<6} {:<7} {:<26} {:<28} {:<22} MESSAGE",
+            "AGE", "TYPE", "REASON", "OBJECT", "SOURCE"
+        )
+    } else {
+        format!(
+            "{:<6} {:<7} {:<26} OBJECT from SOURCE",
+            "AGE", "TYPE", "REASON"
+        )
+    }];
     let multi = model.multi_cluster();
     for (context, cluster) in &model.clusters {
         // Several clusters: each line names its cluster, so one cluster's trouble is not
@@ -166,14 +202,19 @@ fn event_lines(model: &Model) -> Vec<String> {
         } else {
             String::new()
         };
-        out.push(format!(
-            "{:<6} {kind:<7} {:<26} {:<28} {:<22} {}{count}",
-            age(e.last_seen, model.now),
-            e.reason,
-            e.object,
-            e.source,
-            e.message
-        ));
+        let age = age(e.last_seen, model.now);
+        if table {
+            out.push(format!(
+                "{age:<6} {kind:<7} {:<26} {:<28} {:<22} {}{count}",
+                e.reason, e.object, e.source, e.message
+            ));
+        } else {
+            out.push(format!(
+                "{age:<6} {kind:<7} {:<26} {} from {}",
+                e.reason, e.object, e.source
+            ));
+            out.push(format!("    {}{count}", e.message));
+        }
     }
     out
 }
@@ -202,14 +243,23 @@ fn page(model: &Model) -> usize {
     usize::from(model.size.1.saturating_sub(6)).max(1)
 }
 
+/// Columns a sideways step moves.
+const SIDEWAYS: usize = 8;
+
 /// A viewer key; returns whether the viewer took it.
 pub fn on_action(model: &mut Model, action: Action) -> bool {
     let Some(viewer) = model.viewer.as_ref() else {
         return false;
     };
-    let count = lines(model, &viewer.kind).len();
+    let all = rows(model, viewer);
     let page = page(model);
-    let last = count.saturating_sub(page);
+    let last = all.len().saturating_sub(page);
+    let widest = all
+        .iter()
+        .map(|r| r.text.chars().count())
+        .max()
+        .unwrap_or(0);
+    let last_column = widest.saturating_sub(usize::from(model.size.0));
     let Some(viewer) = model.viewer.as_mut() else {
         return false;
     };
@@ -221,6 +271,25 @@ pub fn on_action(model: &mut Model, action: Action) -> bool {
         Action::PageUp => viewer.scroll = viewer.scroll.saturating_sub(page),
         Action::Top => viewer.scroll = 0,
         Action::Bottom => viewer.scroll = last,
+        Action::ToggleWrap => {
+            // The line at the top stays at the top.
+            let top = all.get(viewer.scroll).map_or(0, |row| row.line);
+            viewer.wrap = !viewer.wrap;
+            viewer.column = 0;
+            let viewer = viewer.clone();
+            let scroll = first_row_of(&rows(model, &viewer), top);
+            if let Some(open) = model.viewer.as_mut() {
+                open.scroll = scroll;
+            }
+        }
+        Action::ScrollRight if !viewer.wrap => {
+            viewer.column = (viewer.column + SIDEWAYS).min(last_column);
+        }
+        Action::ScrollLeft if !viewer.wrap => {
+            viewer.column = viewer.column.saturating_sub(SIDEWAYS);
+        }
+        // Wrapped lines are whole: nothing to scroll sideways to.
+        Action::ScrollRight | Action::ScrollLeft => {}
         Action::StartFilter => {
             viewer.typing = true;
             viewer.search.clear();
@@ -236,25 +305,32 @@ pub fn on_action(model: &mut Model, action: Action) -> bool {
     true
 }
 
+/// The first row of line `line`.
+fn first_row_of(rows: &[Row], line: usize) -> usize {
+    rows.iter().position(|row| row.line >= line).unwrap_or(0)
+}
+
 /// Moves the scroll to the next (or previous) line holding the search, `skip` lines on.
 fn jump(model: &mut Model, forward: bool, skip: usize) {
     let Some(viewer) = model.viewer.as_ref() else {
         return;
     };
     let all = lines(model, &viewer.kind);
+    let shown = rows(model, viewer);
+    let top = shown.get(viewer.scroll).map_or(0, |row| row.line);
     let from = if forward {
-        viewer.scroll + skip
+        top + skip
     } else {
-        (viewer.scroll + all.len()).saturating_sub(skip)
+        (top + all.len()).saturating_sub(skip)
     };
     let found = find(&all, &viewer.search, from % all.len().max(1), forward);
     let search = viewer.search.clone();
     // The match goes to the top, unless that would scroll past the end.
-    let last = all.len().saturating_sub(page(model));
+    let last = shown.len().saturating_sub(page(model));
     match found {
         Some(line) => {
             if let Some(viewer) = model.viewer.as_mut() {
-                viewer.scroll = line.min(last);
+                viewer.scroll = first_row_of(&shown, line).min(last);
             }
             model.flash = None;
         }

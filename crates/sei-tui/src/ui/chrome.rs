@@ -396,7 +396,7 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
             _ if model.logs.is_some() => {
                 "c container  p previous  / search  n/N  w wrap  j/k g/G scroll  esc close"
             }
-            (Some(_), _) => "/ search  n/N next/previous  j/k pgdn/pgup scroll  esc close",
+            (Some(_), _) => "/ search  n/N  w wrap  h/l sideways  j/k g/G scroll  esc close",
             (None, Screen::Fleet) => {
                 "? help  / filter  enter open  d describe  y yaml  l logs  space mark  i image  : command  q quit"
             }

@@ -111,8 +111,11 @@ fn a_node_without_a_record_shows_no_section() {
     assert!(!screen.contains("Console actions"), "{screen}");
 }
 
+/// Tabs with a frame drawn before each, as on a terminal (tab scrolls to where the last frame
+/// drew the pane).
 fn key_tabs(model: &mut Model, n: usize) {
     for _ in 0..n {
+        render(model, 80, 24, &Theme::dark());
         crate::app::tests::key(model, KeyCode::Tab);
     }
 }

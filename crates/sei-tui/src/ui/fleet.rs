@@ -110,7 +110,11 @@ fn fit_columns(model: &Model, width: usize) -> Vec<(Column, Form, usize)> {
 fn cell_text(column: Column, form: Form, row: &FleetRow, model: &Model) -> String {
     match column {
         Column::Name if model.marked.contains(&row.key) => {
-            format!("✓{}", columns::cell(column, form, row, model.now))
+            format!(
+                "{}{}",
+                crate::fleet::symbols::MARKED,
+                columns::cell(column, form, row, model.now)
+            )
         }
         _ => columns::cell(column, form, row, model.now),
     }

@@ -1,33 +1,15 @@
-//! The help overlay, generated from the keymap table plus the symbol legend.
+//! The help overlay, generated from the keymap table plus the symbol legend (built from the
+//! symbols the screens use), wrapped to the terminal's width.
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::theme::Theme;
+use super::wrap::hanging;
 use crate::app::console_actions;
+use crate::fleet::symbols::legend;
 use crate::keymap::help_sections;
-
-const LEGEND: &[(&str, &str)] = &[
-    (
-        "● ◐ ○ ✗ ⊘ ·",
-        "Running, Initializing, Pending, Failed, Terminating, no phase",
-    ),
-    (
-        "▶ ✓ ✗ ·",
-        "plan/task: in progress, complete, failed, waiting",
-    ),
-    (
-        "≠image ≠sidecar",
-        "spec image differs from the observed one (drift)",
-    ),
-    ("⚠ ✖", "Warning event; StatefulSetRenderFailed"),
-    ("✓name", "node marked (space) for an image rollout"),
-    (
-        "STALE",
-        "a watch failed; data is from the time shown, retrying",
-    ),
-];
 
 pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
@@ -43,18 +25,27 @@ pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
         }
     }
     lines.push(Line::styled("Symbols", theme.title));
-    for (symbol, meaning) in LEGEND {
+    for entry in legend() {
+        let gap = if entry.symbols.chars().count() >= 16 {
+            " "
+        } else {
+            ""
+        };
         lines.push(Line::from(vec![
-            Span::styled(format!("  {symbol:<16}"), theme.accent),
-            Span::raw(*meaning),
+            Span::styled(format!("  {:<16}{gap}", entry.symbols), theme.accent),
+            Span::raw(format!("{}: {}", entry.place, entry.meaning)),
         ]));
     }
     lines
 }
 
+/// The widest the popup gets: wider reads worse; its lines wrap below that.
+const MOST_WIDTH: u16 = 110;
+
 pub fn render(scroll: u16, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let lines = lines(theme);
-    let width = area.width.saturating_sub(4).min(84);
+    let width = area.width.saturating_sub(4).min(MOST_WIDTH);
+    // Wrapped to the popup, continuations under the description column: nothing is cut.
+    let lines = hanging(lines(theme), width.saturating_sub(2));
     let height = area
         .height
         .saturating_sub(2)

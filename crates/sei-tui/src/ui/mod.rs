@@ -1,5 +1,6 @@
 //! ratatui views only: screens, widgets and the theme. `view` draws the model; it never
-//! changes it, never waits and never locks.
+//! changes it (but for the node screen's layout, recorded for its scrolling), never waits and
+//! never locks.
 mod chain_health;
 #[cfg(test)]
 mod chain_health_tests;
@@ -10,6 +11,7 @@ pub mod fleet;
 pub mod help;
 pub mod logs;
 pub mod node;
+mod node_column;
 pub mod theme;
 mod verdict;
 pub mod viewer;
@@ -18,7 +20,11 @@ mod wrap;
 #[cfg(test)]
 mod multi_tests;
 #[cfg(test)]
+mod node_scroll_tests;
+#[cfg(test)]
 mod picture_tests;
+#[cfg(test)]
+mod render_now_tests;
 #[cfg(test)]
 mod resilience_tests;
 #[cfg(test)]
@@ -80,6 +86,8 @@ mod dialog_tests;
 #[cfg(test)]
 mod doctor_tests;
 #[cfg(test)]
+mod legend_tests;
+#[cfg(test)]
 mod logs_tests;
 #[cfg(test)]
 mod probe_tests;
@@ -87,5 +95,7 @@ mod probe_tests;
 mod verdict_tests;
 #[cfg(test)]
 mod viewer_tests;
+#[cfg(test)]
+mod viewer_wrap_tests;
 #[cfg(test)]
 mod wave_dialog_tests;

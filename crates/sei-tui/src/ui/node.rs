@@ -6,15 +6,16 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use super::node_column::{Column, column, spec_section};
 use super::theme::Theme;
-use super::wrap::hanging;
-use crate::actions::render_fix::event_render_fix;
 use crate::api::{PlanPhase, TaskStatus};
 use crate::app::model::{Model, NodePane, WatchState};
+use crate::app::node_scroll::NodeLayout;
 use crate::fleet::describe::console_action_lines;
-use crate::fleet::detail::{NodeDetail, SeedPeer};
+use crate::fleet::detail::{NodeDetail, RenderEventNow, SeedPeer};
 use crate::fleet::store::ObjectKey;
-use crate::fleet::text::{age, drift_text, plan_symbol, task_symbol};
+use crate::fleet::symbols;
+use crate::fleet::text::{age, drift_text, plan_symbol, render_event_line, task_symbol};
 use crate::kube::watches::WatchKind;
 
 /// Builds the lines of one pane.
@@ -32,7 +33,7 @@ pub fn pane_lines(
     }
 }
 
-fn title(text: &str, focused: bool, theme: &Theme) -> Line<'static> {
+pub(super) fn title(text: &str, focused: bool, theme: &Theme) -> Line<'static> {
     let marker = if focused { "▸ " } else { "  " };
     Line::styled(format!("{marker}{text}"), theme.title)
 }
@@ -44,7 +45,7 @@ fn kv(key: &str, value: String, style: Style, theme: &Theme) -> Line<'static> {
     ])
 }
 
-fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+pub(super) fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
     let spec = &detail.spec;
     let base = Style::new();
     let mut lines = vec![
@@ -309,8 +310,8 @@ fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'s
     }
     for event in &detail.events {
         let (symbol, style) = match (event.warning, event.is_render_failure()) {
-            (_, true) => ("✖", theme.bad),
-            (true, false) => ("⚠", theme.warn),
+            (_, true) => (symbols::RENDER_FAILED, theme.bad),
+            (true, false) => (symbols::WARNING, theme.warn),
             (false, false) => ("·", theme.dim),
         };
         let kind = if event.warning { "Warning" } else { "Normal" };
@@ -335,13 +336,17 @@ fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'s
             format!("    {}", event.message),
             message_style,
         ));
+        // The fix, or that the platform config in use renders the node now (the event is
+        // from before), as `describe` and the doctor say it.
         if event.is_render_failure()
-            && let Some(fix) = model
-                .platform_source
-                .as_ref()
-                .and_then(|source| event_render_fix(&event.message, source))
+            && let Some(verdict) = &detail.render_now
+            && let Some(text) = render_event_line(verdict, event.last_seen, model.now)
         {
-            lines.push(Line::styled(format!("    fix: {fix}"), theme.accent));
+            let style = match verdict {
+                RenderEventNow::FromBefore { .. } => theme.good,
+                _ => theme.accent,
+            };
+            lines.push(Line::styled(format!("    {text}"), style));
         }
     }
     lines
@@ -349,7 +354,11 @@ fn event_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'s
 
 /// The node's recorded console actions (`sei.io/console-actions`), newest last as Events read;
 /// nothing when the node has no record.
-fn console_action_section(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
+pub(super) fn console_action_section(
+    detail: &NodeDetail,
+    model: &Model,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     if detail.console_actions.is_none() {
         return Vec::new();
     }
@@ -449,59 +458,6 @@ fn workload_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line
     lines
 }
 
-fn pane_title(pane: NodePane) -> &'static str {
-    match pane {
-        NodePane::Plan => "Plan",
-        NodePane::Conditions => "Conditions",
-        NodePane::Events => "Events",
-        NodePane::Workload => "StatefulSet and Pods",
-    }
-}
-
-/// Stacks panes into one column of lines wrapped to `width` (continuations under their value
-/// column); returns the lines and the first line of `focus`.
-fn column(
-    panes: &[NodePane],
-    detail: &NodeDetail,
-    model: &Model,
-    theme: &Theme,
-    width: u16,
-) -> (Vec<Line<'static>>, Option<usize>) {
-    let mut lines = Vec::new();
-    let mut focus_at = None;
-    for pane in panes {
-        if *pane == model.node_pane {
-            focus_at = Some(lines.len());
-        }
-        // Who did what, just above the Events (and shown with them when they are focused).
-        if *pane == NodePane::Events {
-            lines.extend(hanging(console_action_section(detail, model, theme), width));
-        }
-        lines.push(title(pane_title(*pane), *pane == model.node_pane, theme));
-        lines.extend(hanging(pane_lines(*pane, detail, model, theme), width));
-        lines.push(Line::raw(""));
-    }
-    (lines, focus_at)
-}
-
-fn scrolled(
-    lines: Vec<Line<'static>>,
-    focus_at: Option<usize>,
-    model: &Model,
-) -> Paragraph<'static> {
-    let scroll = focus_at.map_or(0, |at| {
-        u16::try_from(at)
-            .unwrap_or(u16::MAX)
-            .saturating_add(model.node_scroll)
-    });
-    let scroll = if focus_at == Some(0) {
-        model.node_scroll
-    } else {
-        scroll
-    };
-    Paragraph::new(lines).scroll((scroll, 0))
-}
-
 /// The node screen's title; with several clusters watched it names the node's cluster.
 fn node_title(model: &Model, key: &ObjectKey) -> String {
     if model.multi_cluster() {
@@ -529,68 +485,93 @@ pub fn render(model: &Model, key: &ObjectKey, theme: &Theme, frame: &mut Frame, 
         .title(Line::styled(node_title(model, key), theme.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let spec = spec_lines(detail, model, theme);
     // Two columns only where the left one still holds the conditions table (about 62 wide).
     let wide = inner.width >= 140 && inner.height >= 20;
+    let mut layout = NodeLayout {
+        known: true,
+        ..NodeLayout::default()
+    };
     if wide {
         let [left, right] =
             Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
                 .areas(inner);
         // One column of gutter keeps a full left line from touching the right pane.
         let left_width = left.width.saturating_sub(1);
-        let mut left_lines = vec![title("Spec", false, theme)];
-        left_lines.extend(hanging(spec, left_width));
-        left_lines.push(Line::raw(""));
-        let (more, focus_left) = column(
+        let mut left_column = Column {
+            lines: spec_section(detail, model, theme, left_width),
+            starts: Vec::new(),
+            height: left.height,
+        };
+        column(
             &[NodePane::Conditions, NodePane::Workload],
             detail,
             model,
             theme,
             left_width,
+            &mut left_column.lines,
+            &mut left_column.starts,
         );
-        let offset = left_lines.len();
-        left_lines.extend(more);
-        let (right_lines, focus_right) = column(
+        let mut right_column = Column {
+            lines: Vec::new(),
+            starts: Vec::new(),
+            height: right.height,
+        };
+        column(
             &[NodePane::Plan, NodePane::Events],
             detail,
             model,
             theme,
             right.width,
+            &mut right_column.lines,
+            &mut right_column.starts,
         );
-        let left_focus = focus_left.map(|at| at + offset);
-        let left_para = if left_focus.is_some() {
-            scrolled(left_lines, left_focus, model)
-        } else {
-            Paragraph::new(left_lines)
-        };
-        let right_para = if focus_right.is_some() {
-            scrolled(right_lines, focus_right, model)
-        } else {
-            Paragraph::new(right_lines)
-        };
-        frame.render_widget(left_para, left);
-        frame.render_widget(right_para, right);
+        left_column.record(&mut layout);
+        right_column.record(&mut layout);
+        frame.render_widget(left_column.paragraph(model), left);
+        frame.render_widget(right_column.paragraph(model), right);
     } else {
-        let mut lines = vec![title("Spec", false, theme)];
-        lines.extend(hanging(spec, inner.width));
-        lines.push(Line::raw(""));
-        let offset = lines.len();
-        let (more, focus) = column(
+        let mut one = Column {
+            lines: Vec::new(),
+            starts: Vec::new(),
+            height: inner.height,
+        };
+        // A failed plan comes first, so its failing task is on the first screen.
+        let failed = detail
+            .plan
+            .as_ref()
+            .is_some_and(|plan| plan.phase == PlanPhase::Failed);
+        let rest: &[NodePane] = if failed {
+            column(
+                &[NodePane::Plan],
+                detail,
+                model,
+                theme,
+                inner.width,
+                &mut one.lines,
+                &mut one.starts,
+            );
+            &[NodePane::Conditions, NodePane::Events, NodePane::Workload]
+        } else {
             &[
                 NodePane::Plan,
                 NodePane::Conditions,
                 NodePane::Events,
                 NodePane::Workload,
-            ],
+            ]
+        };
+        one.lines
+            .extend(spec_section(detail, model, theme, inner.width));
+        column(
+            rest,
             detail,
             model,
             theme,
             inner.width,
+            &mut one.lines,
+            &mut one.starts,
         );
-        lines.extend(more);
-        let focus = focus
-            .map(|at| at + offset)
-            .filter(|_| model.node_pane != NodePane::Plan || model.node_scroll > 0);
-        frame.render_widget(scrolled(lines, focus, model), inner);
+        one.record(&mut layout);
+        frame.render_widget(one.paragraph(model), inner);
     }
+    model.node_layout.set(layout);
 }

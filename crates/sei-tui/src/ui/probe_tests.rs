@@ -16,7 +16,7 @@ const ID: &str = "8e0ce6da7bc451e8bea1ceadcb71ca14ce79776c";
 
 /// seed-0 probed two minutes ago and reachable; seed-1 (published on a closed loopback port)
 /// probed a minute ago and unreachable; seed-2 being probed for the first time.
-fn probed_fleet() -> Model {
+pub(super) fn probed_fleet() -> Model {
     let mut model = demo_model();
     let epoch = model.scope_epoch;
     for (name, address) in [("seed-1", "127.0.0.1:9"), ("seed-2", "127.0.0.1:26656")] {

@@ -63,14 +63,7 @@ pub(super) async fn gate(
         Ok(node) => node.metadata.uid.unwrap_or_default(),
         Err(_) => String::new(),
     };
-    ops.event(
-        super::KIND,
-        name,
-        &uid,
-        &words,
-        report,
-    )
-    .await;
+    ops.event(super::KIND, name, &uid, &words, report).await;
     match verdict {
         GateVerdict::Halted(_) => GateEnd::Halted(words),
         _ => {

@@ -1,0 +1,204 @@
+//! The symbols the screens show, in one place, and the help's legend built from them: a screen
+//! and the legend cannot disagree on a mark (`text`, `probe`, `columns` and the node screen
+//! use these constants; a test fails when a fleet cell shows a symbol the legend lacks).
+use super::sort::Column;
+use crate::api::{Phase, PlanPhase};
+use crate::chain::State;
+
+pub const RUNNING: &str = "●";
+pub const INITIALIZING: &str = "◐";
+pub const PENDING: &str = "○";
+pub const FAILED: &str = "✗";
+pub const TERMINATING: &str = "⊘";
+pub const NO_PHASE: &str = "·";
+/// In place of the phase mark (`▲ Run`): the node's health verdict has a warning although its
+/// phase reads healthy; a critical problem shows [`FAILED`] there (`✗ Run`).
+pub const SICK: &str = "▲";
+
+pub const PLAN_ACTIVE: &str = "▶";
+pub const PLAN_COMPLETE: &str = "✓";
+pub const PLAN_FAILED: &str = "✗";
+pub const TASK_WAITING: &str = "·";
+
+pub const DRIFT_IMAGE: &str = "≠image";
+pub const DRIFT_SIDECAR: &str = "≠sidecar";
+pub const DRIFT_BOTH: &str = "≠image+sidecar";
+pub const DRIFT_IMAGE_SHORT: &str = "≠img";
+pub const DRIFT_SIDECAR_SHORT: &str = "≠sc";
+pub const DRIFT_BOTH_SHORT: &str = "≠img+sc";
+
+pub const CONDITIONS_OK: &str = "✓";
+pub const CONDITION_BAD: &str = "✗";
+
+/// The last Warning event of the node (fleet), a Warning event (node screen, `describe`).
+pub const WARNING: &str = "⚠";
+/// An event's count.
+pub const TIMES: &str = "×";
+/// A `StatefulSetRenderFailed` event on the node screen and in `describe`.
+pub const RENDER_FAILED: &str = "✖";
+
+/// After a seed's name: its last outside probe.
+pub const PROBE_OK: &str = "✓";
+pub const PROBE_FAILED: &str = "✗";
+pub const PROBE_RUNNING: &str = "…";
+/// Before a node's name: marked with space for a rollout.
+pub const MARKED: &str = "✓";
+
+pub fn phase(phase: Option<Phase>) -> &'static str {
+    match phase {
+        Some(Phase::Running) => RUNNING,
+        Some(Phase::Initializing) => INITIALIZING,
+        Some(Phase::Pending) => PENDING,
+        Some(Phase::Failed) => FAILED,
+        Some(Phase::Terminating) => TERMINATING,
+        None => NO_PHASE,
+    }
+}
+
+pub fn plan(phase: PlanPhase) -> &'static str {
+    match phase {
+        PlanPhase::Active => PLAN_ACTIVE,
+        PlanPhase::Complete => PLAN_COMPLETE,
+        PlanPhase::Failed => PLAN_FAILED,
+    }
+}
+
+/// One line of the legend: where the symbols are shown, the symbols, what they mean.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LegendEntry {
+    /// The fleet column (its full and compact titles) or the screen that shows them.
+    pub place: String,
+    pub symbols: String,
+    pub meaning: String,
+}
+
+fn entry(place: &str, symbols: &[&str], meaning: &str) -> LegendEntry {
+    LegendEntry {
+        place: place.to_owned(),
+        symbols: symbols.join(" "),
+        meaning: meaning.to_owned(),
+    }
+}
+
+/// Both titles of a fleet column when they differ (`IMAGE/DRIFT`).
+fn column(column: Column) -> String {
+    let full = super::columns::title(column, super::columns::Form::Full);
+    let compact = super::columns::title(column, super::columns::Form::Compact);
+    if full == compact {
+        full.to_owned()
+    } else {
+        format!("{full}/{compact}")
+    }
+}
+
+/// The legend of the help overlay, in the fleet's column order, then the node screen's.
+pub fn legend() -> Vec<LegendEntry> {
+    let health: Vec<&str> = [
+        State::InSync,
+        State::CatchingUp,
+        State::Lagging,
+        State::Stalled,
+        State::Unreachable,
+        State::Pending,
+    ]
+    .iter()
+    .map(|s| s.mark())
+    .collect();
+    let health_words = [
+        State::InSync,
+        State::CatchingUp,
+        State::Lagging,
+        State::Stalled,
+        State::Unreachable,
+        State::Pending,
+    ]
+    .iter()
+    .map(|s| s.word())
+    .collect::<Vec<_>>()
+    .join(", ");
+    vec![
+        entry(
+            &column(Column::Name),
+            &[&format!("{MARKED}name")],
+            "node marked (space) for an image rollout",
+        ),
+        entry(
+            &column(Column::Name),
+            &[
+                &format!("name {PROBE_OK}"),
+                &format!("name {PROBE_FAILED}"),
+                &format!("name {PROBE_RUNNING}"),
+            ],
+            "a seed's last outside probe (P): reachable, failed, being probed (not its phase)",
+        ),
+        entry(
+            &column(Column::Phase),
+            &[
+                RUNNING,
+                INITIALIZING,
+                PENDING,
+                FAILED,
+                TERMINATING,
+                NO_PHASE,
+            ],
+            "Running, Initializing, Pending, Failed, Terminating, no phase yet",
+        ),
+        entry(
+            &column(Column::Phase),
+            &[&format!("{FAILED} Run"), &format!("{SICK} Run")],
+            "the node is not healthy although its phase says otherwise: something failed, or a \
+             warning (a failing condition, a Warning event, a chain problem, a failed probe); \
+             /failed, /warning and /sick find them, the header counts them as sick",
+        ),
+        entry(
+            &column(Column::Health),
+            &health,
+            &format!("chain health: {health_words}"),
+        ),
+        entry(
+            &column(Column::Image),
+            &[DRIFT_IMAGE, DRIFT_SIDECAR, DRIFT_BOTH],
+            "the spec's image or sidecar differs from the one running (drift)",
+        ),
+        entry(
+            &column(Column::Image),
+            &[DRIFT_IMAGE_SHORT, DRIFT_SIDECAR_SHORT, DRIFT_BOTH_SHORT],
+            "the same drift, compact (narrow terminals)",
+        ),
+        entry(
+            &column(Column::Plan),
+            &[PLAN_ACTIVE, PLAN_COMPLETE, PLAN_FAILED],
+            "plan in progress, complete, failed; rN/M retries of the current task",
+        ),
+        entry(
+            &column(Column::Conditions),
+            &[CONDITIONS_OK, CONDITION_BAD],
+            "every condition fine (how many), the failing ones (Type/Reason or how many)",
+        ),
+        entry(
+            &column(Column::Warning),
+            &[WARNING, &format!("{TIMES}N")],
+            "the last Warning event's reason (a StatefulSetRenderFailed too), its count, age",
+        ),
+        entry(
+            "node screen",
+            &[PLAN_ACTIVE, PLAN_COMPLETE, PLAN_FAILED, TASK_WAITING],
+            "task: in progress, complete, failed, waiting",
+        ),
+        entry(
+            "node screen",
+            &[WARNING, RENDER_FAILED],
+            "Warning event; StatefulSetRenderFailed (with its fix, or that it is from before)",
+        ),
+        entry(
+            "header",
+            &[RENDER_FAILED],
+            "the fleet doctor's critical findings (D lists them)",
+        ),
+        entry(
+            "header",
+            &["STALE"],
+            "a watch failed; data is from the time shown, retrying",
+        ),
+    ]
+}
