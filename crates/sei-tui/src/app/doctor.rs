@@ -1,6 +1,6 @@
 //! The fleet doctor in the console (`D`, `:doctor`): `ops::doctor` over what the console
 //! watches in every cluster (SeiNodes and their events, the platform's sidecar image, the seeds'
-//! last probes, the open node's pods and their events), ranked, refreshed every second; `enter`
+//! last probes, the open node's pods and their events), ranked, refreshed every second while open (every 5 s for the header's count); `enter`
 //! goes to the finding's node, `f` opens the fix's preview (a rollout) or probes the seed.
 //!
 //! What only the command line reads (the controller's and executors' Leases, every pod and PVC,
@@ -35,6 +35,8 @@ pub struct DoctorState {
     /// `SEI_CONSOLE_PLATFORM_CONFIG`): render failures are checked against it; `None` with the
     /// controller's ConfigMap, which the console does not read.
     pub platform: Option<crate::platform::PlatformConfig>,
+    /// When the findings were last judged (`on_tick`).
+    pub refreshed_at: Option<Timestamp>,
 }
 
 impl DoctorState {
@@ -46,10 +48,29 @@ impl DoctorState {
     }
 }
 
+/// How often the doctor re-judges the fleet while its view is closed (for the header's critical
+/// count): judging 10,000 nodes takes about 20 ms of the loop's thread (BENCHMARKS.md), so
+/// every second only while the view is open.
+pub const IDLE_REFRESH: jiff::SignedDuration = jiff::SignedDuration::from_secs(5);
+
+/// The 1 Hz tick: the open view's findings follow every second, the header's count every
+/// [`IDLE_REFRESH`].
+pub fn on_tick(model: &mut Model) {
+    let due = model.doctor.open
+        || model
+            .doctor
+            .refreshed_at
+            .is_none_or(|at| model.now.duration_since(at) >= IDLE_REFRESH);
+    if due {
+        refresh(model);
+    }
+}
+
 /// Recomputes the findings from the model as it is now.
 pub fn refresh(model: &mut Model) {
     let findings = gather(model);
     let doctor = &mut model.doctor;
+    doctor.refreshed_at = Some(model.now);
     doctor.selected = doctor.selected.min(findings.len().saturating_sub(1));
     doctor.findings = findings;
 }

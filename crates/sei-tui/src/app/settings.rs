@@ -7,6 +7,8 @@ use crate::config::ThemeName;
 use crate::config::{ExecutorMode, LoadedConfig, WaveDefaults};
 use crate::kube::read_only::MutationGuard;
 
+use super::model::{Cmd, Flash, Model, SavedSetting};
+
 /// Settings the model consults; changed only by `update`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Settings {
@@ -54,4 +56,61 @@ impl Settings {
             require_journal: config.require_journal,
         }
     }
+}
+
+pub(super) fn on_setting_saved(
+    model: &mut Model,
+    setting: &SavedSetting,
+    result: Result<(), String>,
+) {
+    let what = match setting {
+        SavedSetting::Theme(theme) => format!("theme {}", theme.name()),
+        SavedSetting::Filter { filter, .. } if filter.is_empty() => "empty filter".to_owned(),
+        SavedSetting::Filter { filter, .. } => format!("filter {filter:?}"),
+    };
+    // A save that fails says why; a successful one only speaks for the theme switch, which
+    // the user asked for (filters are saved silently on every enter).
+    match result {
+        Err(error) => {
+            model.flash = Some(Flash {
+                text: error,
+                error: true,
+            });
+            model.dirty = true;
+        }
+        Ok(()) if matches!(setting, SavedSetting::Theme(_)) => {
+            model.flash = Some(Flash {
+                text: format!("{what} saved to the config file"),
+                error: false,
+            });
+            model.dirty = true;
+        }
+        Ok(()) => {}
+    }
+}
+
+/// Asks to write `setting` into the config file, when the console has one.
+pub(super) fn save(model: &Model, setting: SavedSetting) -> Vec<Cmd> {
+    match &model.settings.config_path {
+        Some(path) => vec![Cmd::SaveSetting {
+            path: path.clone(),
+            setting,
+        }],
+        None => Vec::new(),
+    }
+}
+
+/// Saves the applied filter for the current context, when `fleet.remember_filter` is on (a
+/// filter never follows the operator to another cluster unasked).
+pub(super) fn save_filter(model: &mut Model) -> Vec<Cmd> {
+    model.filter_saved = false;
+    if !model.settings.remember_filter {
+        return Vec::new();
+    }
+    model.filter_saved = !model.filter.is_empty();
+    let setting = SavedSetting::Filter {
+        context: model.scope.context().to_owned(),
+        filter: model.filter.text.clone(),
+    };
+    save(model, setting)
 }

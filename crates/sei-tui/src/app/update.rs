@@ -24,8 +24,8 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             model.now = now;
             // Ages and the STALE clock move once a second; that is the only idle redraw.
             model.dirty = true;
-            // The doctor's findings (and the header's critical count) follow once a second.
-            super::doctor::refresh(model);
+            // The doctor's findings (and the header's critical count) follow.
+            super::doctor::on_tick(model);
             let mut cmds = super::probes::due(model);
             cmds.extend(super::chain_health::due(model));
             cmds
@@ -139,7 +139,7 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             Vec::new()
         }
         Msg::SettingSaved { setting, result } => {
-            on_setting_saved(model, &setting, result);
+            super::settings::on_setting_saved(model, &setting, result);
             Vec::new()
         }
         Msg::SeedProbed { key, at, outcome } => {
@@ -181,59 +181,6 @@ fn forget_detail_watches(model: &mut Model) {
             cluster.watches.remove(&kind);
         }
     }
-}
-
-fn on_setting_saved(model: &mut Model, setting: &SavedSetting, result: Result<(), String>) {
-    let what = match setting {
-        SavedSetting::Theme(theme) => format!("theme {}", theme.name()),
-        SavedSetting::Filter { filter, .. } if filter.is_empty() => "empty filter".to_owned(),
-        SavedSetting::Filter { filter, .. } => format!("filter {filter:?}"),
-    };
-    // A save that fails says why; a successful one only speaks for the theme switch, which
-    // the user asked for (filters are saved silently on every enter).
-    match result {
-        Err(error) => {
-            model.flash = Some(Flash {
-                text: error,
-                error: true,
-            });
-            model.dirty = true;
-        }
-        Ok(()) if matches!(setting, SavedSetting::Theme(_)) => {
-            model.flash = Some(Flash {
-                text: format!("{what} saved to the config file"),
-                error: false,
-            });
-            model.dirty = true;
-        }
-        Ok(()) => {}
-    }
-}
-
-/// Asks to write `setting` into the config file, when the console has one.
-fn save(model: &Model, setting: SavedSetting) -> Vec<Cmd> {
-    match &model.settings.config_path {
-        Some(path) => vec![Cmd::SaveSetting {
-            path: path.clone(),
-            setting,
-        }],
-        None => Vec::new(),
-    }
-}
-
-/// Saves the applied filter for the current context, when `fleet.remember_filter` is on (a
-/// filter never follows the operator to another cluster unasked).
-fn save_filter(model: &mut Model) -> Vec<Cmd> {
-    model.filter_saved = false;
-    if !model.settings.remember_filter {
-        return Vec::new();
-    }
-    model.filter_saved = !model.filter.is_empty();
-    let setting = SavedSetting::Filter {
-        context: model.scope.context().to_owned(),
-        filter: model.filter.text.clone(),
-    };
-    save(model, setting)
 }
 
 /// Whether the action dialog is on screen (and so owns the keys).
@@ -342,7 +289,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::ClearFilter if model.filter.is_empty() => model.marked.clear(),
         Action::ClearFilter => {
             model.filter = Filter::default();
-            return save_filter(model);
+            return super::settings::save_filter(model);
         }
         Action::ToggleMark => action_update::toggle_mark(model),
         Action::RolloutImage => return action_update::start(model, crate::ops::rollout::KIND),
@@ -368,7 +315,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
                 text: format!("theme {}", theme.name()),
                 error: false,
             });
-            return save(model, SavedSetting::Theme(theme));
+            return super::settings::save(model, SavedSetting::Theme(theme));
         }
         Action::Up => move_selection(model, -1),
         Action::Down => move_selection(model, 1),
@@ -525,7 +472,7 @@ fn on_input_key(model: &mut Model, key: Key) -> Vec<Cmd> {
                     apply_filter_text(model, &input.text, true);
                     let applied = model.filter.text.clone();
                     if applied != input.previous_filter.text {
-                        save_filter(model)
+                        super::settings::save_filter(model)
                     } else {
                         Vec::new()
                     }

@@ -73,6 +73,34 @@ fn the_header_counts_critical_findings_once_a_second_and_doctor_opens_by_command
     assert!(!model.quit);
 }
 
+/// Judging 10,000 nodes costs about 20 ms of the loop's thread: closed, the doctor re-judges
+/// every 5 s (the header's count); open, every second.
+#[test]
+fn the_closed_doctor_rejudges_every_five_seconds_the_open_one_every_second() {
+    let mut model = sick_fleet();
+    let at = |s: i64| sample::now() + jiff::SignedDuration::from_secs(s);
+    update(&mut model, Msg::Tick(at(0)));
+    assert_eq!(model.doctor.refreshed_at, Some(at(0)));
+    for second in 1..5 {
+        update(&mut model, Msg::Tick(at(second)));
+        assert_eq!(
+            model.doctor.refreshed_at,
+            Some(at(0)),
+            "closed, at +{second}s"
+        );
+    }
+    update(&mut model, Msg::Tick(at(5)));
+    assert_eq!(model.doctor.refreshed_at, Some(at(5)));
+    press(&mut model, "D");
+    assert_eq!(
+        model.doctor.refreshed_at,
+        Some(at(5)),
+        "opening judges at once"
+    );
+    update(&mut model, Msg::Tick(at(6)));
+    assert_eq!(model.doctor.refreshed_at, Some(at(6)), "open: every second");
+}
+
 #[test]
 fn enter_goes_to_the_findings_node() {
     let mut model = sick_fleet();
