@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::authorization::v1::{
+    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
@@ -42,6 +45,7 @@ impl Operator {
             name: Some(n.to_owned()),
             ..ObjectMeta::default()
         };
+        let first_rule = rules.first().cloned();
         let service_accounts = ns.api::<ServiceAccount>();
         service_accounts
             .create(
@@ -122,10 +126,53 @@ impl Operator {
             serde_yaml_ng::to_string(&kubeconfig).expect("kubeconfig YAML"),
         )
         .expect("write kubeconfig");
-        Operator {
+        let operator = Operator {
             kubeconfig: path,
             username: format!("system:serviceaccount:{}:{name}", ns.name),
             name: name.to_owned(),
+        };
+        if let Some(rule) = first_rule {
+            operator.wait_until_granted(ns, &rule).await;
+        }
+        operator
+    }
+
+    /// Waits (10 s at most) until the API server's authorizer grants this operator the first
+    /// verb of `rule`: a new RoleBinding reaches its RBAC cache a moment after the create
+    /// returns, and a loaded machine made a test's first request land before it.
+    async fn wait_until_granted(&self, ns: &TestNamespace, rule: &PolicyRule) {
+        let reviews: kube::Api<SelfSubjectAccessReview> = kube::Api::all(self.client().await);
+        let attributes = ResourceAttributes {
+            group: rule.api_groups.as_ref().and_then(|g| g.first().cloned()),
+            resource: rule.resources.as_ref().and_then(|r| r.first().cloned()),
+            verb: rule.verbs.first().cloned(),
+            namespace: Some(ns.name.clone()),
+            ..ResourceAttributes::default()
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let review = SelfSubjectAccessReview {
+                spec: SelfSubjectAccessReviewSpec {
+                    resource_attributes: Some(attributes.clone()),
+                    ..SelfSubjectAccessReviewSpec::default()
+                },
+                ..SelfSubjectAccessReview::default()
+            };
+            let allowed = reviews
+                .create(&PostParams::default(), &review)
+                .await
+                .ok()
+                .and_then(|r| r.status)
+                .is_some_and(|s| s.allowed);
+            if allowed {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{} not granted {attributes:?} 10 s after its RoleBinding",
+                self.username
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
     }
 

@@ -155,9 +155,12 @@ pub fn no_pod_reason(node: &SeiNode, render_failure: Option<&str>) -> Option<Str
         None => "never rendered".to_owned(),
     };
     Some(format!(
-        "no pod to reach: the SeiNode is {phase} with no StatefulSet and no pod ({why})"
+        "{NO_POD}: the SeiNode is {phase} with no StatefulSet and no pod ({why})"
     ))
 }
+
+/// How [`no_pod_reason`] starts: the one-line heads put it before the dial's own words.
+const NO_POD: &str = "no pod to reach";
 
 /// The outcome in one line: `reachable as NODEID@HOST:PORT`, or the first check that failed,
 /// then from where it was dialled and to which IP.
@@ -173,7 +176,15 @@ pub fn outcome_line(outcome: &ProbeOutcome) -> String {
 pub fn outcome_head(outcome: &ProbeOutcome) -> String {
     match outcome.first_problem() {
         None => format!("reachable as {}", outcome.target),
-        Some(check) => format!("{}: {}", check.check.label(), first_clause(&check.detail)),
+        // A seed with no pod: that is the news, not the refused dial (issue 27).
+        Some(check) => {
+            let head = check
+                .detail
+                .split("; ")
+                .find(|clause| clause.starts_with(NO_POD))
+                .unwrap_or_else(|| first_clause(&check.detail));
+            format!("{}: {head}", check.check.label())
+        }
     }
 }
 
@@ -269,6 +280,27 @@ mod tests {
             probe_target(&full, None, None),
             Err(NotProbeable::NotASeed(_))
         ));
+    }
+
+    /// Issue 27: the one-line head the node screen and the fleet show puts "no pod to reach"
+    /// before the refused dial (it was cut at the first clause, so the console never said it).
+    #[test]
+    fn the_head_of_a_probe_of_a_seed_with_no_pod_says_no_pod_to_reach() {
+        use crate::ports::probe::CheckName;
+        use crate::ports::probe::fake::FakeProber;
+        let target = probe_target(&seed(Some("127.0.0.1:26656")), None, None).expect("probeable");
+        let refused = "connecting to 127.0.0.1:26656: Connection refused (os error 111)";
+        let no_pod = "no pod to reach: the SeiNode is Pending with no StatefulSet and no pod \
+                      (never rendered)";
+        let outcome = FakeProber::failing(CheckName::Reachable, &format!("{refused}; {no_pod}"))
+            .outcome(&target);
+        assert_eq!(outcome_head(&outcome), format!("reachable: {no_pod}"));
+        let outcome = FakeProber::failing(
+            CheckName::Reachable,
+            &format!("{refused}; a seed listening on 127.0.0.1 only looks like this"),
+        )
+        .outcome(&target);
+        assert_eq!(outcome_head(&outcome), format!("reachable: {refused}"));
     }
 
     /// Issue 27: a seed Pending with no StatefulSet has no pod to reach; the hint says so
