@@ -84,6 +84,18 @@ pub trait Previewed: Send + Sync + 'static {
     fn as_any(&self) -> &dyn Any;
 }
 
+/// How a one-node action's dry run ends: the run would be refused (`blocked`, exit 1), else
+/// `done`. Shared by address, restart, pause and seed create.
+pub fn one_node_dry_run_end(node: &str, blocked: Option<&str>, done: &str) -> RunEnd {
+    match blocked {
+        Some(reason) => RunEnd::failed(
+            node,
+            format!("dry run: the run would be refused: {reason}; nothing was changed"),
+        ),
+        None => RunEnd::done(done),
+    }
+}
+
 /// One piece of a command's preview.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PreviewLine {

@@ -323,13 +323,11 @@ impl Previewed for PausePrepared {
     }
 
     fn dry_run_end(&self) -> RunEnd {
-        match &self.blocked {
-            Some(reason) => RunEnd::failed(
-                &self.input.node,
-                format!("dry run: the run would be refused: {reason}; nothing was changed"),
-            ),
-            None => RunEnd::done("dry run: nothing was changed"),
-        }
+        super::action::one_node_dry_run_end(
+            &self.input.node,
+            self.blocked.as_deref(),
+            "dry run: nothing was changed",
+        )
     }
 
     /// No plan is persisted: who would execute one matters only for the StatefulSet, which the

@@ -95,13 +95,11 @@ impl Previewed for SeedPrepared {
     }
 
     fn dry_run_end(&self) -> RunEnd {
-        match &self.blocked {
-            Some(reason) => RunEnd::failed(
-                &self.request.name,
-                format!("dry run: the run would be refused: {reason}; nothing was changed"),
-            ),
-            None => RunEnd::done("dry run: nothing was changed (the generated key was discarded)"),
-        }
+        crate::ops::action::one_node_dry_run_end(
+            &self.request.name,
+            self.blocked.as_deref(),
+            "dry run: nothing was changed (the generated key was discarded)",
+        )
     }
 
     fn lease(&self) -> Option<String> {
