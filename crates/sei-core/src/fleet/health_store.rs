@@ -71,13 +71,14 @@ impl Fleet {
     }
 }
 
-/// Reads the verdict of `key` with its chain's top, as `Fleets::judge_health` does.
+/// Reads the verdict of `key` with its chain's top as the last `Fleets::judge_health` (every
+/// tick) or `judge_one` left it: the node screen draws it each frame, so the fleet's tops are not
+/// gathered again here.
 pub fn verdict_of(fleets: &Fleets, key: &ObjectKey, now: Timestamp) -> Option<Verdict> {
     let fleet = fleets.fleet(&key.context)?;
     let health = fleet.health(key)?;
     let chain = &fleet.row(key)?.chain_id;
-    let tops = chain_tops(fleets.iter(), &BTreeMap::new());
-    Some(health.verdict(now, top_for(&tops, chain)))
+    Some(health.verdict(now, top_for(&fleets.health_tops, chain)))
 }
 
 fn top_for(tops: &BTreeMap<String, ChainTop>, chain: &str) -> ChainTop {
