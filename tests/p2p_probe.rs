@@ -157,23 +157,24 @@ async fn a_real_seed_passes_every_check_and_hands_out_its_validator() {
     assert_only(&report, &[CheckName::NodeId]);
     assert!(detail(&report, CheckName::NodeId).contains(&seed.node_id));
 
-    // Another chain ID: the real seed rejects our NodeInfo. Its own NodeInfo is written
-    // concurrently and cancelled by the rejection, so the probe sees either that NodeInfo (the
-    // network check fails) or only the close (the NodeInfo phase fails naming the network).
+    // Another chain ID: the real seed rejects our NodeInfo and cancels the concurrent write of
+    // its own (a bare close on 1 of 20 dials here when the probe sent first; the deterministic
+    // case is the stand-in's `WrongNetworkRejectsBeforeWriting`). The probe reads theirs before
+    // sending ours, so every dial sees the seed's network.
     let mut elsewhere = expected_real(seed);
     elsewhere.chain_id = "atlantic-2".to_owned();
-    let report = probe_real(&elsewhere, "another chain ID").await;
-    assert!(!report.ok);
-    match report.observed.node_info.as_ref() {
-        Some(info) => {
-            assert_eq!(info.network, CHAIN);
-            assert_only(&report, &[CheckName::Network]);
-        }
-        None => {
-            assert_only(&report, &[CheckName::Handshake]);
-            let why = detail(&report, CheckName::Handshake);
-            assert!(why.contains("another network"), "{why}");
-        }
+    for attempt in 0..3 {
+        // Past the seed's limit of one new connection per address per 100 ms.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let report = probe_real(&elsewhere, "another chain ID").await;
+        assert!(!report.ok);
+        let info = report
+            .observed
+            .node_info
+            .as_ref()
+            .unwrap_or_else(|| panic!("dial {attempt}: no NodeInfo: {report:?}"));
+        assert_eq!(info.network, CHAIN);
+        assert_only(&report, &[CheckName::Network]);
     }
 }
 
@@ -282,6 +283,19 @@ async fn a_seed_on_another_network_fails_the_network_check() {
     fails_only(Misbehaviour::WrongNetwork, CheckName::Network, "atlantic-2").await;
 }
 
+/// Upstream writes its NodeInfo while it reads ours and cancels the write when it rejects ours:
+/// a probe that sent first saw only a close about one dial in twenty (and failed CI once). The
+/// probe reads the peer's NodeInfo first, so the network verdict is always reached.
+#[tokio::test]
+async fn a_seed_on_another_network_that_rejects_before_writing_still_shows_its_network() {
+    fails_only(
+        Misbehaviour::WrongNetworkRejectsBeforeWriting,
+        CheckName::Network,
+        "atlantic-2",
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn a_loopback_listen_address_is_the_v0_0_69_failure() {
     fails_only(
@@ -337,10 +351,10 @@ async fn oversized_messages_and_frames_are_refused_without_reading_them() {
 }
 
 #[tokio::test]
-async fn a_seed_that_closes_instead_of_sending_node_info_rejected_us() {
+async fn a_seed_that_closes_instead_of_sending_node_info_rejected_our_handshake() {
     let (report, _standin) = probe_with(Misbehaviour::CloseBeforeNodeInfo).await;
     assert_only(&report, &[CheckName::Handshake]);
-    assert!(detail(&report, CheckName::Handshake).contains("another network"));
+    assert!(detail(&report, CheckName::Handshake).contains("rejected our Handshake"));
     assert_eq!(verdict(&report, CheckName::Network), Verdict::Unknown);
     // The Handshake arrived, so what it carried is still judged.
     assert_eq!(verdict(&report, CheckName::SelfAddress), Verdict::Pass);

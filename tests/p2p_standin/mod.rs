@@ -2,13 +2,12 @@
 //! (preface, signed Handshake with self address and PEX addresses, NodeInfo), configurable to
 //! misbehave the ways real seeds fail. It checks what the client sends too, and records it.
 //!
-//! Kept only for what a real seed cannot be made to show: stalls at each phase, a bad
-//! signature, oversized prefaces, Handshakes and frames, a loopback listen address seen from
-//! loopback, each outcome of a wrong network deterministically (a real seed's NodeInfo races its
-//! rejection), and a record of what the client sent. Everything a real node can show (a healthy
-//! seed and its PEX, another key than the published one, no external address, no peers, another
-//! chain ID) runs against a real sei-tendermint seed: `tests/tendermint_net`. The stand-in shares
-//! the crate's own SecretConnection and handshake code, so it agrees with the client by
+//! Kept only for what a real seed cannot be made to show: stalls at each phase, a bad signature,
+//! oversized prefaces, Handshakes and frames, a loopback listen address seen from loopback, a close
+//! instead of a NodeInfo, and a record of what the client sent. Everything a real node can show (a
+//! healthy seed and its PEX, another key than the published one, no external address, no peers,
+//! another chain ID) runs against a real sei-tendermint seed: `tests/tendermint_net`. The stand-in
+//! shares the crate's own SecretConnection and handshake code, so it agrees with the client by
 //! construction; see CHANGELOG.md for where it differed from the real node.
 #![allow(dead_code)] // each test binary uses a different subset
 
@@ -48,8 +47,13 @@ pub enum Misbehaviour {
     OversizedHandshake,
     /// Sends a sealed frame declaring 5000 data bytes.
     OversizedFrame,
-    /// Closes instead of sending NodeInfo (what a seed on another chain does).
+    /// Closes instead of sending NodeInfo (what a seed does that rejected our Handshake).
     CloseBeforeNodeInfo,
+    /// On another network, and as upstream's `exchangeNodeInfo` at its unlucky timing: the
+    /// client's NodeInfo, when it arrives within 300 ms, is read and rejected before the
+    /// stand-in's own is written, so the client sees only the close. A client that reads first
+    /// gets the NodeInfo after 300 ms.
+    WrongNetworkRejectsBeforeWriting,
 }
 
 #[derive(Debug, Clone)]
@@ -276,7 +280,20 @@ async fn respond(
     } else {
         format!("tcp://{addr}")
     };
-    let network = if config.misbehaviour == WrongNetwork {
+    if config.misbehaviour == WrongNetworkRejectsBeforeWriting {
+        let mut first = [0u8; 1];
+        let peeked =
+            tokio::time::timeout(Duration::from_millis(300), conn.get_ref().peek(&mut first)).await;
+        if matches!(peeked, Ok(Ok(n)) if n > 0) {
+            let theirs = conn.read_message("NodeInfo", 10240).await.map_err(e)?;
+            client.node_info = Some(wire::decode("NodeInfo", &theirs).map_err(|e| e.to_string()));
+            return Ok(()); // rejected: the write of ours never happened
+        }
+    }
+    let network = if matches!(
+        config.misbehaviour,
+        WrongNetwork | WrongNetworkRejectsBeforeWriting
+    ) {
         "atlantic-2".to_owned()
     } else {
         config.network.clone()

@@ -225,6 +225,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> SecretConnection<S> {
         Ok(out)
     }
 
+    /// The stream underneath, borrowed (to peek at what is waiting without consuming it).
+    pub fn get_ref(&self) -> &S {
+        &self.stream
+    }
+
     /// The stream underneath (to shut it down).
     pub fn into_inner(self) -> S {
         self.stream

@@ -15,7 +15,7 @@ use super::handshake::{
 };
 use super::judge::{Check, judge};
 use super::secret::Ephemeral;
-use super::wire::{BLOCK_PROTOCOL, MAX_HANDSHAKE, MAX_NODE_INFO};
+use super::wire::{MAX_HANDSHAKE, MAX_NODE_INFO};
 use crate::actions::address::{ExternalAddress, Host};
 use crate::actions::node_key::NodeKey;
 pub use crate::ports::probe::Origin;
@@ -235,7 +235,7 @@ async fn run(
     began = Instant::now();
     let fail = |phase: Phase, error: ConnError| Failure {
         phase,
-        reason: explain(phase, &error, &expected.chain_id),
+        reason: explain(phase, &error),
     };
     let ephemeral = Ephemeral::generate().map_err(|e| fail(phase, e.into()))?;
     let mut conn: SecretConnection<Box<dyn PeerStream>> =
@@ -272,10 +272,16 @@ async fn run(
 
     phase = Phase::NodeInfo;
     began = Instant::now();
+    // Theirs first, then ours: upstream writes its NodeInfo concurrently with reading ours and
+    // cancels that write when it rejects ours, so a peer on another network would otherwise
+    // answer with a bare close about half the time. Read first, we always see its network.
     let info = timeout_at(deadline, async {
-        conn.send_message(&our_node_info(&key.node_id(), &expected.chain_id))
-            .await?;
-        conn.read_message("NodeInfo", MAX_NODE_INFO).await
+        let theirs = conn.read_message("NodeInfo", MAX_NODE_INFO).await?;
+        // Best effort: the verdict rests on their NodeInfo; ours only lets the peer finish cleanly.
+        let _ = conn
+            .send_message(&our_node_info(&key.node_id(), &expected.chain_id))
+            .await;
+        Ok::<_, ConnError>(theirs)
     })
     .await
     .map_err(|_| stalled(phase))?
@@ -300,17 +306,18 @@ const CLOSED_BEFORE_PREFACE: &str = "the peer closed the connection before its p
     second in all; the probe retries once after 150 ms)";
 
 /// One line on a failed phase that tells the operator what it likely means.
-fn explain(phase: Phase, error: &ConnError, chain_id: &str) -> String {
+fn explain(phase: Phase, error: &ConnError) -> String {
     match (phase, error) {
         (Phase::SecretConnection, ConnError::Closed) => CLOSED_BEFORE_PREFACE.to_owned(),
         (Phase::Handshake, ConnError::Closed) => "the peer closed the connection instead of \
             sending its Handshake: it rejected ours, or is not a sei-tendermint P2P listener"
             .to_owned(),
-        (Phase::NodeInfo, ConnError::Closed) => format!(
-            "the peer closed the connection instead of sending its NodeInfo: it rejected ours, \
-             most likely because it is on another network than {chain_id:?} or another block \
-             protocol than {BLOCK_PROTOCOL}"
-        ),
+        // The probe reads the peer's NodeInfo before sending its own, so nothing of ours
+        // about the network can have been rejected yet.
+        (Phase::NodeInfo, ConnError::Closed) => "the peer closed the connection instead of \
+            sending its NodeInfo: it rejected our Handshake, or is not a sei-tendermint P2P \
+            listener"
+            .to_owned(),
         (_, error) => error.to_string(),
     }
 }
