@@ -8,184 +8,19 @@
 //! `StatefulSetRenderFailed` when that fails.
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use serde_json::Value;
 
-use super::lease::{LeaseError, NodeLease};
+use super::lease::NodeLease;
 use super::{NextStep, Requeue, apply_phase_change, next_step, record_outcome};
 use crate::api::{Phase, PlanPhase, SeiNode, SeiNodeStatus, TaskPlan, TaskStatus};
 use crate::planner::{self, PlanContext, Resolution};
 use crate::ports::{Clock, ClusterApi, ClusterError, SidecarApi, StatusPatch};
 use crate::tasks::{TaskEnv, TaskOutcome, WorkloadRenderer, advance};
 
+pub use report::{
+    DriveReport, DriverConfig, DriverError, Progress, default_holder, local_holder_prefix,
+};
 pub use statefulset_sync::{RENDER_FAILED_REASON, RenderFailure};
-
-/// Why the driver stopped before the plan ended.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DriverError {
-    #[error("SeiNode {namespace}/{name} not found")]
-    NodeNotFound { namespace: String, name: String },
-    #[error("{0}")]
-    Cluster(#[from] ClusterError),
-    #[error("{0}")]
-    Lease(#[from] LeaseError),
-    #[error("cannot build a plan: {0}")]
-    Plan(String),
-    #[error("status of {namespace}/{name} kept changing: {attempts} conflicting writes in a row")]
-    TooManyConflicts {
-        namespace: String,
-        name: String,
-        attempts: u32,
-    },
-    #[error("plan did not finish within {0:?}")]
-    Deadline(Duration),
-    #[error("cannot encode status: {0}")]
-    Encode(String),
-    /// The StatefulSet cannot be rendered and the driver was told to stop on it
-    /// ([`DriverConfig::halt_on_render_failure`]); the failure's text is the event's message.
-    #[error("{RENDER_FAILED_REASON}: {0}")]
-    RenderFailed(RenderFailure),
-    /// `spec.paused` was set while the plan was Active: as upstream's reconcile, the
-    /// StatefulSet was synced (to zero replicas) and no task advanced.
-    #[error(
-        "spec.paused is true; reconciliation is frozen: the plan stays Active and no task runs until the node is resumed"
-    )]
-    Paused,
-}
-
-/// One line of progress, printed as text or as a JSON line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "event", rename_all = "kebab-case")]
-pub enum Progress {
-    /// A new plan was written to `status.plan`.
-    PlanPersisted {
-        plan_id: String,
-        tasks: Vec<String>,
-        phase: Option<String>,
-    },
-    /// An Active plan already existed; it is followed instead of replaced.
-    PlanResumed {
-        plan_id: String,
-        complete: usize,
-        total: usize,
-    },
-    /// Nothing to do for the node now.
-    NoPlan { reason: String },
-    /// A task was submitted for the first time (`submittedAt` stamped).
-    TaskStarted {
-        index: usize,
-        task: String,
-        id: String,
-    },
-    /// A task changed status (Complete, Failed) or was retried.
-    TaskTransition {
-        index: usize,
-        task: String,
-        id: String,
-        from: TaskStatus,
-        to: TaskStatus,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<String>,
-        retry_count: i64,
-    },
-    /// A task's submission or status read failed with an error the controller retries (the
-    /// task stays Pending and nothing in `status.plan` says so, as upstream): said on the first
-    /// failure and whenever the error changes, so a wait is never silent about why.
-    TaskRetrying {
-        index: usize,
-        task: String,
-        id: String,
-        error: String,
-    },
-    /// A `StatefulSetRenderFailed` event was recorded (printed once per distinct message); the
-    /// JSON line carries the event's message.
-    RenderFailed {
-        #[serde(
-            rename = "message",
-            serialize_with = "statefulset_sync::serialize_text"
-        )]
-        failure: RenderFailure,
-    },
-    /// The plan ended.
-    PlanFinished {
-        plan_id: String,
-        phase: PlanPhase,
-        node_phase: Option<Phase>,
-        /// Status patches rejected by the resourceVersion precondition and redone.
-        conflicts: u32,
-    },
-}
-
-/// How a driven plan ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DriveReport {
-    pub plan_id: String,
-    pub plan_phase: PlanPhase,
-    pub node_phase: Option<Phase>,
-    /// Status patches that were rejected by the resourceVersion precondition and redone.
-    pub conflicts: u32,
-    /// Status patches written.
-    pub patches: u32,
-    /// Steps (task advances) performed.
-    pub steps: u32,
-    /// A live controller took the plan over before it ended: its Lease holder. The driver
-    /// stopped driving (one executor at a time); the caller follows the controller.
-    pub handed_off_to: Option<String>,
-}
-
-/// Knobs; the defaults are the controller's cadence.
-#[derive(Debug, Clone)]
-pub struct DriverConfig {
-    /// Lease holder identity.
-    pub holder: String,
-    /// Upper bound on any wait between passes (tests use a few ms).
-    pub max_wait: Duration,
-    /// Give up following the plan after this long.
-    pub deadline: Duration,
-    /// Consecutive conflicting patches tolerated in one step.
-    pub max_conflicts_per_step: u32,
-    /// Stop with [`DriverError::RenderFailed`] after recording the first
-    /// `StatefulSetRenderFailed` event instead of retrying like the controller: an operator
-    /// waiting on a command wants the fix now, not a retry loop.
-    pub halt_on_render_failure: bool,
-    /// Namespace of the controller's leader-election Lease, re-checked before every step: a
-    /// controller that appears mid-plan gets the plan (the driver hands off). `None`: never
-    /// checked (the controller stand-in, and tests without a controller).
-    pub controller_namespace: Option<String>,
-}
-
-impl Default for DriverConfig {
-    fn default() -> Self {
-        Self {
-            holder: default_holder(),
-            max_wait: Duration::from_secs(30),
-            deadline: Duration::from_secs(3600),
-            max_conflicts_per_step: 50,
-            halt_on_render_failure: false,
-            controller_namespace: None,
-        }
-    }
-}
-
-/// Environment variable naming the executor's identity (its Lease holder). A restarted executor
-/// with the same identity takes its node Leases back at once instead of waiting for expiry.
-pub const ENV_EXECUTOR_ID: &str = "SEI_CONSOLE_EXECUTOR_ID";
-
-/// `$SEI_CONSOLE_EXECUTOR_ID`, else `sei-console-<host>-<pid>`.
-pub fn default_holder() -> String {
-    if let Ok(id) = std::env::var(ENV_EXECUTOR_ID)
-        && !id.trim().is_empty()
-    {
-        return id.trim().to_owned();
-    }
-    format!("{}{}", local_holder_prefix(), std::process::id())
-}
-
-/// `sei-console-<host>-`: the prefix of this machine's default executor identities.
-pub fn local_holder_prefix() -> String {
-    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into());
-    format!("sei-console-{host}-")
-}
 
 /// The driver and the ports it talks through.
 pub struct Driver<'a> {
@@ -659,6 +494,7 @@ impl<'a> Driver<'a> {
 
 mod follow;
 mod probe;
+mod report;
 
 pub use follow::{FollowOutcome, plan_transitions};
 mod statefulset_sync;
