@@ -141,7 +141,7 @@ const LIVE_LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What a refusal before the context exists is about.
 pub struct Refusal<'a> {
-    /// `None`: nothing is journaled (`exec` is not a journaled action).
+    /// `None`: nothing is journaled.
     pub kind: Option<ActionKind>,
     pub nodes: &'a [String],
     pub detail: &'a str,

@@ -1,18 +1,22 @@
 //! `sei-console exec NODE`: build the plan the planner would build for the node now, persist it
 //! (only when no Active plan exists) and follow it to the end: executed by the embedded executor,
 //! or handed off to a live controller. One progress line per task transition (`-o json`: JSON
-//! lines).
+//! lines). An action like the others (`ops::exec`): declared here as an [`ActionCommand`] with
+//! its own flags and driven by `cli::action::drive` (preview, read-only refusal, permission
+//! checks, confirmation, Lease, Console Event and journal lines).
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, FromArgMatches, ValueEnum};
 
-use super::action::{ActionContext, ActionOutput, ContextOptions, Refusal, ask_on_terminal};
+use super::action::{
+    ActionArgs, ActionCommand, ActionOutput, CommandFuture, ContextOptions, drive,
+};
 use super::{CliError, GlobalArgs};
 use crate::config::ExecutorMode;
 use crate::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE;
-use crate::ops::follow::FollowEnd;
-use crate::ops::{Note, Report, exec};
+use crate::ops::exec::ExecInput;
 
 /// Who executes the persisted plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -40,6 +44,9 @@ pub struct ExecArgs {
     /// Who executes the plan.
     #[arg(long, value_enum, default_value_t = ExecutorChoice::Auto)]
     pub executor: ExecutorChoice,
+    /// Show the plan it would persist and stop; nothing is changed.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Do not ask for confirmation.
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -66,18 +73,52 @@ pub struct ExecArgs {
     pub max_wait_ms: u64,
 }
 
+pub const EXEC: ActionCommand = ActionCommand {
+    name: "exec",
+    command: exec_command,
+    run: run_exec,
+};
+
+fn exec_command() -> clap::Command {
+    ExecArgs::augment_args(clap::Command::new("exec").about(
+        "Persist the plan the planner would build for a SeiNode now and follow it to the end",
+    ))
+}
+
+fn run_exec<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
+    Box::pin(run(global, matches))
+}
+
 /// Runs the command. Exit 0 when the plan completes (or nothing is to be done), 1 when it fails.
-pub async fn run(global: &GlobalArgs, args: &ExecArgs) -> Result<std::process::ExitCode, CliError> {
+async fn run(global: &GlobalArgs, matches: &clap::ArgMatches) -> Result<ExitCode, CliError> {
+    let args =
+        ExecArgs::from_arg_matches(matches).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let output = match args.output {
+        ExecOutput::Text => ActionOutput::Text,
+        ExecOutput::Json => ActionOutput::Json,
+    };
+    let executor = match args.executor {
+        ExecutorChoice::Auto => ExecutorMode::Auto,
+        ExecutorChoice::Controller => ExecutorMode::Controller,
+        ExecutorChoice::Embedded => ExecutorMode::Embedded,
+    };
+    // The shared flags, with the defaults of those exec does not take (it always follows).
+    let action = ActionArgs {
+        dry_run: args.dry_run,
+        yes: args.yes,
+        no_wait: false,
+        output,
+        executor: Some(executor),
+        platform_config: args.platform_config.clone(),
+        controller_namespace: args.controller_namespace.clone(),
+        timeout: args.timeout,
+        max_wait_ms: args.max_wait_ms,
+    };
+    // Its own context: the platform config is required, a render failure is retried as the
+    // controller does (never halted), and progress lines do not name the one node.
     let options = ContextOptions {
-        output: match args.output {
-            ExecOutput::Text => ActionOutput::Text,
-            ExecOutput::Json => ActionOutput::Json,
-        },
-        executor: Some(match args.executor {
-            ExecutorChoice::Auto => ExecutorMode::Auto,
-            ExecutorChoice::Controller => ExecutorMode::Controller,
-            ExecutorChoice::Embedded => ExecutorMode::Embedded,
-        }),
+        output,
+        executor: Some(executor),
         platform_config: args.platform_config.clone(),
         controller_namespace: args.controller_namespace.clone(),
         timeout: Duration::from_secs(args.timeout),
@@ -87,36 +128,11 @@ pub async fn run(global: &GlobalArgs, args: &ExecArgs) -> Result<std::process::E
         name_nodes: false,
         json_context: None,
     };
-    // Executing a plan writes the node's status, its workload and Events: refused in read-only
-    // mode before any request, and the client refuses mutations anyway.
-    let refusal = Refusal {
-        kind: None,
-        nodes: &[],
-        detail: "",
-        action: format!("execute the plan of {}", args.node),
+    let input = ExecInput {
+        node: args.node.clone(),
+        dry_run: args.dry_run,
     };
-    let context = ActionContext::open(global, options, Some(refusal)).await?;
-    let ops = context.ops();
-    let prepared = exec::prepare(&ops, &args.node).await?;
-    if let Some(err) = prepared.permissions.error() {
-        return Err(CliError::Failed(err.to_string()));
-    }
-    if let Some(note) = &prepared.executor.note {
-        context.note(&Note::Executor(note.clone()));
-    }
-    if !args.yes
-        && let Some(summary) = prepared.summary(ops.namespace())
-    {
-        context.note(&Note::Info(summary));
-        ask_on_terminal("proceed?")?;
-    }
-    Ok(match exec::run(&ops, &prepared, &context).await? {
-        None | Some(FollowEnd::Completed) => std::process::ExitCode::SUCCESS,
-        Some(end) => {
-            context.note(&Note::Info(format!("error: {end}")));
-            std::process::ExitCode::FAILURE
-        }
-    })
+    drive(global, &action, options, &input).await
 }
 
 pub use crate::ops::follow::progress_text as format_text;

@@ -33,7 +33,7 @@ mod tui;
 
 /// The operator actions that declare their own subcommand in their file: one line each.
 pub const ACTION_COMMANDS: &[action::ActionCommand] =
-    &[restart::RESTART, pause::PAUSE, pause::RESUME];
+    &[restart::RESTART, pause::PAUSE, pause::RESUME, exec::EXEC];
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -327,8 +327,6 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Print the TaskPlan the controller would build for a SeiNode manifest.
     Plan(plan::PlanArgs),
-    /// Persist the plan the planner would build for a SeiNode now and follow it to the end.
-    Exec(exec::ExecArgs),
     /// Pin an image on SeiNodes in waves (a canary, then batches), previewing each update plan.
     Rollout(rollout::RolloutArgs),
     /// Set a SeiNode's external address and persist the update plan that writes it to config.toml.
@@ -401,7 +399,6 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
 
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     let one_cluster = match &cli.command {
-        Some(Command::Exec(_)) => Some("exec"),
         Some(Command::Address(_)) => Some("address"),
         Some(Command::Seed { .. }) => Some("seed"),
         Some(Command::Logs(_)) => Some("logs"),
@@ -425,7 +422,6 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             plan::run(&cli.global, &args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Exec(args)) => exec::run(&cli.global, &args).await,
         Some(Command::Rollout(args)) => rollout::run_clusters(&cli.global, &args).await,
         Some(Command::Address(args)) => address::run(&cli.global, &args).await,
         Some(Command::Seed { command }) => seed::run(&cli.global, &command).await,

@@ -77,5 +77,7 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
             )),
         },
     };
-    run(options).await.map_err(CliError::Failed)
+    run(options)
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))
 }

@@ -311,7 +311,7 @@ async fn read_only_actions_send_no_mutating_request_even_when_rbac_allows_everyt
         assert_eq!(previewed.result()["ok"], true, "{action:?}");
     }
 
-    // `exec` (following a plan) has no preview: refused.
+    // `exec` (following a plan) refused the same way.
     let exec = [
         "exec",
         "full-0",
@@ -327,7 +327,7 @@ async fn read_only_actions_send_no_mutating_request_even_when_rbac_allows_everyt
     assert!(
         refused
             .stderr
-            .contains("read-only mode: refusing to execute the plan of full-0"),
+            .contains("read-only mode: refusing to run exec on full-0"),
         "{refused:?}"
     );
 

@@ -20,9 +20,13 @@ fn exec_command(
     extra: &[&str],
     executor_id: &str,
 ) -> tokio::process::Command {
+    let state = exec_state(ns);
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"));
     cmd.envs(console_env())
         .env("SEI_CONSOLE_EXECUTOR_ID", executor_id)
+        // Its journal and config per test namespace, never the user's.
+        .env("XDG_STATE_HOME", &state)
+        .env("XDG_CONFIG_HOME", &state)
         .args([
             "exec",
             node,
@@ -44,6 +48,29 @@ fn exec_command(
         .stdin(Stdio::null())
         .kill_on_drop(true);
     cmd
+}
+
+/// The state (journal) and config directory of the exec runs in namespace `ns`.
+fn exec_state(ns: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("exec-state-{ns}"))
+}
+
+/// `action outcome` of each exec line of the journal of namespace `ns`'s runs.
+fn exec_journal(ns: &str) -> Vec<(String, String, Option<String>)> {
+    std::fs::read_to_string(exec_state(ns).join("sei-console/journal.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("journal line"))
+        .filter(|l| l["action"] == "exec")
+        .map(|l| {
+            assert_eq!(l["nodes"], json!([format!("{ns}/full-0")]), "{l}");
+            (
+                l["outcome"].as_str().unwrap_or("").to_owned(),
+                l["detail"].as_str().unwrap_or("").to_owned(),
+                l["reason"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
 }
 
 struct ExecRun {
@@ -350,4 +377,90 @@ async fn a_seed_without_nodepool_seed_yields_statefulset_render_failed_while_its
             .is_none()
     );
     let _ = std::fs::remove_file(file);
+}
+
+#[tokio::test]
+async fn exec_is_an_action_previewed_refused_read_only_and_recorded_by_its_console_event_and_journal()
+ {
+    let ns = setup("exec-action").await;
+    create_node(&ns, "full-0", full_spec("ghcr.io/sei-protocol/sei:v6.3.0")).await;
+    let detail = "execute the plan the planner builds now".to_owned();
+
+    // The preview is the plan it would persist; nothing changes, the dry run is journaled.
+    let dry = run_exec(&ns.name, "full-0", &["--dry-run"]).await;
+    assert!(dry.success, "{}", dry.stderr);
+    let preview = dry
+        .lines
+        .iter()
+        .find(|l| l["event"] == "preview")
+        .unwrap_or_else(|| panic!("no preview: {:?}", dry.lines));
+    let tasks = preview["preview"]["tasks"].as_array().expect("tasks");
+    assert!(!tasks.is_empty(), "{preview}");
+    assert_eq!(preview["preview"]["resumed"], false);
+    assert!(status(&ns, "full-0").await["plan"].is_null(), "dry run");
+    assert_eq!(dry.lines.last().expect("result")["event"], "result");
+
+    // Read-only: refused before any request with the words every action uses, and journaled.
+    let refused = run_exec(&ns.name, "full-0", &["--read-only"]).await;
+    assert!(!refused.success);
+    assert!(
+        refused
+            .stderr
+            .contains("read-only mode: refusing to run exec on full-0"),
+        "{}",
+        refused.stderr
+    );
+    assert!(status(&ns, "full-0").await["plan"].is_null(), "read-only");
+
+    let run = run_exec(&ns.name, "full-0", &[]).await;
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(finished(&run)["phase"], "Complete");
+    let plan_id = run
+        .lines
+        .iter()
+        .find(|l| l["event"] == "plan-persisted")
+        .and_then(|l| l["plan_id"].as_str())
+        .unwrap_or_else(|| panic!("no plan-persisted line: {:?}", run.lines))
+        .to_owned();
+    let result = run.lines.last().expect("result");
+    assert_eq!(result["event"], "result", "{result}");
+    assert_eq!(result["ok"], true, "{result}");
+
+    // The Console Event on the SeiNode names the operator and the plan persisted.
+    let events = ns
+        .api::<Event>()
+        .list(&ListParams::default().fields("involvedObject.name=full-0"))
+        .await
+        .expect("events");
+    let console_events: Vec<&Event> = events
+        .items
+        .iter()
+        .filter(|e| e.reason.as_deref() == Some("ConsolePlanExec"))
+        .collect();
+    assert_eq!(console_events.len(), 1, "{:#?}", events.items);
+    let event = console_events[0];
+    assert_eq!(event.involved_object.kind.as_deref(), Some("SeiNode"));
+    let message = event.message.as_deref().unwrap_or_default();
+    assert!(
+        message.contains(" via sei-console: plan ")
+            && message.contains(&format!("{plan_id} persisted: {} tasks: ", tasks.len())),
+        "{message}"
+    );
+
+    // The journal: the dry run, the refusal, then the run started and succeeded.
+    let journal = exec_journal(&ns.name);
+    let outcomes: Vec<&str> = journal.iter().map(|(o, _, _)| o.as_str()).collect();
+    assert_eq!(
+        outcomes,
+        ["dry-run", "refused", "started", "succeeded"],
+        "{journal:?}"
+    );
+    assert!(journal.iter().all(|(_, d, _)| *d == detail), "{journal:?}");
+    assert!(
+        journal[1]
+            .2
+            .as_deref()
+            .is_some_and(|r| r.starts_with("read-only mode: refusing to run exec on full-0")),
+        "{journal:?}"
+    );
 }

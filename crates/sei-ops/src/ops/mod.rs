@@ -54,6 +54,7 @@ pub const ACTIONS: &[ActionKind] = &[
     restart::KIND,
     pause::PAUSE,
     pause::RESUME,
+    exec::KIND,
 ];
 
 /// The action named `name` (as the journal writes it), or the names there are.

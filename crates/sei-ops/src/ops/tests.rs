@@ -515,5 +515,8 @@ mod record_tests;
 #[path = "restart_tests.rs"]
 mod restart_tests;
 
+#[path = "exec_tests.rs"]
+mod exec_tests;
+
 #[path = "record_loss_tests.rs"]
 mod record_loss_tests;

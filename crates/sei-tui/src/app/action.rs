@@ -1,6 +1,7 @@
 //! Operator actions in the console as a state machine: prompt → preview (computed by an effect
 //! with the same library code as the commands) → confirmation → execution with live progress.
 //! Esc cancels at every step before execution. Pure: no I/O here.
+use super::errors::FormError;
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
@@ -426,15 +427,17 @@ fn health_gate_field() -> Field {
 }
 
 /// The health gate field's value: `None` for off.
-fn health_gate(form: &Form) -> Result<Option<GateSettings>, String> {
+fn health_gate(form: &Form) -> Result<Option<GateSettings>, FormError> {
     match form.fields.iter().find(|f| f.label == HEALTH_GATE) {
-        Some(field) => GateSettings::parse(&field.value).map_err(|e| format!("health gate: {e}")),
+        Some(field) => {
+            GateSettings::parse(&field.value).map_err(|e| FormError::field(HEALTH_GATE, e))
+        }
         None => Ok(Some(GateSettings::default())),
     }
 }
 
 /// The canary and batch fields into wave sizes and chosen canaries.
-fn rollout_waves(form: &Form) -> Result<(WaveDefaults, Vec<String>), String> {
+fn rollout_waves(form: &Form) -> Result<(WaveDefaults, Vec<String>), FormError> {
     let mut waves = form.waves;
     if !form.fields.iter().any(|f| f.label == "batch") {
         return Ok((waves, Vec::new()));
@@ -442,9 +445,12 @@ fn rollout_waves(form: &Form) -> Result<(WaveDefaults, Vec<String>), String> {
     waves.batch = match form.value(2).parse::<u32>() {
         Ok(batch) if batch >= 1 => batch,
         _ => {
-            return Err(format!(
-                "batch: {:?} is not a whole number of nodes (1 or more)",
-                form.value(2)
+            return Err(FormError::field(
+                "batch",
+                format!(
+                    "{:?} is not a whole number of nodes (1 or more)",
+                    form.value(2)
+                ),
             ));
         }
     };
@@ -461,13 +467,19 @@ fn rollout_waves(form: &Form) -> Result<(WaveDefaults, Vec<String>), String> {
             .collect(),
     };
     if let Some(stranger) = canaries.iter().find(|c| !form.nodes.contains(c)) {
-        return Err(format!(
-            "canary: {stranger} is not one of the marked nodes ({})",
-            form.nodes.join(", ")
+        return Err(FormError::field(
+            "canary",
+            format!(
+                "{stranger} is not one of the marked nodes ({})",
+                form.nodes.join(", ")
+            ),
         ));
     }
     if !canaries.is_empty() && canaries.len() == form.nodes.len() {
-        return Err("canary: every node would be a canary; leave one for the batches".to_owned());
+        return Err(FormError::field(
+            "canary",
+            "every node would be a canary; leave one for the batches",
+        ));
     }
     Ok((waves, canaries))
 }
@@ -530,14 +542,14 @@ pub fn seed_form(context: &str, namespace: &str, chain_id: &str, image: &str) ->
 }
 
 /// Validates the form into a request, or says what is wrong (naming the field).
-pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> {
+pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, FormError> {
     let node = || form.nodes.first().cloned().unwrap_or_default();
     if !form.clusters.is_empty() {
         return across_clusters(kind, form);
     }
     let operation = match kind {
         crate::ops::rollout::KIND => {
-            let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;
+            let image = ImageRef::parse(form.value(0)).map_err(|e| FormError::field("image", e))?;
             let (waves, canaries) = rollout_waves(form)?;
             SomeOperation::new(RolloutInput {
                 selection: Selection::Named(form.nodes.clone()),
@@ -551,7 +563,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
         }
         crate::ops::address::KIND => {
             let address = ExternalAddress::parse(form.value(0))
-                .map_err(|e| format!("external address: {e}"))?;
+                .map_err(|e| FormError::field("external address", e))?;
             SomeOperation::new(AddressInput {
                 node: node(),
                 address,
@@ -562,17 +574,18 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
         crate::ops::seed::KIND => {
             let name = form.value(0);
             if let Some(problem) = seed_name_problem(name) {
-                return Err(format!("name: {problem}"));
+                return Err(FormError::field("name", problem));
             }
             let chain_id = form.value(1);
             if chain_id.is_empty() {
-                return Err("chain id: required".to_owned());
+                return Err(FormError::field("chain id", "required"));
             }
-            let image = ImageRef::parse(form.value(2)).map_err(|e| format!("image: {e}"))?;
+            let image = ImageRef::parse(form.value(2)).map_err(|e| FormError::field("image", e))?;
             let external_address = match form.value(3) {
                 "" => None,
                 text => Some(
-                    ExternalAddress::parse(text).map_err(|e| format!("external address: {e}"))?,
+                    ExternalAddress::parse(text)
+                        .map_err(|e| FormError::field("external address", e))?,
                 ),
             };
             SomeOperation::new(SeedInput {
@@ -592,7 +605,7 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
         }),
         kind => match super::console_actions::find(kind) {
             Some(action) => (action.validate)(form)?,
-            None => return Err(format!("no console action {}", kind.name())),
+            None => return Err(FormError::Unregistered(kind.name())),
         },
     };
     Ok(ActionRequest::one(
@@ -603,11 +616,11 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> 
 }
 
 /// A rollout per cluster, each of that cluster's marked nodes.
-fn across_clusters(kind: ActionKind, form: &Form) -> Result<ActionRequest, String> {
+fn across_clusters(kind: ActionKind, form: &Form) -> Result<ActionRequest, FormError> {
     if kind != crate::ops::rollout::KIND {
-        return Err("only an image rollout goes to several clusters".to_owned());
+        return Err(FormError::NotAcrossClusters);
     }
-    let image = ImageRef::parse(form.value(0)).map_err(|e| format!("image: {e}"))?;
+    let image = ImageRef::parse(form.value(0)).map_err(|e| FormError::field("image", e))?;
     let gate = health_gate(form)?;
     let parts = form
         .clusters

@@ -406,11 +406,11 @@ fn confirm(model: &mut Model) -> Vec<Cmd> {
                         if let Some(at) = form
                             .fields
                             .iter()
-                            .position(|f| error.starts_with(&format!("{}: ", f.label)))
+                            .position(|f| error.field_label() == Some(f.label))
                         {
                             form.focus = at;
                         }
-                        form.error = Some(error);
+                        form.error = Some(error.to_string());
                         (Stage::Prompt(form), Vec::new())
                     }
                 }

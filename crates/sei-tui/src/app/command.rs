@@ -1,5 +1,6 @@
 //! The `:` command palette: commands, their completion (tab) and the checks that refuse a
 //! context or namespace that does not exist, naming the ones that do.
+use super::errors::ContextsError;
 use super::model::{Cmd, Flash, Model, Scope};
 use super::update::switch_scope;
 use super::viewer::{Viewer, ViewerKind};
@@ -112,7 +113,7 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
                 vec![Cmd::ReadJournal]
             }
             Err(error) => {
-                flash(model, error, true);
+                flash(model, error.to_string(), true);
                 Vec::new()
             }
         },
@@ -145,7 +146,7 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
                     return Vec::new();
                 }
                 Some(Ok(_)) => None,
-                Some(Err(why)) => Some(why.clone()),
+                Some(Err(why)) => Some(why.to_string()),
                 None => Some("not listed yet".to_owned()),
             };
             let scope = Scope {
@@ -173,8 +174,8 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
         ["ctx" | "context", names] => {
             let contexts = match parse_contexts(&model.contexts, names) {
                 Ok(contexts) => contexts,
-                Err(text) => {
-                    flash(model, text, true);
+                Err(error) => {
+                    flash(model, error.to_string(), true);
                     return Vec::new();
                 }
             };
@@ -200,27 +201,27 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
 
 /// The contexts of `:ctx A,B` (or `all`: every context of the kubeconfig), in the order typed,
 /// each once; the error names what is not in the kubeconfig and what is.
-fn parse_contexts(known: &[String], names: &str) -> Result<Vec<String>, String> {
+fn parse_contexts(known: &[String], names: &str) -> Result<Vec<String>, ContextsError> {
     if names == "all" {
         if known.is_empty() {
-            return Err("the kubeconfig names no context".to_owned());
+            return Err(ContextsError::NoContexts);
         }
         return Ok(known.to_vec());
     }
     let mut contexts: Vec<String> = Vec::new();
     for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         if !known.iter().any(|c| c == name) {
-            return Err(format!(
-                "no context {name:?} in the kubeconfig; contexts: {}",
-                list(known)
-            ));
+            return Err(ContextsError::Unknown {
+                name: name.to_owned(),
+                known: list(known),
+            });
         }
         if !contexts.iter().any(|c| c == name) {
             contexts.push(name.to_owned());
         }
     }
     if contexts.is_empty() {
-        return Err("name a context: :ctx NAME, :ctx A,B or :ctx all".to_owned());
+        return Err(ContextsError::NoneNamed);
     }
     Ok(contexts)
 }

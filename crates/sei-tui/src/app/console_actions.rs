@@ -5,6 +5,7 @@
 //! progress and result need nothing more (`app::jobs`, `ui::dialog` drive any `Previewed`).
 //! Adding one is its file and its line in [`REGISTERED`].
 use super::action::Form;
+use super::errors::FormError;
 use crate::actions::event::ActionKind;
 use crate::api::SeiNode;
 use crate::config::keys::KeyOverride;
@@ -25,7 +26,7 @@ pub struct ConsoleAction {
     /// The form for the node it acts on (the open node, else the selected one).
     pub form: fn(&ObjectKey, Option<&SeiNode>) -> Form,
     /// The form as an operation, or what is wrong (naming the field).
-    pub validate: fn(&Form) -> Result<SomeOperation, String>,
+    pub validate: fn(&Form) -> Result<SomeOperation, FormError>,
 }
 
 /// Every registered console action: one line each.

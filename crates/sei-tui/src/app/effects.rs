@@ -10,6 +10,7 @@ use tokio::task::JoinHandle;
 
 use super::action::{ActionRequest, Finished};
 use super::action_error::ActionError;
+use super::errors::{JournalReadError, NamespacesError, SeedProbeError, SettingSaveError};
 use super::jobs::{self, ActionEnv, ClusterEnvs, PendingActions};
 use super::model::{Cmd, Msg, SavedSetting};
 use super::watch_tasks::{ClusterScope, watch_detail, watch_scope};
@@ -28,15 +29,15 @@ use crate::ports::probe::{ProbeTarget, SeedProber};
 const PREPARE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The namespaces' names, sorted; the error says why not (forbidden, unreachable).
-async fn list_namespaces(client: kube::Client) -> Result<Vec<String>, String> {
+async fn list_namespaces(client: kube::Client) -> Result<Vec<String>, NamespacesError> {
     let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client);
     let listed = tokio::time::timeout(
         std::time::Duration::from_secs(10),
         api.list_metadata(&kube::api::ListParams::default()),
     )
     .await
-    .map_err(|_| "listing namespaces timed out after 10 s".to_owned())?
-    .map_err(|e| e.to_string())?;
+    .map_err(|_| NamespacesError::TimedOut(10))?
+    .map_err(|e| NamespacesError::List(Arc::new(e)))?;
     let mut names: Vec<String> = listed
         .items
         .into_iter()
@@ -303,14 +304,13 @@ impl Effects {
                 let journal = self.actions.as_ref().and_then(|env| env.journal.clone());
                 tokio::spawn(async move {
                     let read = tokio::task::spawn_blocking(move || match journal {
-                        Some(journal) => journal.read().map_err(|e| e.to_string()),
-                        None => Err(
-                            "no journal location (neither XDG_STATE_HOME nor HOME is set)"
-                                .to_owned(),
-                        ),
+                        Some(journal) => journal
+                            .read()
+                            .map_err(|e| JournalReadError::Read(Arc::new(e))),
+                        None => Err(JournalReadError::NoLocation),
                     })
                     .await
-                    .unwrap_or_else(|e| Err(format!("reading the journal failed: {e}")));
+                    .unwrap_or_else(|e| Err(JournalReadError::Task(Arc::new(e))));
                     let _ = tx.send(Msg::Journal(read)).await;
                 });
             }
@@ -520,7 +520,7 @@ async fn probe_seed(
     tx: mpsc::Sender<Msg>,
 ) {
     let outcome = match prober {
-        None => Err("the seed probe is not available in this console".to_owned()),
+        None => Err(SeedProbeError::Unavailable),
         Some(prober) => {
             let probe = async {
                 if target.node_id.is_none()
@@ -532,7 +532,7 @@ async fn probe_seed(
             };
             tokio::time::timeout(PROBE_DEADLINE, probe)
                 .await
-                .map_err(|_| format!("no result within {} s", PROBE_DEADLINE.as_secs()))
+                .map_err(|_| SeedProbeError::TimedOut(PROBE_DEADLINE.as_secs()))
         }
     };
     let at = jiff::Timestamp::now();
@@ -571,7 +571,7 @@ pub(crate) async fn save_setting(path: PathBuf, setting: SavedSetting, tx: mpsc:
         }
     })
     .await
-    .map_err(|e| format!("saving the config file: {e}"))
-    .and_then(|saved| saved.map_err(|e| e.to_string()));
+    .map_err(|e| SettingSaveError::Task(Arc::new(e)))
+    .and_then(|saved| saved.map_err(|e| SettingSaveError::Write(Arc::new(e))));
     let _ = tx.send(Msg::SettingSaved { setting, result }).await;
 }

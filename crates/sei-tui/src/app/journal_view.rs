@@ -1,27 +1,25 @@
 //! `:journal`: the journal of console actions in the viewer, newest first, with the filters of
 //! the `journal` command as words (`NODE`, `action:A`, `operator:T`, `since:D`, `ctx:NAME`
 //! (repeatable, as `--context`), `all`); dry runs hidden unless `all` (or `a` in the viewer).
+use super::errors::JournalFilterError;
 use super::model::Model;
 use crate::fleet::text::age;
 use crate::journal::{JournalFilter, parse_since};
 
 /// The palette's words after `journal` into a filter, or one line saying what is wrong.
-pub fn parse(words: &[&str], now: jiff::Timestamp) -> Result<JournalFilter, String> {
+pub fn parse(words: &[&str], now: jiff::Timestamp) -> Result<JournalFilter, JournalFilterError> {
     let mut filter = JournalFilter::default();
     for word in words {
         match word.split_once(':') {
-            Some(("action", name)) => {
-                filter.action = Some(crate::ops::action_kind(name).map_err(|e| e.to_string())?)
-            }
+            Some(("action", name)) => filter.action = Some(crate::ops::action_kind(name)?),
             Some(("operator" | "op", text)) => filter.operator = Some(text.to_owned()),
-            Some(("since", text)) => filter.since = Some(parse_since(text, now)?),
+            Some(("since", text)) => {
+                filter.since = Some(parse_since(text, now).map_err(JournalFilterError::Since)?)
+            }
             Some(("node", name)) => filter.node = Some(name.to_owned()),
             Some(("ctx" | "context", name)) => filter.contexts.push(name.to_owned()),
             Some((key, _)) => {
-                return Err(format!(
-                    "journal: unknown filter {key:?}; use NODE, action:A, operator:T, since:D, \
-                     ctx:NAME, all"
-                ));
+                return Err(JournalFilterError::UnknownFilter(key.to_owned()));
             }
             None if *word == "all" => filter.dry_runs = true,
             None => filter.node = Some((*word).to_owned()),
@@ -148,8 +146,11 @@ pub(crate) mod tests {
         assert!(filter.contexts.is_empty(), "every context unless asked");
         let two = parse(&["ctx:arctic-1", "context:pacific-1"], now).expect("contexts");
         assert_eq!(two.contexts, ["arctic-1", "pacific-1"]);
-        assert!(parse(&["colour:red"], now).is_err_and(|e| e.contains("ctx:NAME")));
-        assert!(parse(&["action:deploy"], now).is_err_and(|e| e.contains("actions: rollout")));
+        assert!(parse(&["colour:red"], now).is_err_and(|e| e.to_string().contains("ctx:NAME")));
+        assert!(
+            parse(&["action:deploy"], now)
+                .is_err_and(|e| e.to_string().contains("actions: rollout"))
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod command;
 pub mod console_actions;
 pub mod doctor;
 pub mod effects;
+pub mod errors;
 mod health;
 pub mod jobs;
 pub mod journal_view;

@@ -17,6 +17,7 @@ use crate::kube::watches::WatchKind;
 use crate::ports::probe::{ProbeOutcome, ProbeTarget};
 
 use super::action::{ActionFlow, ActionPreview, ActionRequest, Finished, ProgressLine};
+use super::errors::{JournalReadError, NamespacesError, SeedProbeError, SettingSaveError};
 use super::settings::{FlagOverrides, Settings};
 use crate::actions::event::ActionKind;
 use crate::config::{ExecutorMode, LoadedConfig};
@@ -156,9 +157,9 @@ pub enum Msg {
         report: ServerReport,
     },
     /// The namespaces of the current context (or why they could not be listed).
-    Namespaces(Result<Vec<String>, String>),
+    Namespaces(Result<Vec<String>, NamespacesError>),
     /// The journal file as read for `:journal` (or why it could not be).
-    Journal(Result<crate::journal::JournalContents, String>),
+    Journal(Result<crate::journal::JournalContents, JournalReadError>),
     /// Lines of the logs stream started at `epoch`.
     LogLines {
         epoch: u64,
@@ -172,13 +173,13 @@ pub enum Msg {
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
-        result: Result<(), String>,
+        result: Result<(), SettingSaveError>,
     },
     /// An outside probe of seed `key` ended at `at` (`Err`: it could not run).
     SeedProbed {
         key: ObjectKey,
         at: Timestamp,
-        outcome: Result<ProbeOutcome, String>,
+        outcome: Result<ProbeOutcome, SeedProbeError>,
     },
     /// A read of node `key`'s RPC ended.
     HealthRead {
@@ -376,9 +377,9 @@ pub struct Model {
     /// Where the platform config comes from, for the fix beside a render failure.
     pub platform_source: Option<crate::actions::render_fix::PlatformSource>,
     /// The cluster's namespaces for `:ns`, once listed (`Err`: why they could not be).
-    pub namespaces: Option<Result<Vec<String>, String>>,
+    pub namespaces: Option<Result<Vec<String>, NamespacesError>>,
     /// The journal as last read for `:journal` (`None`: being read).
-    pub journal: Option<Result<crate::journal::JournalContents, String>>,
+    pub journal: Option<Result<crate::journal::JournalContents, JournalReadError>>,
     pub next_action_id: u64,
     pub scope_epoch: u64,
     pub detail_epoch: u64,

@@ -3,6 +3,7 @@
 //! decides, the effects dial in a task and report back through `Msg::SeedProbed`.
 use jiff::{SignedDuration, Timestamp};
 
+use super::errors::SeedProbeError;
 use super::model::{Cmd, Flash, Model, Screen};
 use crate::api::NodeMode;
 use crate::fleet::probe::{ProbeRecord, SeedProbe};
@@ -20,13 +21,12 @@ fn running(model: &Model) -> usize {
 }
 
 /// Marks `key` as being probed and asks the effects to dial; `Err` says why it cannot be.
-fn start(model: &mut Model, key: &ObjectKey) -> Result<Cmd, String> {
+fn start(model: &mut Model, key: &ObjectKey) -> Result<Cmd, SeedProbeError> {
     let node = model
         .fleet
         .node(key)
-        .ok_or_else(|| format!("{} is gone", key.name))?;
-    let mut target =
-        probe_target(node, model.fleet.node_id(key), None).map_err(|e| e.to_string())?;
+        .ok_or_else(|| SeedProbeError::Gone(key.name.to_string()))?;
+    let mut target = probe_target(node, model.fleet.node_id(key), None)?;
     // A seed never rendered: its render failure, when the fleet has it, is why no pod answers.
     let render_failure = model
         .fleet
@@ -69,7 +69,7 @@ pub fn probe_now(model: &mut Model) -> Vec<Cmd> {
                 false,
                 vec![cmd],
             ),
-            Err(why) => (why, true, Vec::new()),
+            Err(why) => (why.to_string(), true, Vec::new()),
         }
     };
     model.flash = Some(Flash { text, error });
@@ -119,7 +119,7 @@ pub fn on_probed(
     model: &mut Model,
     key: &ObjectKey,
     at: Timestamp,
-    outcome: Result<ProbeOutcome, String>,
+    outcome: Result<ProbeOutcome, SeedProbeError>,
 ) {
     if model.fleet.node(key).is_none() {
         return;

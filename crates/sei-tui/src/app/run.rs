@@ -11,6 +11,7 @@ use jiff::Timestamp;
 use tokio::sync::mpsc;
 
 use super::effects::Effects;
+use super::errors::{ConnectionError, RunError};
 use super::jobs::{ActionEnv, default_driver_config};
 use super::model::{Model, Msg, Scope};
 use super::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, handle_batch, holds_data, next};
@@ -127,7 +128,7 @@ pub fn key_from_crossterm(event: crossterm::event::KeyEvent) -> Option<Key> {
 
 /// Runs the console until the user quits. Connection errors before the first frame are
 /// returned (printed as one line); after that, errors show on screen and never end the loop.
-pub async fn run(options: RunOptions) -> Result<(), String> {
+pub async fn run(options: RunOptions) -> Result<(), RunError> {
     // The first context connects before the terminal opens (a bad kubeconfig is one line);
     // the others connect in their own watch tasks, so one unreachable cluster never holds
     // the console back.
@@ -136,7 +137,7 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
         options.contexts.first().map(String::as_str),
     )
     .await
-    .map_err(|e| e.to_string())?;
+    .map_err(ConnectionError::Connect)?;
     let namespace = if options.all_namespaces {
         None
     } else {
@@ -196,9 +197,7 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
     if guard.is_read_only()
         && let Some(config) = conn.kube_config.clone()
     {
-        conn.client = guard
-            .client(config)
-            .map_err(|e| format!("cannot create Kubernetes client: {e}"))?;
+        conn.client = guard.client(config).map_err(ConnectionError::Client)?;
     }
     let mut env = options.actions.clone().env(conn.kube_config.clone());
     env.read_only = guard.hint();
@@ -212,7 +211,7 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
         effects = effects.with_platform_config_map(options.actions.controller_namespace.clone());
     }
 
-    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    let mut terminal = ratatui::try_init().map_err(RunError::OpenTerminal)?;
     let _guard = TerminalGuard;
     if let Ok(size) = terminal.size() {
         model.size = (size.width, size.height);
@@ -254,7 +253,7 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
             model.refresh_views();
             let draw = options.draw;
             if let Err(e) = terminal.draw(|frame| draw(&model, options.no_color, frame)) {
-                break Err(format!("cannot draw: {e}"));
+                break Err(RunError::Draw(e));
             }
             model.dirty = false;
             pacer.drawn(Instant::now());
@@ -274,7 +273,7 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
         let first = match next(&pacer, model.dirty, held, &mut input_rx, &mut rx).await {
             Next::Handle(msg) => msg,
             Next::Draw => continue,
-            Next::Closed => break Err("input closed".to_owned()),
+            Next::Closed => break Err(RunError::InputClosed),
         };
         handle_batch(
             &mut model,
@@ -298,7 +297,7 @@ pub async fn run(options: RunOptions) -> Result<(), String> {
 
 /// `ctrl-z`: gives the terminal back, stops the process as a shell's job control expects, and
 /// takes the terminal again when resumed (`fg`).
-fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), String> {
+fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), RunError> {
     ratatui::restore();
     // SAFETY: raise only sends SIGTSTP to this process; the default action stops it until
     // SIGCONT, and nothing here holds a lock across the call.
@@ -308,20 +307,19 @@ fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), String> {
     }
     // The terminal is taken back by hand: a new ratatui terminal would query the cursor
     // position, and the input task reading events would swallow the answer.
-    crossterm::terminal::enable_raw_mode()
-        .map_err(|e| format!("cannot take the terminal back: {e}"))?;
+    crossterm::terminal::enable_raw_mode().map_err(RunError::TakeBack)?;
     crossterm::execute!(
         std::io::stdout(),
         crossterm::terminal::EnterAlternateScreen,
         crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
     )
-    .map_err(|e| format!("cannot take the terminal back: {e}"))?;
+    .map_err(RunError::TakeBack)?;
     // A blank frame makes ratatui's last frame match the cleared screen, so the next draw
     // writes every cell (`Terminal::clear` would query the cursor too).
     terminal
         .draw(|frame| frame.render_widget(ratatui::widgets::Clear, frame.area()))
         .map(|_| ())
-        .map_err(|e| format!("cannot redraw after resuming: {e}"))
+        .map_err(RunError::Redraw)
 }
 
 async fn read_terminal(tx: mpsc::Sender<Msg>) {

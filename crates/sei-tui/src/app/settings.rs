@@ -61,7 +61,7 @@ impl Settings {
 pub(super) fn on_setting_saved(
     model: &mut Model,
     setting: &SavedSetting,
-    result: Result<(), String>,
+    result: Result<(), super::errors::SettingSaveError>,
 ) {
     let what = match setting {
         SavedSetting::Theme(theme) => format!("theme {}", theme.name()),
@@ -73,7 +73,7 @@ pub(super) fn on_setting_saved(
     match result {
         Err(error) => {
             model.flash = Some(Flash {
-                text: error,
+                text: error.to_string(),
                 error: true,
             });
             model.dirty = true;

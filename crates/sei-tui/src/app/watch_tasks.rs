@@ -10,6 +10,7 @@ use kube::api::Api;
 use tokio::sync::{mpsc, watch};
 
 use super::effects::Connections;
+use super::errors::ConnectionError;
 use super::model::Msg;
 use crate::api::SeiNode;
 use crate::fleet::FleetDelta;
@@ -64,16 +65,12 @@ async fn connect_guarded(
     kubeconfig: Option<&std::path::Path>,
     context: &str,
     guard: MutationGuard,
-) -> Result<Connection, String> {
-    let mut conn = connect(kubeconfig, Some(context))
-        .await
-        .map_err(|e| e.to_string())?;
+) -> Result<Connection, ConnectionError> {
+    let mut conn = connect(kubeconfig, Some(context)).await?;
     if guard.is_read_only()
         && let Some(config) = conn.kube_config.clone()
     {
-        conn.client = guard
-            .client(config)
-            .map_err(|e| format!("cannot create Kubernetes client: {e}"))?;
+        conn.client = guard.client(config).map_err(ConnectionError::Client)?;
     }
     Ok(conn)
 }
@@ -98,8 +95,9 @@ pub(super) async fn watch_scope(
                 conn
             }
             Err(error) => {
+                // The watch's report is the ports' vocabulary: the error's words.
                 let report = WatchReport::Failed {
-                    error,
+                    error: error.to_string(),
                     forbidden: false,
                 };
                 let _ = tx
