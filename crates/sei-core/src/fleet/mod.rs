@@ -12,6 +12,7 @@ pub mod fleets;
 pub mod health;
 mod health_store;
 pub use health_store::{chain_tops, verdict_of};
+pub mod pod_warnings;
 pub mod probe;
 pub mod rows;
 /// Sample objects for the tests of every crate and the benches; not in the shipped binary.
@@ -23,6 +24,8 @@ pub mod symbols;
 pub mod text;
 pub mod verdict;
 
+#[cfg(test)]
+mod pod_warning_tests;
 #[cfg(test)]
 mod relist_tests;
 #[cfg(test)]
@@ -50,6 +53,10 @@ pub enum FleetDelta {
     Node(Delta<SeiNode>),
     /// Events whose involved object is a SeiNode.
     NodeEvent(Delta<Event>),
+    /// Warning events whose involved object is a Pod (kept: those of the SeiNodes' pods).
+    PodWarning(Delta<Event>),
+    /// The SeiNodes' pods, fleet-wide (slimmed: what judges their Warnings stale).
+    NodePod(Delta<Pod>),
     /// The selected node's StatefulSet.
     StatefulSet(Delta<StatefulSet>),
     /// The selected node's Pods.
@@ -84,6 +91,12 @@ pub struct Fleet {
     /// them back or print them as the object (fetch it from the API server for that).
     pub nodes: Store<SeiNode>,
     pub node_events: Store<Event>,
+    /// The Warning events of the SeiNodes' pods (`<node>-0`), slimmed by
+    /// `pod_warnings::slim_pod_event`.
+    pub pod_warnings: Store<Event>,
+    /// Every SeiNode's pod, slimmed by `pod_warnings::slim_pod` (the node screen's full pods
+    /// are `pods`).
+    pub node_pods: Store<Pod>,
     pub statefulsets: Store<StatefulSet>,
     pub pods: Store<Pod>,
     pub detail_events: Store<Event>,
@@ -95,6 +108,8 @@ pub struct Fleet {
     /// Each node's readings of its RPC (chain health), kept across screens (`health_store`).
     health: BTreeMap<ObjectKey, crate::chain::NodeHealth>,
     event_index: EventIndex,
+    /// Which pod Warning is about which node (by the pod's name `<node>-0`).
+    pod_warning_index: EventIndex,
     /// Boxed: the map's nodes are often half full, and a row is 424 bytes.
     rows: BTreeMap<ObjectKey, Box<FleetRow>>,
     widths: columns::CellWidths,
@@ -131,6 +146,8 @@ impl Fleet {
         Fleet {
             nodes: Store::in_context(&context),
             node_events: Store::in_context(&context),
+            pod_warnings: Store::in_context(&context),
+            node_pods: Store::in_context(&context),
             statefulsets: Store::in_context(&context),
             pods: Store::in_context(&context),
             detail_events: Store::in_context(&context),
@@ -157,6 +174,26 @@ impl Fleet {
                 self.apply_node(delta);
             }
             FleetDelta::NodeEvent(delta) => self.apply_node_event(delta),
+            FleetDelta::PodWarning(delta) => self.apply_pod_warning(delta),
+            FleetDelta::NodePod(mut delta) => {
+                if let Delta::Applied(pod) | Delta::RelistItem(pod) = &mut delta {
+                    pod_warnings::slim_pod(pod);
+                }
+                let dropped = match self.node_pods.apply(delta) {
+                    Change::Nothing => return,
+                    Change::One(key) => vec![key],
+                    Change::Dropped(keys) => {
+                        self.bump();
+                        keys
+                    }
+                };
+                for pod in dropped {
+                    if let Some(node) = pod_warnings::node_of_pod(&pod.name) {
+                        let node = ObjectKey::new(pod.namespace.clone(), node);
+                        self.refresh_pod_warning(&node.in_context(&self.context));
+                    }
+                }
+            }
             FleetDelta::StatefulSet(delta) => {
                 let change = self.statefulsets.apply(delta);
                 self.bump_if(change);
@@ -246,6 +283,69 @@ impl Fleet {
         }
     }
 
+    fn apply_pod_warning(&mut self, mut delta: Delta<Event>) {
+        let mut touched = BTreeSet::new();
+        if let Delta::Applied(event) | Delta::RelistItem(event) = &mut delta {
+            let pod = involved_key(event);
+            // Only the Warnings of a SeiNode's pod are kept: the rest of the namespace's pods
+            // cost no memory here (a relist drops what it did not keep).
+            let Some(node) = pod_warnings::node_of_pod(&pod.name)
+                .filter(|_| events::is_warning(event))
+                .map(|node| ObjectKey::new(pod.namespace.clone(), node).in_context(&self.context))
+            else {
+                return;
+            };
+            pod_warnings::slim_pod_event(event);
+            if let Some(old) = self
+                .pod_warning_index
+                .insert(self.pod_warnings.key_of(event.as_ref()), node.clone())
+            {
+                touched.insert(old);
+            }
+            touched.insert(node);
+        }
+        let dropped = match self.pod_warnings.apply(delta) {
+            Change::Nothing => return,
+            Change::One(key) => vec![key],
+            Change::Dropped(keys) => {
+                self.bump();
+                keys
+            }
+        };
+        for event_key in dropped {
+            if self.pod_warnings.get(&event_key).is_none()
+                && let Some(node) = self.pod_warning_index.remove(&event_key)
+            {
+                touched.insert(node);
+            }
+        }
+        for key in touched {
+            self.refresh_pod_warning(&key);
+        }
+    }
+
+    /// Judges the pod Warnings of the node `key` again (its pod or their events changed).
+    fn refresh_pod_warning(&mut self, key: &ObjectKey) {
+        let Some(row) = self.rows.get_mut(key) else {
+            return;
+        };
+        let event = live_pod_warning_of(
+            key,
+            &self.pod_warning_index,
+            &self.pod_warnings,
+            &self.node_pods,
+        );
+        // Counted out as it was, in again as it is (the same counts when nothing changed).
+        self.counts.remove(row);
+        let changed = row.set_pod_warning(event);
+        self.counts.add(row);
+        if changed {
+            self.widths.grow(row);
+            let row_key = row.key.clone();
+            self.log_row_change(row_key);
+        }
+    }
+
     /// Rebuilds the row of `key` from the stored node and its events, in place when the row
     /// exists (its strings keep their allocations).
     fn refresh_row(&mut self, key: &ObjectKey) {
@@ -257,6 +357,12 @@ impl Fleet {
                     .filter_map(|event_key| self.node_events.get(event_key));
                 let default_sidecar_image = self.default_sidecar_image.as_deref();
                 let mark = self.seed_probes.get(key).and_then(probe::SeedProbe::mark);
+                let pod_warning = live_pod_warning_of(
+                    key,
+                    &self.pod_warning_index,
+                    &self.pod_warnings,
+                    &self.node_pods,
+                );
                 let row = match self.rows.get_mut(key) {
                     Some(row) => {
                         self.counts.remove(row);
@@ -268,6 +374,7 @@ impl Fleet {
                         self.rows.entry(key.clone()).or_insert(Box::new(row))
                     }
                 };
+                row.set_pod_warning(pod_warning);
                 if row.probe_mark != mark {
                     row.probe_mark = mark;
                     row.rejudge();
@@ -389,6 +496,9 @@ impl Fleet {
         self.nodes.clear();
         self.node_events.clear();
         self.event_index.clear();
+        self.pod_warnings.clear();
+        self.node_pods.clear();
+        self.pod_warning_index.clear();
         self.rows.clear();
         self.counts = sort::Counts::default();
         self.seed_probes.clear();
@@ -433,6 +543,8 @@ impl Fleet {
         let stores = [
             ("SeiNode", self.nodes.skipped().collect::<Vec<_>>()),
             ("Event", self.node_events.skipped().collect()),
+            ("Event", self.pod_warnings.skipped().collect()),
+            ("Pod", self.node_pods.skipped().collect()),
             ("StatefulSet", self.statefulsets.skipped().collect()),
             ("Pod", self.pods.skipped().collect()),
             ("Event", self.detail_events.skipped().collect()),
@@ -458,6 +570,24 @@ impl Fleet {
     pub fn rows_revision(&self) -> u64 {
         self.rows_revision
     }
+}
+
+/// The live Warning of the pod of node `key` among the pod Warnings `index` files under it,
+/// judged against that pod as `pods` hold it now.
+fn live_pod_warning_of<'a>(
+    key: &ObjectKey,
+    index: &EventIndex,
+    warnings: &'a Store<Event>,
+    pods: &Store<Pod>,
+) -> Option<&'a Event> {
+    let pod_key = ObjectKey {
+        name: pod_warnings::pod_of_node(&key.name).into(),
+        ..key.clone()
+    };
+    let events = index
+        .events_of(key)
+        .filter_map(|event_key| warnings.get(event_key));
+    pod_warnings::live_pod_warning(events, pods.get(&pod_key))
 }
 
 /// Drops from a SeiNode what neither the fleet rows nor the node screen read and what costs the
