@@ -89,7 +89,10 @@ async fn get_reports_a_running_node_whose_pod_cannot_be_scheduled_until_the_pod_
     );
     assert_eq!(sick["verdict"]["healthy"], false, "{sick}");
     assert_eq!(sick["verdict"]["severity"], "warning", "{sick}");
-    assert_eq!(sick["verdict"]["problems"][0]["kind"], "pod-warning", "{sick}");
+    assert_eq!(
+        sick["verdict"]["problems"][0]["kind"], "pod-warning",
+        "{sick}"
+    );
     assert_eq!(
         sick["verdict"]["problems"][0]["text"], "pod FailedScheduling",
         "{sick}"
@@ -144,7 +147,12 @@ async fn get_reports_a_running_node_whose_pod_cannot_be_scheduled_until_the_pod_
     })
     .await;
     assert!(
-        !events.list(&failed_scheduling).await.expect("events").items.is_empty(),
+        !events
+            .list(&failed_scheduling)
+            .await
+            .expect("events")
+            .items
+            .is_empty(),
         "the event is still there: only the pod's present state outlives it"
     );
     let well = row(&rows(&ns.name).await, "full-1");
