@@ -1,8 +1,10 @@
 //! Issue 27, point 8 on the real control plane: a Running SeiNode whose pod the real
 //! kube-scheduler cannot place (a node pool no Node has) reaches `get` through the pod's real
 //! FailedScheduling event: the pod's warning in the JSON and the wide MESSAGE, the verdict `▲`
-//! (a warning, not a failure) in the HEALTH column, and `--filter warning`; once another pod of
-//! that name stands there (Running on a kwok Node), the event is outlived and no longer counted.
+//! (a warning, not a failure) in the HEALTH column, and `--filter warning`; the live console's
+//! watches bring it to the fleet row (`▲ Running`, the pod's warning under LAST WARNING). Once
+//! another pod of that name stands there (Running on a kwok Node), the event is outlived and no
+//! longer counted, in `get` and on the console's screen.
 
 use std::time::Duration;
 
@@ -10,8 +12,12 @@ use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::api::{DeleteParams, ListParams, PostParams};
 use serde_json::{Value, json};
 
+use sei_console::app::model::WatchState;
+use sei_console::kube::watches::WatchKind;
+
 use crate::common::console::{cli, node_reported_running};
 use crate::common::{TestNamespace, platform_value, wait_for};
+use crate::console::Console;
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 
@@ -56,7 +62,7 @@ fn pod_in_pool(pool: &str) -> Pod {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn get_reports_a_running_node_whose_pod_cannot_be_scheduled_until_the_pod_outlives_it() {
+async fn get_and_the_console_report_a_running_node_whose_pod_cannot_be_scheduled_until_outlived() {
     let ns = TestNamespace::new("pod-warning").await;
     node_reported_running(&ns, "full-0", IMAGE).await;
     node_reported_running(&ns, "full-1", IMAGE).await;
@@ -125,6 +131,32 @@ async fn get_reports_a_running_node_whose_pod_cannot_be_scheduled_until_the_pod_
         "a pod warning is not a failure"
     );
 
+    // The console, through its own watches (Events of Pods of type Warning, the SeiNodes' pods).
+    let mut console = Console::start(&ns);
+    let row_of = |screen: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains("full-1 "))
+            .map(str::to_owned)
+            .unwrap_or_default()
+    };
+    let screen = console
+        .until(
+            "full-1 marked by its pod's FailedScheduling",
+            |m, screen| {
+                m.watch_state(m.scope.context(), WatchKind::PodWarnings) == Some(&WatchState::Live)
+                    && row_of(screen).contains("Pod full-1-0: FailedScheduling")
+            },
+        )
+        .await;
+    assert!(row_of(&screen).contains("▲ Running"), "{screen}");
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("full-0 ") && l.contains("● Running")),
+        "{screen}"
+    );
+
     // The StatefulSet would create the pod again: another pod of the name, in a real pool, that
     // the scheduler places and kwok runs. The FailedScheduling of the first is outlived.
     pods.delete("full-1-0", &DeleteParams::default().grace_period(0))
@@ -155,6 +187,15 @@ async fn get_reports_a_running_node_whose_pod_cannot_be_scheduled_until_the_pod_
             .is_empty(),
         "the event is still there: only the pod's present state outlives it"
     );
+    console
+        .until(
+            "the console drops the outlived FailedScheduling",
+            |_, screen| {
+                let line = row_of(screen);
+                !line.is_empty() && !line.contains("FailedScheduling")
+            },
+        )
+        .await;
     let well = row(&rows(&ns.name).await, "full-1");
     assert_eq!(well["podWarning"], Value::Null, "{well}");
     // What is left is the Running pod's own story (no seid answers its RPC here), not the
