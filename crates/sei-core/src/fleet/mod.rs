@@ -11,6 +11,7 @@ pub mod filter;
 pub mod fleets;
 pub mod health;
 mod health_store;
+mod pod_warning_store;
 pub use health_store::{chain_tops, verdict_of};
 pub mod pod_warnings;
 pub mod probe;
@@ -175,25 +176,7 @@ impl Fleet {
             }
             FleetDelta::NodeEvent(delta) => self.apply_node_event(delta),
             FleetDelta::PodWarning(delta) => self.apply_pod_warning(delta),
-            FleetDelta::NodePod(mut delta) => {
-                if let Delta::Applied(pod) | Delta::RelistItem(pod) = &mut delta {
-                    pod_warnings::slim_pod(pod);
-                }
-                let dropped = match self.node_pods.apply(delta) {
-                    Change::Nothing => return,
-                    Change::One(key) => vec![key],
-                    Change::Dropped(keys) => {
-                        self.bump();
-                        keys
-                    }
-                };
-                for pod in dropped {
-                    if let Some(node) = pod_warnings::node_of_pod(&pod.name) {
-                        let node = ObjectKey::new(pod.namespace.clone(), node);
-                        self.refresh_pod_warning(&node.in_context(&self.context));
-                    }
-                }
-            }
+            FleetDelta::NodePod(delta) => self.apply_node_pod(delta),
             FleetDelta::StatefulSet(delta) => {
                 let change = self.statefulsets.apply(delta);
                 self.bump_if(change);
@@ -283,69 +266,6 @@ impl Fleet {
         }
     }
 
-    fn apply_pod_warning(&mut self, mut delta: Delta<Event>) {
-        let mut touched = BTreeSet::new();
-        if let Delta::Applied(event) | Delta::RelistItem(event) = &mut delta {
-            let pod = involved_key(event);
-            // Only the Warnings of a SeiNode's pod are kept: the rest of the namespace's pods
-            // cost no memory here (a relist drops what it did not keep).
-            let Some(node) = pod_warnings::node_of_pod(&pod.name)
-                .filter(|_| events::is_warning(event))
-                .map(|node| ObjectKey::new(pod.namespace.clone(), node).in_context(&self.context))
-            else {
-                return;
-            };
-            pod_warnings::slim_pod_event(event);
-            if let Some(old) = self
-                .pod_warning_index
-                .insert(self.pod_warnings.key_of(event.as_ref()), node.clone())
-            {
-                touched.insert(old);
-            }
-            touched.insert(node);
-        }
-        let dropped = match self.pod_warnings.apply(delta) {
-            Change::Nothing => return,
-            Change::One(key) => vec![key],
-            Change::Dropped(keys) => {
-                self.bump();
-                keys
-            }
-        };
-        for event_key in dropped {
-            if self.pod_warnings.get(&event_key).is_none()
-                && let Some(node) = self.pod_warning_index.remove(&event_key)
-            {
-                touched.insert(node);
-            }
-        }
-        for key in touched {
-            self.refresh_pod_warning(&key);
-        }
-    }
-
-    /// Judges the pod Warnings of the node `key` again (its pod or their events changed).
-    fn refresh_pod_warning(&mut self, key: &ObjectKey) {
-        let Some(row) = self.rows.get_mut(key) else {
-            return;
-        };
-        let event = live_pod_warning_of(
-            key,
-            &self.pod_warning_index,
-            &self.pod_warnings,
-            &self.node_pods,
-        );
-        // Counted out as it was, in again as it is (the same counts when nothing changed).
-        self.counts.remove(row);
-        let changed = row.set_pod_warning(event);
-        self.counts.add(row);
-        if changed {
-            self.widths.grow(row);
-            let row_key = row.key.clone();
-            self.log_row_change(row_key);
-        }
-    }
-
     /// Rebuilds the row of `key` from the stored node and its events, in place when the row
     /// exists (its strings keep their allocations).
     fn refresh_row(&mut self, key: &ObjectKey) {
@@ -357,7 +277,7 @@ impl Fleet {
                     .filter_map(|event_key| self.node_events.get(event_key));
                 let default_sidecar_image = self.default_sidecar_image.as_deref();
                 let mark = self.seed_probes.get(key).and_then(probe::SeedProbe::mark);
-                let pod_warning = live_pod_warning_of(
+                let pod_warning = pod_warning_store::live_pod_warning_of(
                     key,
                     &self.pod_warning_index,
                     &self.pod_warnings,
@@ -570,24 +490,6 @@ impl Fleet {
     pub fn rows_revision(&self) -> u64 {
         self.rows_revision
     }
-}
-
-/// The live Warning of the pod of node `key` among the pod Warnings `index` files under it,
-/// judged against that pod as `pods` hold it now.
-fn live_pod_warning_of<'a>(
-    key: &ObjectKey,
-    index: &EventIndex,
-    warnings: &'a Store<Event>,
-    pods: &Store<Pod>,
-) -> Option<&'a Event> {
-    let pod_key = ObjectKey {
-        name: pod_warnings::pod_of_node(&key.name).into(),
-        ..key.clone()
-    };
-    let events = index
-        .events_of(key)
-        .filter_map(|event_key| warnings.get(event_key));
-    pod_warnings::live_pod_warning(events, pods.get(&pod_key))
 }
 
 /// Drops from a SeiNode what neither the fleet rows nor the node screen read and what costs the
