@@ -107,6 +107,9 @@ pub(super) fn live_pod_warning_of<'a>(
     warnings: &'a Store<Event>,
     pods: &Store<Pod>,
 ) -> Option<&'a Event> {
+    // Most nodes' pods have no Warning: their row refreshes (every status delta) allocate
+    // nothing here.
+    index.events_of(key).next()?;
     let pod_key = ObjectKey {
         name: pod_warnings::pod_of_node(&key.name).into(),
         ..key.clone()
