@@ -173,18 +173,43 @@ pub async fn fleet(
         "events",
         url,
     );
-    let (nodes, events) = tokio::join!(nodes, events);
+    let pod_warnings = list_all(
+        &event_api,
+        fleet_params(WatchKind::PodWarnings),
+        "events",
+        url,
+    );
+    let pod_api = api::<Pod>(conn, namespace);
+    let pods = list_all(&pod_api, fleet_params(WatchKind::NodePods), "pods", url);
+    let (nodes, events, pod_warnings, pods) = tokio::join!(nodes, events, pod_warnings, pods);
     let mut fleet = Fleet::in_context(&conn.context, default_sidecar_image);
     relist(&mut fleet, nodes?, FleetDelta::Node);
-    // Events are context, not the subject: without permission, show nodes anyway.
+    // Events and pods are context, not the subject: without permission, show nodes anyway.
     match events {
         Ok(events) => relist(&mut fleet, events, FleetDelta::NodeEvent),
         Err(err) => tracing::warn!(error = %err, "events not listed"),
+    }
+    match pod_warnings {
+        Ok(events) => relist(&mut fleet, events, FleetDelta::PodWarning),
+        Err(err) => tracing::warn!(error = %err, "pod Warning events not listed"),
+    }
+    match pods {
+        Ok(pods) => relist(&mut fleet, pods, FleetDelta::NodePod),
+        Err(err) => tracing::warn!(error = %err, "pods not listed"),
     }
     Ok(fleet)
 }
 
 pub use crate::fleet::describe::Unavailable;
+
+/// The decoded items of a list (an undecodable one is named once, by the list that shows it).
+fn decoded<K: Clone>(items: &[Lenient<K>]) -> Vec<Lenient<K>> {
+    items
+        .iter()
+        .filter(|item| matches!(item, Lenient::Decoded(_)))
+        .cloned()
+        .collect()
+}
 
 /// One node's objects as `describe` reads them, with the sections it could not read.
 #[derive(Debug)]
@@ -279,6 +304,10 @@ pub async fn node(
             lookup,
         });
     }
+    // The row's pod Warning (WARNING, verdict) from the same lists, as the fleet's watches
+    // would give it: the pod's Warnings, judged against the pod.
+    relist(&mut fleet, decoded(&pods), FleetDelta::NodePod);
+    relist(&mut fleet, decoded(&pod_events), FleetDelta::PodWarning);
     relist(&mut fleet, events, FleetDelta::NodeEvent);
     relist(&mut fleet, statefulsets, FleetDelta::StatefulSet);
     relist(&mut fleet, pods, FleetDelta::Pod);

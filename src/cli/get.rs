@@ -67,6 +67,15 @@ pub struct WarningJson {
     pub count: i32,
 }
 
+/// `podWarning` of the JSON output: the live Warning of the node's pod.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PodWarningJson {
+    pub pod: String,
+    pub reason: String,
+    pub message: String,
+    pub count: i32,
+}
+
 /// One SeiNode of `get -o json|yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -84,6 +93,9 @@ pub struct GetItem {
     pub plan: Option<PlanJson>,
     pub conditions: Vec<ConditionJson>,
     pub last_warning: Option<WarningJson>,
+    /// The latest Warning event of the node's pod `<node>-0` its present state has not
+    /// outlived (FailedScheduling of a pod still unscheduled, …).
+    pub pod_warning: Option<PodWarningJson>,
     /// The node's RPC as read now (`null` for seeds: they serve none).
     pub chain_health: Option<HealthJson>,
     /// The health verdict every screen shows (`fleet::verdict`).
@@ -138,6 +150,12 @@ impl GetItem {
                 })
                 .collect(),
             last_warning: row.last_warning.as_ref().map(|w| WarningJson {
+                reason: w.reason.clone(),
+                message: w.message.clone(),
+                count: w.count,
+            }),
+            pod_warning: row.pod_warning.as_ref().map(|w| PodWarningJson {
+                pod: w.pod.clone().unwrap_or_default(),
                 reason: w.reason.clone(),
                 message: w.message.clone(),
                 count: w.count,
@@ -237,11 +255,9 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         if wide {
             cells.push(row.health.map_or("-".to_owned(), |h| h.cell(now)));
             cells.push(row.current_image.clone().unwrap_or_else(|| "-".to_owned()));
-            cells.push(
-                row.last_warning
-                    .as_ref()
-                    .map_or("-".to_owned(), |w| w.message.clone()),
-            );
+            cells.push(row.warning().map_or("-".to_owned(), |w| {
+                format!("{}{}", w.object_prefix(), w.message)
+            }));
         }
         lines.push(cells);
     }

@@ -349,6 +349,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
             "plan",
             "conditions",
             "lastWarning",
+            "podWarning",
             "chainHealth",
             "verdict"
         ]

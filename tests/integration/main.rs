@@ -35,6 +35,7 @@ mod multi_cluster_rollout;
 mod pause;
 mod peers;
 mod platform_sidecar;
+mod pod_warning;
 mod port_forward;
 mod preview_statefulset;
 mod pty_console;

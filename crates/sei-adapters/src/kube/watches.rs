@@ -9,6 +9,8 @@ use kube::runtime::watcher;
 pub enum WatchKind {
     Nodes,
     NodeEvents,
+    PodWarnings,
+    NodePods,
     StatefulSet,
     Pods,
     DetailEvents,
@@ -31,6 +33,8 @@ pub enum Selector {
     Fields(&'static str),
     /// Objects whose label of this key is the node's name.
     NodeLabel(&'static str),
+    /// Objects matching this label selector.
+    Labels(&'static str),
 }
 
 /// One row of [`WATCHES`].
@@ -47,7 +51,7 @@ pub struct WatchSpec {
 
 /// Every watch of the console, in [`WatchKind`] order. Events need one watch per involved kind
 /// because a field selector matches one kind, and each watch's relist replaces only its own store.
-pub const WATCHES: [WatchSpec; 6] = [
+pub const WATCHES: [WatchSpec; 8] = [
     WatchSpec {
         kind: WatchKind::Nodes,
         resource: "seinodes",
@@ -61,6 +65,24 @@ pub const WATCHES: [WatchSpec; 6] = [
         scope: WatchScope::Fleet,
         selector: Selector::Fields("involvedObject.kind=SeiNode"),
         one_node: Some("involvedObject.name={node}"),
+    },
+    WatchSpec {
+        kind: WatchKind::PodWarnings,
+        resource: "events (Pod Warning)",
+        scope: WatchScope::Fleet,
+        // The fleet's WARNING column and verdict read the pods' Warnings (FailedScheduling, …);
+        // the store keeps those of a SeiNode's pod `<node>-0` only.
+        selector: Selector::Fields("involvedObject.kind=Pod,type=Warning"),
+        one_node: Some("involvedObject.name={node}-0"),
+    },
+    WatchSpec {
+        kind: WatchKind::NodePods,
+        resource: "pods (SeiNodes')",
+        scope: WatchScope::Fleet,
+        // Every pod the controller labels with its node; slimmed in the store to what judges a
+        // pod Warning outlived (scheduled since, Ready since, another pod of the name).
+        selector: Selector::Labels(crate::render::NODE_LABEL),
+        one_node: Some("metadata.name={node}-0"),
     },
     WatchSpec {
         kind: WatchKind::StatefulSet,
@@ -174,6 +196,10 @@ impl WatchSpec {
                 fields: None,
                 labels: Some(format!("{key}={}", node.unwrap_or_default())),
             },
+            Selector::Labels(selector) => Selection {
+                fields: None,
+                labels: Some(selector.to_owned()),
+            },
         };
         if let (Some(_), Some(narrow)) = (node, self.one_node) {
             let narrow = fill(narrow);
@@ -223,6 +249,25 @@ mod tests {
                 Some("a"),
                 Some("involvedObject.kind=SeiNode,involvedObject.name=a"),
                 None,
+            ),
+            (
+                WatchKind::PodWarnings,
+                None,
+                Some("involvedObject.kind=Pod,type=Warning"),
+                None,
+            ),
+            (
+                WatchKind::PodWarnings,
+                Some("a"),
+                Some("involvedObject.kind=Pod,type=Warning,involvedObject.name=a-0"),
+                None,
+            ),
+            (WatchKind::NodePods, None, None, Some("sei.io/node")),
+            (
+                WatchKind::NodePods,
+                Some("a"),
+                Some("metadata.name=a-0"),
+                Some("sei.io/node"),
             ),
             (
                 WatchKind::StatefulSet,

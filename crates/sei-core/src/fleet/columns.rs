@@ -127,10 +127,9 @@ fn measure(column: Column, form: Form, row: &FleetRow) -> usize {
                 .and_then(|t| t.submitted_at),
             AGE_RESERVE,
         ),
-        Column::Warning if form == Form::Full => (
-            row.last_warning.as_ref().and_then(|w| w.last_seen),
-            AGE_RESERVE,
-        ),
+        Column::Warning if form == Form::Full => {
+            (row.warning().and_then(|w| w.last_seen), AGE_RESERVE)
+        }
         Column::Health if form == Form::Full => (
             row.health.and_then(|h| h.since),
             super::health::HealthBrief::AGE_RESERVE,

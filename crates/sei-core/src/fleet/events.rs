@@ -18,6 +18,9 @@ pub struct WarningBrief {
     pub message: String,
     pub count: i32,
     pub last_seen: Option<Timestamp>,
+    /// The pod it is about (`full-1-0`) when it is a Warning of the node's pod, not of the
+    /// SeiNode itself.
+    pub pod: Option<String>,
 }
 
 /// One event line of the node screen and `describe`.
@@ -108,7 +111,24 @@ impl WarningBrief {
             message: event.message.clone().unwrap_or_default(),
             count: event.count.unwrap_or(1).max(1),
             last_seen: last_seen(event),
+            pod: None,
         }
+    }
+
+    /// The brief of a Warning `event` about the node's pod (`Pod full-1-0: …` on the screens).
+    pub fn of_pod(event: &Event) -> WarningBrief {
+        WarningBrief {
+            pod: event.involved_object.name.clone(),
+            ..WarningBrief::of(event)
+        }
+    }
+
+    /// `Pod full-1-0: ` before a pod's Warning, nothing before the node's own.
+    pub fn object_prefix(&self) -> String {
+        self.pod
+            .as_deref()
+            .map(|pod| format!("Pod {pod}: "))
+            .unwrap_or_default()
     }
 
     /// Re-reads `event` into this brief, keeping the strings' allocations.

@@ -168,7 +168,7 @@ fn term_matches(term: &Term, row: &FleetRow) -> bool {
             .current_image
             .as_ref()
             .is_some_and(|image| *image != row.image),
-        Term::Warning => row.last_warning.is_some() || !row.verdict.is_healthy(),
+        Term::Warning => row.warning().is_some() || !row.verdict.is_healthy(),
         Term::Failed => row.verdict.has_failed(),
         Term::Sick => !row.verdict.is_healthy(),
         Term::Healthy => row.verdict.is_healthy(),

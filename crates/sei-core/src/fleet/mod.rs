@@ -11,7 +11,9 @@ pub mod filter;
 pub mod fleets;
 pub mod health;
 mod health_store;
+mod pod_warning_store;
 pub use health_store::{chain_tops, verdict_of};
+pub mod pod_warnings;
 pub mod probe;
 pub mod rows;
 /// Sample objects for the tests of every crate and the benches; not in the shipped binary.
@@ -23,6 +25,8 @@ pub mod symbols;
 pub mod text;
 pub mod verdict;
 
+#[cfg(test)]
+mod pod_warning_tests;
 #[cfg(test)]
 mod relist_tests;
 #[cfg(test)]
@@ -50,6 +54,10 @@ pub enum FleetDelta {
     Node(Delta<SeiNode>),
     /// Events whose involved object is a SeiNode.
     NodeEvent(Delta<Event>),
+    /// Warning events whose involved object is a Pod (kept: those of the SeiNodes' pods).
+    PodWarning(Delta<Event>),
+    /// The SeiNodes' pods, fleet-wide (slimmed: what judges their Warnings stale).
+    NodePod(Delta<Pod>),
     /// The selected node's StatefulSet.
     StatefulSet(Delta<StatefulSet>),
     /// The selected node's Pods.
@@ -84,6 +92,12 @@ pub struct Fleet {
     /// them back or print them as the object (fetch it from the API server for that).
     pub nodes: Store<SeiNode>,
     pub node_events: Store<Event>,
+    /// The Warning events of the SeiNodes' pods (`<node>-0`), slimmed by
+    /// `pod_warnings::slim_pod_event`.
+    pub pod_warnings: Store<Event>,
+    /// Every SeiNode's pod, slimmed by `pod_warnings::slim_pod` (the node screen's full pods
+    /// are `pods`).
+    pub node_pods: Store<Pod>,
     pub statefulsets: Store<StatefulSet>,
     pub pods: Store<Pod>,
     pub detail_events: Store<Event>,
@@ -95,6 +109,8 @@ pub struct Fleet {
     /// Each node's readings of its RPC (chain health), kept across screens (`health_store`).
     health: BTreeMap<ObjectKey, crate::chain::NodeHealth>,
     event_index: EventIndex,
+    /// Which pod Warning is about which node (by the pod's name `<node>-0`).
+    pod_warning_index: EventIndex,
     /// Boxed: the map's nodes are often half full, and a row is 424 bytes.
     rows: BTreeMap<ObjectKey, Box<FleetRow>>,
     widths: columns::CellWidths,
@@ -131,6 +147,8 @@ impl Fleet {
         Fleet {
             nodes: Store::in_context(&context),
             node_events: Store::in_context(&context),
+            pod_warnings: Store::in_context(&context),
+            node_pods: Store::in_context(&context),
             statefulsets: Store::in_context(&context),
             pods: Store::in_context(&context),
             detail_events: Store::in_context(&context),
@@ -157,6 +175,8 @@ impl Fleet {
                 self.apply_node(delta);
             }
             FleetDelta::NodeEvent(delta) => self.apply_node_event(delta),
+            FleetDelta::PodWarning(delta) => self.apply_pod_warning(delta),
+            FleetDelta::NodePod(delta) => self.apply_node_pod(delta),
             FleetDelta::StatefulSet(delta) => {
                 let change = self.statefulsets.apply(delta);
                 self.bump_if(change);
@@ -257,6 +277,12 @@ impl Fleet {
                     .filter_map(|event_key| self.node_events.get(event_key));
                 let default_sidecar_image = self.default_sidecar_image.as_deref();
                 let mark = self.seed_probes.get(key).and_then(probe::SeedProbe::mark);
+                let pod_warning = pod_warning_store::live_pod_warning_of(
+                    key,
+                    &self.pod_warning_index,
+                    &self.pod_warnings,
+                    &self.node_pods,
+                );
                 let row = match self.rows.get_mut(key) {
                     Some(row) => {
                         self.counts.remove(row);
@@ -268,6 +294,7 @@ impl Fleet {
                         self.rows.entry(key.clone()).or_insert(Box::new(row))
                     }
                 };
+                row.set_pod_warning(pod_warning);
                 if row.probe_mark != mark {
                     row.probe_mark = mark;
                     row.rejudge();
@@ -389,6 +416,9 @@ impl Fleet {
         self.nodes.clear();
         self.node_events.clear();
         self.event_index.clear();
+        self.pod_warnings.clear();
+        self.node_pods.clear();
+        self.pod_warning_index.clear();
         self.rows.clear();
         self.counts = sort::Counts::default();
         self.seed_probes.clear();
@@ -433,6 +463,8 @@ impl Fleet {
         let stores = [
             ("SeiNode", self.nodes.skipped().collect::<Vec<_>>()),
             ("Event", self.node_events.skipped().collect()),
+            ("Event", self.pod_warnings.skipped().collect()),
+            ("Pod", self.node_pods.skipped().collect()),
             ("StatefulSet", self.statefulsets.skipped().collect()),
             ("Pod", self.pods.skipped().collect()),
             ("Event", self.detail_events.skipped().collect()),

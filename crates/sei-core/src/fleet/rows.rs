@@ -181,7 +181,11 @@ pub struct FleetRow {
     pub drift: Drift,
     pub plan: Option<PlanSummary>,
     pub conditions: Vec<ConditionBrief>,
+    /// The SeiNode's own latest Warning event.
     pub last_warning: Option<WarningBrief>,
+    /// The latest Warning event of the node's pod `<node>-0` that the pod's present state has
+    /// not outlived (`fleet::pod_warnings`).
+    pub pod_warning: Option<WarningBrief>,
     pub created: Option<Timestamp>,
     /// A seed's last outside probe as a mark (`✓`, `✗`, `…`), shown after its name.
     pub probe_mark: Option<&'static str>,
@@ -216,6 +220,7 @@ impl FleetRow {
             plan: None,
             conditions: Vec::new(),
             last_warning: None,
+            pod_warning: None,
             created: None,
             probe_mark: None,
             health: None,
@@ -275,15 +280,41 @@ impl FleetRow {
         }
         self.created = node.metadata.creation_timestamp.as_ref().map(|t| t.0);
         self.bad_condition_count = self.bad_conditions().count();
+        self.judge_and_index();
+    }
+
+    fn judge_and_index(&mut self) {
         self.rejudge();
         let mut search = std::mem::take(&mut self.search);
         self.write_search_text(&mut search);
         self.search = search;
     }
 
-    /// Namespace, name, chain, image, phase, mode, current task and last warning reason,
-    /// lowercased, one per line, into `text` (cleared first). Filter terms hold no whitespace,
-    /// so a term found here is found within one field.
+    /// Sets the live Warning of the node's pod (`None`: none, or outlived); says whether that
+    /// changed the row (then judged again).
+    pub fn set_pod_warning(&mut self, event: Option<&Event>) -> bool {
+        let brief = event.map(WarningBrief::of_pod);
+        if brief == self.pod_warning {
+            return false;
+        }
+        self.pod_warning = brief;
+        self.judge_and_index();
+        true
+    }
+
+    /// The Warning the WARNING column shows: the newer of the node's own and its pod's (the
+    /// node's own on a tie).
+    pub fn warning(&self) -> Option<&WarningBrief> {
+        match (&self.last_warning, &self.pod_warning) {
+            (Some(own), Some(pod)) if pod.last_seen > own.last_seen => Some(pod),
+            (Some(own), _) => Some(own),
+            (None, pod) => pod.as_ref(),
+        }
+    }
+
+    /// Namespace, name, chain, image, phase, mode, current task and the reasons of the last
+    /// warnings (the node's and its pod's), lowercased, one per line, into `text` (cleared
+    /// first). Filter terms hold no whitespace, so a term found here is found within one field.
     fn write_search_text(&self, text: &mut String) {
         let fields = [
             Some(&*self.key.namespace),
@@ -297,6 +328,7 @@ impl FleetRow {
                 .and_then(|p| p.current.as_ref())
                 .map(|t| t.kind.as_str()),
             self.last_warning.as_ref().map(|w| w.reason.as_str()),
+            self.pod_warning.as_ref().map(|w| w.reason.as_str()),
         ];
         text.clear();
         for field in fields.into_iter().flatten() {

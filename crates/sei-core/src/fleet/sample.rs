@@ -270,6 +270,58 @@ pub fn pod(namespace: &str, name: &str, ready: bool, restarts: i32, revision: &s
     .expect("sample Pod decodes")
 }
 
+/// What the real kube-scheduler says of a pod that asks for a node pool no Node has.
+pub const UNSCHEDULABLE: &str = "0/1 nodes are available: 1 node(s) didn't match Pod's node \
+     affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for \
+     scheduling.";
+
+/// A Warning event of the pod `<node>-0` (pod uid `pod_uid`), `count` times, last `seen_ago`
+/// seconds before `now`.
+pub fn pod_warning(
+    namespace: &str,
+    node: &str,
+    pod_uid: &str,
+    reason: &str,
+    message: &str,
+    count: i32,
+    seen_ago: i64,
+) -> Event {
+    serde_json::from_value(json!({
+        "metadata": {"namespace": namespace, "name": format!("{node}-0.{reason}"),
+                     "creationTimestamp": ago(seen_ago + 60),
+                     "labels": {"noise": "dropped"}},
+        "involvedObject": {"kind": "Pod", "namespace": namespace, "name": format!("{node}-0"),
+                           "uid": pod_uid},
+        "type": "Warning", "reason": reason, "message": message, "count": count,
+        "lastTimestamp": ago(seen_ago), "source": {"component": "default-scheduler"},
+    }))
+    .expect("sample Event decodes")
+}
+
+/// The pod `<node>-0` (uid `uid`) as the scheduler left it: Pending and Unschedulable, or
+/// scheduled onto a Node, Running and Ready since `ready_ago` seconds before `now`.
+pub fn scheduling_pod(namespace: &str, node: &str, uid: &str, ready_ago: Option<i64>) -> Pod {
+    let (spec, status) = match ready_ago {
+        None => (
+            json!({"containers": [{"name": "seid", "image": IMAGE}]}),
+            json!({"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+                   "reason": "Unschedulable", "lastTransitionTime": ago(600)}]}),
+        ),
+        Some(at) => (
+            json!({"nodeName": "kwok-node-0", "containers": [{"name": "seid", "image": IMAGE}]}),
+            json!({"phase": "Running", "conditions": [
+                {"type": "PodScheduled", "status": "True", "lastTransitionTime": ago(at + 5)},
+                {"type": "Ready", "status": "True", "lastTransitionTime": ago(at)}]}),
+        ),
+    };
+    serde_json::from_value(json!({
+        "metadata": {"namespace": namespace, "name": format!("{node}-0"), "uid": uid,
+                     "creationTimestamp": ago(900), "labels": {"sei.io/node": node}},
+        "spec": spec, "status": status,
+    }))
+    .expect("sample Pod decodes")
+}
+
 /// The demo fleet the snapshot screens show: every mode, every kind of trouble.
 pub fn demo_fleet() -> (Vec<SeiNode>, Vec<Event>) {
     let ns = "sei";

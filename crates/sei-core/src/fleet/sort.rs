@@ -142,7 +142,7 @@ fn by_column<'a, U: SortKeyUse<'a>>(sort: Sort, on: U) -> U::Out {
         Column::Conditions => on.key(!descending, |r: &'a FleetRow| r.bad_condition_count()),
         // Latest warning first.
         Column::Warning => on.key(descending, |r: &'a FleetRow| {
-            Reverse(r.last_warning.as_ref().map(|w| w.last_seen))
+            Reverse(r.warning().map(|w| w.last_seen))
         }),
         // Oldest first, like kubectl's AGE reading top-down.
         Column::Age => on.key(descending, |r: &'a FleetRow| r.created),
@@ -245,7 +245,7 @@ impl Counts {
         }
         *self.by_mode.entry(row.mode).or_default() += 1;
         self.drifted += usize::from(row.drift.any());
-        self.warnings += usize::from(row.last_warning.is_some());
+        self.warnings += usize::from(row.warning().is_some());
     }
 
     /// Counts `row` out again (as it was when counted in); a group it leaves empty disappears,
@@ -270,7 +270,7 @@ impl Counts {
         self.drifted = self.drifted.saturating_sub(usize::from(row.drift.any()));
         self.warnings = self
             .warnings
-            .saturating_sub(usize::from(row.last_warning.is_some()));
+            .saturating_sub(usize::from(row.warning().is_some()));
     }
 
     /// Adds the counts of other rows (another cluster's); `shown` is left alone.

@@ -147,7 +147,8 @@ pub fn legend() -> Vec<LegendEntry> {
             &column(Column::Phase),
             &[&format!("{FAILED} Run"), &format!("{SICK} Run")],
             "the node is not healthy although its phase says otherwise: something failed, or a \
-             warning (a failing condition, a Warning event, a chain problem, a failed probe); \
+             warning (a failing condition, a Warning event of the node or its pod, a chain \
+             problem, a failed probe); \
              /failed, /warning and /sick find them, the header counts them as sick",
         ),
         entry(
@@ -178,7 +179,8 @@ pub fn legend() -> Vec<LegendEntry> {
         entry(
             &column(Column::Warning),
             &[WARNING, &format!("{TIMES}N")],
-            "the last Warning event's reason (a StatefulSetRenderFailed too), its count, age",
+            "the last Warning event's reason (a StatefulSetRenderFailed too), its count, age; \
+             its pod's when newer (Pod NAME-0:, compact: pod), unless the pod outlived it",
         ),
         entry(
             "node screen",

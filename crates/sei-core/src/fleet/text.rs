@@ -115,21 +115,24 @@ pub fn conditions_cell(row: &FleetRow) -> String {
     }
 }
 
-/// Last-warning cell: `StatefulSetRenderFailed ×3 5m`.
+/// Last-warning cell: `StatefulSetRenderFailed ×3 5m`, or the pod's when newer
+/// (`Pod full-1-0: FailedScheduling ×3 5m`).
 pub fn warning_cell(row: &FleetRow, now: Timestamp) -> String {
-    match &row.last_warning {
+    match row.warning() {
         None => "-".to_owned(),
         Some(w) if w.count > 1 => format!(
-            "{} {} {}{} {}",
+            "{} {}{} {}{} {}",
             symbols::WARNING,
+            w.object_prefix(),
             w.reason,
             symbols::TIMES,
             w.count,
             age(w.last_seen, now)
         ),
         Some(w) => format!(
-            "{} {} {}",
+            "{} {}{} {}",
             symbols::WARNING,
+            w.object_prefix(),
             w.reason,
             age(w.last_seen, now)
         ),
@@ -210,10 +213,12 @@ pub fn conditions_short(row: &FleetRow) -> String {
     }
 }
 
-/// Compact warning: `⚠ StatefulSetRenderFailed`, without count and age.
+/// Compact warning: `⚠ StatefulSetRenderFailed`, without count and age; a pod's says so
+/// (`⚠ pod FailedScheduling`).
 pub fn warning_short(row: &FleetRow) -> String {
-    match &row.last_warning {
+    match row.warning() {
         None => "-".to_owned(),
+        Some(w) if w.pod.is_some() => format!("{} pod {}", symbols::WARNING, w.reason),
         Some(w) => format!("{} {}", symbols::WARNING, w.reason),
     }
 }

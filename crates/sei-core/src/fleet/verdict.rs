@@ -34,6 +34,8 @@ pub enum ProblemKind {
     ConditionFailing,
     RenderFailed,
     WarningEvent,
+    /// A live Warning event of the node's pod (FailedScheduling, BackOff, …).
+    PodWarning,
     Chain,
     SeedUnreachable,
 }
@@ -106,7 +108,7 @@ pub fn mark(severity: Severity) -> &'static str {
 }
 
 /// The verdict on the node of `row`: its phase and plan, its conditions, its last Warning
-/// event (a render failure is critical), its chain health as last judged and a seed's last
+/// event (a render failure is critical), its pod's live Warning event, its chain health as last judged and a seed's last
 /// outside probe.
 pub fn judge(row: &FleetRow) -> NodeVerdict {
     let mut problems = Vec::new();
@@ -150,6 +152,13 @@ pub fn judge(row: &FleetRow) -> NodeVerdict {
             (Severity::Warning, ProblemKind::WarningEvent)
         };
         add(severity, kind, warning.reason.clone());
+    }
+    if let Some(warning) = &row.pod_warning {
+        add(
+            Severity::Warning,
+            ProblemKind::PodWarning,
+            format!("pod {}", warning.reason),
+        );
     }
     if let Some(health) = row.health
         && let Some(concern) = health.concern()

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Event, Pod};
 
 use super::Ops;
+use crate::fleet::pod_warnings;
 use crate::ports::ObjectKind;
 use crate::render::NODE_LABEL;
 
@@ -56,51 +57,17 @@ fn line(kind: ObjectKind, name: &str, event: &Event) -> String {
     )
 }
 
-/// When `pod`'s condition `type_` last became True, if it is True now.
-fn true_since(pod: &Pod, type_: &str) -> Option<Option<jiff::Timestamp>> {
-    let condition = pod
-        .status
-        .as_ref()?
-        .conditions
-        .as_ref()?
-        .iter()
-        .find(|c| c.type_ == type_ && c.status == "True")?;
-    Some(condition.last_transition_time.as_ref().map(|t| t.0))
-}
-
 /// Whether the present state of the node's pod (`pod`: `<node>-0` as it is now, if it exists)
 /// has outlived a Warning `event` of the pod or of its StatefulSet, so offering it as the reason
-/// a wait does not progress would mislead (issue 28: a FailedScheduling about an unbound PVC named
-/// while the PVC was Bound and the pod Running):
-/// - an event of another pod of the same name (StatefulSets reuse it): the uids differ;
-/// - FailedScheduling of a pod that is scheduled now;
-/// - any pod Warning last seen before the pod became Ready (it recovered since);
-/// - a StatefulSet Warning (FailedCreate, …) last seen before the pod now there was created.
+/// a wait does not progress would mislead: the fleet's judgement of pod Warnings
+/// (`fleet::pod_warnings`), which the fleet's WARNING column and verdict read too.
 pub fn superseded(kind: ObjectKind, event: &Event, pod: Option<&Pod>) -> bool {
     let Some(pod) = pod else {
         return false;
     };
-    let seen = last_seen(event);
-    let before = |at: Option<jiff::Timestamp>| seen.zip(at).is_some_and(|(seen, at)| seen < at);
     match kind {
-        ObjectKind::Pod => {
-            let other_pod = event
-                .involved_object
-                .uid
-                .as_deref()
-                .zip(pod.metadata.uid.as_deref())
-                .is_some_and(|(of_event, of_pod)| of_event != of_pod);
-            let scheduled = pod
-                .spec
-                .as_ref()
-                .and_then(|s| s.node_name.as_ref())
-                .is_some()
-                || true_since(pod, "PodScheduled").is_some();
-            other_pod
-                || (event.reason.as_deref() == Some("FailedScheduling") && scheduled)
-                || true_since(pod, "Ready").is_some_and(before)
-        }
-        ObjectKind::StatefulSet => before(pod.metadata.creation_timestamp.as_ref().map(|t| t.0)),
+        ObjectKind::Pod => pod_warnings::pod_warning_superseded(event, pod),
+        ObjectKind::StatefulSet => pod_warnings::statefulset_warning_superseded(event, pod),
         _ => false,
     }
 }

@@ -459,9 +459,13 @@ impl Model {
         cluster
             .watches
             .insert(WatchKind::Nodes, WatchState::Syncing);
-        cluster
-            .watches
-            .insert(WatchKind::NodeEvents, WatchState::Syncing);
+        for kind in [
+            WatchKind::NodeEvents,
+            WatchKind::PodWarnings,
+            WatchKind::NodePods,
+        ] {
+            cluster.watches.insert(kind, WatchState::Syncing);
+        }
         Cmd::WatchCluster {
             context: context.to_owned(),
             namespace: self.scope.namespace.clone(),

@@ -29,6 +29,12 @@ fn node_delta(delta: crate::fleet::store::Delta<SeiNode>) -> FleetDelta {
 fn node_event_delta(delta: crate::fleet::store::Delta<Event>) -> FleetDelta {
     FleetDelta::NodeEvent(delta)
 }
+fn pod_warning_delta(delta: crate::fleet::store::Delta<Event>) -> FleetDelta {
+    FleetDelta::PodWarning(delta)
+}
+fn node_pod_delta(delta: crate::fleet::store::Delta<Pod>) -> FleetDelta {
+    FleetDelta::NodePod(delta)
+}
 fn sts_delta(delta: crate::fleet::store::Delta<StatefulSet>) -> FleetDelta {
     FleetDelta::StatefulSet(delta)
 }
@@ -129,6 +135,23 @@ pub(super) async fn watch_scope(
         tx.clone(),
         node_event_delta,
     );
+    // The pods' Warnings and the pods that judge them stale (the fleet's WARNING and verdict).
+    let pod_warnings = run_watch(
+        scoped::<Event>(conn.client.clone(), ns),
+        config(WatchKind::PodWarnings),
+        WatchKind::PodWarnings,
+        epoch,
+        tx.clone(),
+        pod_warning_delta,
+    );
+    let node_pods = run_watch(
+        scoped::<Pod>(conn.client.clone(), ns),
+        config(WatchKind::NodePods),
+        WatchKind::NodePods,
+        epoch,
+        tx.clone(),
+        node_pod_delta,
+    );
     let server = conn.kube_config.as_ref().map(|c| c.cluster_url.to_string());
     let probe = probe_server(conn.client.clone(), server, epoch, tx.clone());
     let platform = async {
@@ -136,7 +159,7 @@ pub(super) async fn watch_scope(
             watch_default_sidecar_image(conn.client.clone(), namespace, epoch, tx).await;
         }
     };
-    tokio::join!(nodes, events, probe, platform);
+    tokio::join!(nodes, events, pod_warnings, node_pods, probe, platform);
 }
 
 pub(super) async fn watch_detail(

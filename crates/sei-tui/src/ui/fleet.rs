@@ -144,7 +144,7 @@ fn cell_style(column: Column, row: &FleetRow, theme: &Theme) -> Style {
             _ => theme.dim,
         },
         Column::Conditions if row.bad_conditions().next().is_some() => theme.bad,
-        Column::Warning => match &row.last_warning {
+        Column::Warning => match row.warning() {
             Some(w) if w.reason == RENDER_FAILED_REASON => theme.bad,
             Some(_) => theme.warn,
             None => theme.dim,

@@ -90,6 +90,8 @@ mod legend_tests;
 #[cfg(test)]
 mod logs_tests;
 #[cfg(test)]
+mod pod_warning_tests;
+#[cfg(test)]
 mod probe_tests;
 #[cfg(test)]
 mod verdict_tests;
