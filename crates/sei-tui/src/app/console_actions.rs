@@ -4,7 +4,8 @@
 //! it acts on, its form and how the form becomes an `ops` operation. The dialog, preview,
 //! confirmation, progress and result need nothing more (`app::jobs`, `ui::dialog` drive any
 //! `Previewed`). Adding one is its file: `build.rs` finds every file of `console_actions/` and
-//! writes its `mod` line and its entry of [`REGISTERED`] (each file's `pub const ACTIONS`).
+//! writes its `mod` line and its entry of `FILES` (the file's `pub const ACTIONS`), which
+//! [`registered`] reads.
 use super::action::{ActionRequest, Form};
 use crate::actions::event::ActionKind;
 use crate::api::SeiNode;
@@ -138,7 +139,7 @@ mod tests {
     #[test]
     fn registered_keys_parse_and_name_their_action() {
         for action in registered() {
-            assert!(crate::ops::ACTIONS.contains(&action.kind), "{action:?}");
+            assert!(crate::ops::actions().contains(&action.kind), "{action:?}");
             for binding in action.bindings {
                 assert_eq!(binding.action, Action::Operator(action.name));
                 for key in binding.keys {
