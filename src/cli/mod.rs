@@ -281,6 +281,23 @@ mod context_tests {
     }
 
     #[test]
+    fn the_action_commands_are_listed_where_they_were_with_their_own_words() {
+        let help = command().render_help().to_string();
+        let at = |name: &str| {
+            help.find(&format!("\n  {name} "))
+                .unwrap_or_else(|| panic!("{name}: {help}"))
+        };
+        let order = [
+            "plan", "exec", "rollout", "address", "seed", "journal", "restart", "pause", "resume",
+        ];
+        for pair in order.windows(2) {
+            assert!(at(pair[0]) < at(pair[1]), "{pair:?}: {help}");
+        }
+        // The flattened action flags' doc is not any command's about.
+        assert!(!help.contains("Flags every action command takes"), "{help}");
+    }
+
+    #[test]
     fn every_subcommand_takes_its_own_context_without_a_clash() {
         command().debug_assert();
     }
