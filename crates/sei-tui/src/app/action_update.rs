@@ -110,13 +110,12 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
             reason,
         }];
     }
-    let first = nodes.first();
     let mut form = (action.form)(&FormInput {
         context: &context,
         namespace: &namespace,
         names,
         node: nodes.first().and_then(|key| model.fleet.node(key)),
-        row: first.and_then(|key| model.fleet.row(key)),
+        row: nodes.first().and_then(|key| model.fleet.row(key)),
         waves: model.settings.waves,
         clusters: Vec::new(),
     });

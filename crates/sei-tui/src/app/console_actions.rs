@@ -50,8 +50,9 @@ pub enum Targets {
     /// The open node, else the marked nodes, else the selected one; marked nodes of several
     /// clusters make one request per cluster (`FormInput::clusters`).
     Marked,
-    /// None: it creates one in the selected row's cluster (else the only one) and the
-    /// scope's namespace.
+    /// None: it creates one, in the open or selected node's cluster and namespace (with no
+    /// node selected: the only cluster and the scope's namespace); that node's row gives the
+    /// form its defaults.
     NewNode,
 }
 
