@@ -6,34 +6,37 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 pub mod action;
-pub mod address;
 mod chain_health;
 mod choices;
 pub mod describe;
 pub mod doctor;
 mod doctor_chain;
 mod doctor_fetch;
-pub mod exec;
 mod fetch;
 pub mod get;
 pub mod journal;
 pub mod logging;
 pub mod logs;
 pub mod manifest;
-pub mod pause;
 pub mod plan;
 mod platform_image;
 pub mod render;
-pub mod restart;
-pub mod rollout;
 pub mod rollout_clusters;
-pub mod seed;
 pub mod seed_probe;
 mod tui;
 
-/// The operator actions that declare their own subcommand in their file: one line each.
-pub const ACTION_COMMANDS: &[action::ActionCommand] =
-    &[restart::RESTART, pause::PAUSE, pause::RESUME, exec::EXEC];
+// The operator actions' commands: a `pub mod` line (`cli::rollout`, …) for every file of
+// `cli/actions/` and `FILES`, each file's `COMMANDS` (written by `build.rs`).
+include!(concat!(env!("OUT_DIR"), "/cli_actions.rs"));
+
+/// The operator actions that declare their own subcommand in their file under `cli/actions/`,
+/// in their `order`.
+pub fn action_commands() -> Vec<action::ActionCommand> {
+    let mut commands: Vec<action::ActionCommand> =
+        FILES.iter().flat_map(|file| file.iter().copied()).collect();
+    commands.sort_by_key(|command| command.order);
+    commands
+}
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -51,7 +54,7 @@ pub struct Cli {
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// A subcommand of [`ACTION_COMMANDS`] and its arguments (then `command` is `None`).
+    /// A subcommand of [`action_commands`] and its arguments (then `command` is `None`).
     #[arg(skip)]
     pub action: Option<(action::ActionCommand, clap::ArgMatches)>,
 }
@@ -112,10 +115,27 @@ pub fn command() -> clap::Command {
             )
             .mut_subcommands(with_context)
     }
-    ACTION_COMMANDS
+    let actions = action_commands();
+    let mut order: Vec<String> = Cli::command()
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_owned())
+        .collect();
+    for action in &actions {
+        let at = action
+            .help_after
+            .and_then(|after| order.iter().position(|name| name == after))
+            .map_or(order.len(), |at| at + 1);
+        order.insert(at, action.name.to_owned());
+    }
+    let cli = actions.iter().fold(Cli::command(), |cli, action| {
+        cli.subcommand((action.command)())
+    });
+    // Each action's help line where it asks (clap lists them in the order they were added).
+    order
         .iter()
-        .fold(Cli::command(), |cli, action| {
-            cli.subcommand((action.command)())
+        .enumerate()
+        .fold(cli, |cli, (at, name)| {
+            cli.mut_subcommand(name, |sub| sub.display_order(at))
         })
         .mut_subcommands(with_context)
 }
@@ -131,9 +151,9 @@ where
     let matches = command().try_get_matches_from(args)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     if let Some((name, sub)) = matches.subcommand()
-        && let Some(action) = ACTION_COMMANDS.iter().find(|a| a.name == name)
+        && let Some(action) = action_commands().into_iter().find(|a| a.name == name)
     {
-        cli.action = Some((*action, sub.clone()));
+        cli.action = Some((action, sub.clone()));
     }
     let mut level = matches.subcommand();
     while let Some((_, sub)) = level {
@@ -260,6 +280,23 @@ mod context_tests {
     }
 
     #[test]
+    fn the_action_commands_are_listed_where_they_were_with_their_own_words() {
+        let help = command().render_help().to_string();
+        let at = |name: &str| {
+            help.find(&format!("\n  {name} "))
+                .unwrap_or_else(|| panic!("{name}: {help}"))
+        };
+        let order = [
+            "plan", "exec", "rollout", "address", "seed", "journal", "restart", "pause", "resume",
+        ];
+        for pair in order.windows(2) {
+            assert!(at(pair[0]) < at(pair[1]), "{pair:?}: {help}");
+        }
+        // The flattened action flags' doc is not any command's about.
+        assert!(!help.contains("Flags every action command takes"), "{help}");
+    }
+
+    #[test]
     fn every_subcommand_takes_its_own_context_without_a_clash() {
         command().debug_assert();
     }
@@ -278,9 +315,13 @@ mod context_tests {
             ];
             args.extend(extra);
             let cli = parse_from(args).expect("parses");
-            let Some(Command::Rollout(rollout)) = cli.command else {
+            let Some((action, matches)) = cli.action else {
                 panic!("rollout");
             };
+            assert_eq!(action.name, "rollout");
+            let rollout =
+                <rollout::RolloutArgs as clap::FromArgMatches>::from_arg_matches(&matches)
+                    .expect("rollout's flags");
             rollout::clusters(&cli.global, &rollout)
         };
         let refused = parse(&[]).expect_err("refused").to_string();
@@ -327,16 +368,6 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Print the TaskPlan the controller would build for a SeiNode manifest.
     Plan(plan::PlanArgs),
-    /// Pin an image on SeiNodes in waves (a canary, then batches), previewing each update plan.
-    Rollout(rollout::RolloutArgs),
-    /// Set a SeiNode's external address and persist the update plan that writes it to config.toml.
-    Address(address::AddressArgs),
-    /// Seed nodes: `seed create NAME --chain-id ID --image REF` brings one up and prints its peer string;
-    /// `seed probe NODE` dials it from here and checks its P2P handshake.
-    Seed {
-        #[command(subcommand)]
-        command: seed::SeedCommand,
-    },
     /// List the local journal of operator actions (who did what, when, with what outcome).
     Journal(journal::JournalArgs),
 }
@@ -399,8 +430,6 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
 
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     let one_cluster = match &cli.command {
-        Some(Command::Address(_)) => Some("address"),
-        Some(Command::Seed { .. }) => Some("seed"),
         Some(Command::Logs(_)) => Some("logs"),
         Some(Command::Render(_)) => Some("render"),
         _ => None,
@@ -409,7 +438,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         cli.global.single_cluster(command)?;
     }
     if let Some((action, matches)) = &cli.action {
-        cli.global.single_cluster(action.name)?;
+        if !action.several_clusters {
+            cli.global.single_cluster(action.name)?;
+        }
         return (action.run)(&cli.global, matches).await;
     }
     match cli.command {
@@ -422,9 +453,6 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             plan::run(&cli.global, &args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Rollout(args)) => rollout::run_clusters(&cli.global, &args).await,
-        Some(Command::Address(args)) => address::run(&cli.global, &args).await,
-        Some(Command::Seed { command }) => seed::run(&cli.global, &command).await,
         Some(Command::Logs(args)) => {
             logs::run(&cli.global, &args).await?;
             Ok(ExitCode::SUCCESS)

@@ -170,11 +170,6 @@ pub enum Action {
     PreviousPane,
     SwitchTheme,
     ToggleMark,
-    RolloutImage,
-    ChangeAddress,
-    CreateSeed,
-    /// Restart the node's pod (delete it for its StatefulSet to create it again).
-    RestartPod,
     ShowAction,
     /// Probe the selected seed from outside now (its P2P handshake).
     ProbeSeed,
@@ -200,8 +195,9 @@ pub enum Action {
     Doctor,
     /// The doctor's fix of the selected finding: the action's preview, or the probe.
     Fix,
-    /// An operator action the console registers with its own keys and help (`pause`): its
-    /// action kind's name. The core lists none; the console hands their bindings in.
+    /// An operator action the console registers with its own keys and help (`rollout`,
+    /// `pause`, …): its name in the config file. The core lists none; the console hands their
+    /// bindings in.
     Operator(&'static str),
 }
 
@@ -237,10 +233,6 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Fleet, keys: &["S"], action: Action::SortReverse, help: "reverse sort order" },
     Binding { context: Context::Fleet, keys: &["space"], action: Action::ToggleMark, help: "mark/unmark node and move to the next (image rollout of the marked nodes)" },
     Binding { context: Context::Fleet, keys: &["ctrl-space"], action: Action::ClearMarks, help: "clear every mark (esc too, once the filter is clear)" },
-    Binding { context: Context::Fleet, keys: &["i"], action: Action::RolloutImage, help: "image rollout: marked nodes, else the selected one" },
-    Binding { context: Context::Fleet, keys: &["a"], action: Action::ChangeAddress, help: "external address of the selected node" },
-    Binding { context: Context::Fleet, keys: &["n"], action: Action::CreateSeed, help: "bring up a new seed node" },
-    Binding { context: Context::Fleet, keys: &["R"], action: Action::RestartPod, help: "restart the selected node's pod (deleted, then created again)" },
     Binding { context: Context::Fleet, keys: &["p"], action: Action::ShowAction, help: "show the running or last action" },
     Binding { context: Context::Fleet, keys: &["P"], action: Action::ProbeSeed, help: "probe the selected seed from outside now (P2P handshake)" },
     Binding { context: Context::Fleet, keys: &["d"], action: Action::Describe, help: "describe the selected node" },
@@ -255,9 +247,6 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Node, keys: &["pgup", "ctrl-b"], action: Action::PageUp, help: "previous page" },
     Binding { context: Context::Node, keys: &["g", "home"], action: Action::Top, help: "top" },
     Binding { context: Context::Node, keys: &["G", "end"], action: Action::Bottom, help: "bottom" },
-    Binding { context: Context::Node, keys: &["i"], action: Action::RolloutImage, help: "image rollout of this node" },
-    Binding { context: Context::Node, keys: &["a"], action: Action::ChangeAddress, help: "external address of this node" },
-    Binding { context: Context::Node, keys: &["R"], action: Action::RestartPod, help: "restart this node's pod (deleted, then created again)" },
     Binding { context: Context::Node, keys: &["p"], action: Action::ShowAction, help: "show the running or last action" },
     Binding { context: Context::Node, keys: &["P"], action: Action::ProbeSeed, help: "probe this seed from outside now (P2P handshake)" },
     Binding { context: Context::Node, keys: &["d"], action: Action::Describe, help: "describe this node" },

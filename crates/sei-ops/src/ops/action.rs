@@ -264,7 +264,7 @@ mod tests {
 
     #[test]
     fn every_action_is_registered_once_with_a_console_reason_and_the_names_stay_as_journaled() {
-        let names: Vec<(&str, &str)> = crate::ops::ACTIONS
+        let names: Vec<(&str, &str)> = crate::ops::actions()
             .iter()
             .map(|k| (k.name(), k.event_reason()))
             .collect();

@@ -23,20 +23,14 @@ use crate::tasks::WorkloadRenderer;
 
 pub mod across;
 pub mod action;
-pub mod address;
 pub mod chain_health;
 pub mod doctor;
-pub mod exec;
 pub mod follow;
 mod lease;
-pub mod pause;
 pub mod pod_needs;
 pub mod pod_ready;
 mod report;
-pub mod restart;
-pub mod rollout;
 mod rollout_text;
-pub mod seed;
 pub mod seed_probe;
 mod sidecar_credential;
 #[cfg(test)]
@@ -45,21 +39,25 @@ pub mod waiting;
 
 pub use report::{Note, Report, RunEnd};
 
-/// Every operator action, as the journal and Events name them: one line per action, beside its
-/// `mod` line (the journal's `--action` filter and `:journal action=` read it).
-pub const ACTIONS: &[ActionKind] = &[
-    rollout::KIND,
-    address::KIND,
-    seed::KIND,
-    restart::KIND,
-    pause::PAUSE,
-    pause::RESUME,
-    exec::KIND,
-];
+// The operator actions: a `pub mod` line (`ops::rollout`, …) for every file of `ops/actions/`
+// and `FILES`, each file's `KINDS` (written by `build.rs`).
+include!(concat!(env!("OUT_DIR"), "/ops_actions.rs"));
+
+/// Every operator action, as the journal and Events name them (the journal's `--action` filter
+/// and `:journal action=` read them, in this order): each file of `ops/actions/` declares its
+/// own.
+pub fn actions() -> Vec<ActionKind> {
+    let mut files = FILES.to_vec();
+    files.sort_by_key(|(order, _)| *order);
+    files
+        .iter()
+        .flat_map(|(_, kinds)| kinds.iter().copied())
+        .collect()
+}
 
 /// The action named `name` (as the journal writes it), or the names there are.
 pub fn action_kind(name: &str) -> Result<ActionKind, crate::actions::event::UnknownAction> {
-    crate::actions::event::kind_named(ACTIONS, name)
+    crate::actions::event::kind_named(&actions(), name)
 }
 
 /// Where journal lines go (the local JSONL journal; a list in tests).

@@ -1,18 +1,12 @@
 //! Operator actions in the console as a state machine: prompt → preview (computed by an effect
 //! with the same library code as the commands) → confirmation → execution with live progress.
 //! Esc cancels at every step before execution. Pure: no I/O here.
+use super::console_actions::{self, FormInput};
 use super::errors::FormError;
-use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
-use crate::chain::gate::GateSettings;
 use crate::config::WaveDefaults;
-use crate::fleet::store::ObjectKey;
 use crate::ops::action::SomeOperation;
-use crate::ops::address::AddressInput;
-use crate::ops::restart::RestartInput;
-use crate::ops::rollout::{RolloutInput, Selection};
-use crate::ops::seed::{SeedInput, seed_name_problem};
 
 /// A validated action, ready for its preview and, once confirmed, for execution: any
 /// operation of `ops` (the same inputs the commands build) per cluster it goes to, in the order
@@ -45,6 +39,11 @@ impl ActionRequest {
                 operation,
             }],
         }
+    }
+
+    /// The action in the form's cluster and namespace.
+    pub fn of_form(form: &Form, operation: SomeOperation) -> ActionRequest {
+        ActionRequest::one(form.context.clone(), form.namespace.clone(), operation)
     }
 
     pub fn kind(&self) -> ActionKind {
@@ -153,17 +152,28 @@ pub struct Form {
 }
 
 impl Form {
+    /// A form of `fields` for `nodes`, the first field focused.
+    pub fn new(context: &str, namespace: &str, nodes: Vec<String>, fields: Vec<Field>) -> Form {
+        Form {
+            context: context.to_owned(),
+            namespace: namespace.to_owned(),
+            nodes,
+            fields,
+            focus: 0,
+            error: None,
+            waves: WaveDefaults::default(),
+            ignored_marks: 0,
+            clusters: Vec::new(),
+        }
+    }
+
     pub fn value(&self, index: usize) -> &str {
         self.fields.get(index).map_or("", |f| f.value.trim())
     }
 
     /// Non-blocking remarks about the focused value (an image not pinned by digest).
     pub fn warnings(&self, kind: ActionKind) -> Vec<String> {
-        let image_field = match kind {
-            crate::ops::rollout::KIND => Some(0),
-            crate::ops::seed::KIND => Some(2),
-            _ => None,
-        };
+        let image_field = console_actions::find(kind).and_then(|action| action.image_field);
         match image_field.and_then(|i| ImageRef::parse(self.value(i)).ok()) {
             Some(image) => image.warnings().iter().map(ToString::to_string).collect(),
             None => Vec::new(),
@@ -323,323 +333,28 @@ impl ActionFlow {
     }
 
     pub fn title(&self) -> &'static str {
-        match self.kind {
-            crate::ops::rollout::KIND => "Image rollout",
-            crate::ops::address::KIND => "External address",
-            crate::ops::seed::KIND => "Seed bring-up",
-            crate::ops::restart::KIND => "Pod restart",
-            kind => super::console_actions::find(kind).map_or("Action", |action| action.title),
-        }
+        console_actions::find(self.kind).map_or("Action", |action| action.title)
     }
 }
 
-/// The form of an image rollout of `nodes` (their current image to start from); more than one
-/// node also gets the canary and batch fields.
-pub fn rollout_form(
-    context: &str,
-    namespace: &str,
-    nodes: Vec<String>,
-    current_image: &str,
-    waves: WaveDefaults,
-) -> Form {
-    let mut fields = vec![Field::new(
-        "image",
-        current_image,
-        "name[:tag][@sha256:digest] — a digest pin is recommended",
-    )];
-    if nodes.len() > 1 {
-        let choices = std::iter::once(CANARY_AUTO.to_owned())
-            .chain(nodes.iter().cloned())
-            .chain(std::iter::once(CANARY_NONE.to_owned()))
-            .collect();
-        fields.push(
-            Field::new(
-                "canary",
-                CANARY_AUTO,
-                "←/→ auto (first not on the image), a marked node, none; or type a,b",
-            )
-            .with_choices(choices),
-        );
-        fields.push(Field::new(
-            "batch",
-            waves.batch.max(1).to_string(),
-            "nodes per wave after the canary",
-        ));
-    }
-    fields.push(health_gate_field());
-    Form {
-        context: context.to_owned(),
-        namespace: namespace.to_owned(),
-        nodes,
-        fields,
-        focus: 0,
-        error: None,
-        waves,
-        ignored_marks: 0,
-        clusters: Vec::new(),
-    }
-}
-
-/// The form of a rollout of marked nodes of several clusters, `(context, namespace, nodes)`
-/// per cluster: the image alone; each cluster rolls in the config's waves, one after the other.
-pub fn across_clusters_form(
-    clusters: Vec<(String, String, Vec<String>)>,
-    current_image: &str,
-    waves: WaveDefaults,
-) -> Form {
-    let contexts: Vec<&str> = clusters.iter().map(|(c, _, _)| c.as_str()).collect();
-    Form {
-        context: contexts.join(", "),
-        // The prompt's first line: `2 clusters: arctic-1/rpc-0, pacific-1/rpc-0`.
-        namespace: format!("{} clusters", clusters.len()),
-        nodes: clusters
-            .iter()
-            .flat_map(|(context, _, nodes)| nodes.iter().map(move |n| format!("{context}/{n}")))
-            .collect(),
-        fields: vec![
-            Field::new(
-                "image",
-                current_image,
-                "name[:tag][@sha256:digest]; cluster after cluster, each in the config's waves",
-            ),
-            health_gate_field(),
-        ],
-        focus: 0,
-        error: None,
-        waves,
-        ignored_marks: 0,
-        clusters,
-    }
-}
-
-/// The rollout's health gate field (`soak 1m, timeout 10m` or `off`), the last of its form.
-const HEALTH_GATE: &str = "health gate";
-
-fn health_gate_field() -> Field {
-    let default = GateSettings::default().form_text();
-    Field::new(
-        HEALTH_GATE,
-        default.clone(),
-        "←/→ on or off, or type soak D, timeout D: each wave waits for its nodes caught up",
+/// The form of an action on one node with nothing to fill (a restart, a pause): the form
+/// names the node, enter previews.
+pub fn one_node_form(input: &FormInput) -> Form {
+    Form::new(
+        input.context,
+        input.namespace,
+        input.names.clone(),
+        Vec::new(),
     )
-    .with_choices(vec![default, "off".to_owned()])
-    .optional()
 }
 
-/// The health gate field's value: `None` for off.
-fn health_gate(form: &Form) -> Result<Option<GateSettings>, FormError> {
-    match form.fields.iter().find(|f| f.label == HEALTH_GATE) {
-        Some(field) => {
-            GateSettings::parse(&field.value).map_err(|e| FormError::field(HEALTH_GATE, e))
-        }
-        None => Ok(Some(GateSettings::default())),
-    }
-}
-
-/// The canary and batch fields into wave sizes and chosen canaries.
-fn rollout_waves(form: &Form) -> Result<(WaveDefaults, Vec<String>), FormError> {
-    let mut waves = form.waves;
-    if !form.fields.iter().any(|f| f.label == "batch") {
-        return Ok((waves, Vec::new()));
-    }
-    waves.batch = match form.value(2).parse::<u32>() {
-        Ok(batch) if batch >= 1 => batch,
-        _ => {
-            return Err(FormError::field(
-                "batch",
-                format!(
-                    "{:?} is not a whole number of nodes (1 or more)",
-                    form.value(2)
-                ),
-            ));
-        }
-    };
-    let canaries: Vec<String> = match form.value(1) {
-        "" | CANARY_AUTO => Vec::new(),
-        CANARY_NONE => {
-            waves.canary = 0;
-            Vec::new()
-        }
-        names => names
-            .split([',', ' '])
-            .filter(|n| !n.is_empty())
-            .map(str::to_owned)
-            .collect(),
-    };
-    if let Some(stranger) = canaries.iter().find(|c| !form.nodes.contains(c)) {
-        return Err(FormError::field(
-            "canary",
-            format!(
-                "{stranger} is not one of the marked nodes ({})",
-                form.nodes.join(", ")
-            ),
-        ));
-    }
-    if !canaries.is_empty() && canaries.len() == form.nodes.len() {
-        return Err(FormError::field(
-            "canary",
-            "every node would be a canary; leave one for the batches",
-        ));
-    }
-    Ok((waves, canaries))
-}
-
-pub fn address_form(node: &ObjectKey, current: &str) -> Form {
-    Form {
-        context: node.context.to_string(),
-        namespace: node.namespace.to_string(),
-        nodes: vec![node.name.to_string()],
-        fields: vec![Field::new(
-            "external address",
-            current,
-            "HOST:PORT other nodes dial (P2P)",
-        )],
-        focus: 0,
-        error: None,
-        waves: WaveDefaults::default(),
-        ignored_marks: 0,
-        clusters: Vec::new(),
-    }
-}
-
-/// A restart asks nothing: the form names the node, enter previews.
-/// The form of an action on one node with nothing to fill (a restart, a pause).
-pub fn one_node_form(node: &ObjectKey) -> Form {
-    Form {
-        context: node.context.to_string(),
-        namespace: node.namespace.to_string(),
-        nodes: vec![node.name.to_string()],
-        fields: Vec::new(),
-        focus: 0,
-        error: None,
-        waves: WaveDefaults::default(),
-        ignored_marks: 0,
-        clusters: Vec::new(),
-    }
-}
-
-pub fn seed_form(context: &str, namespace: &str, chain_id: &str, image: &str) -> Form {
-    Form {
-        context: context.to_owned(),
-        namespace: namespace.to_owned(),
-        nodes: Vec::new(),
-        fields: vec![
-            Field::new("name", "", "name of the new seed SeiNode"),
-            Field::new("chain id", chain_id, "chain the seed serves"),
-            Field::new("image", image, "name[:tag][@sha256:digest]"),
-            Field::new(
-                "external address",
-                "",
-                "HOST:PORT peers dial (optional; needed for the peer string)",
-            ),
-        ],
-        focus: 0,
-        error: None,
-        waves: WaveDefaults::default(),
-        ignored_marks: 0,
-        clusters: Vec::new(),
-    }
-}
-
-/// Validates the form into a request, or says what is wrong (naming the field).
+/// Validates the form of the registered action `kind` into a request, or says what is wrong
+/// (naming the field).
 pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, FormError> {
-    let node = || form.nodes.first().cloned().unwrap_or_default();
-    if !form.clusters.is_empty() {
-        return across_clusters(kind, form);
+    match console_actions::find(kind) {
+        Some(action) => (action.validate)(form),
+        None => Err(FormError::Unregistered(kind.name())),
     }
-    let operation = match kind {
-        crate::ops::rollout::KIND => {
-            let image = ImageRef::parse(form.value(0)).map_err(|e| FormError::field("image", e))?;
-            let (waves, canaries) = rollout_waves(form)?;
-            SomeOperation::new(RolloutInput {
-                selection: Selection::Named(form.nodes.clone()),
-                image,
-                waves,
-                canary_nodes: canaries,
-                wait: true,
-                dry_run: false,
-                health_gate: health_gate(form)?,
-            })
-        }
-        crate::ops::address::KIND => {
-            let address = ExternalAddress::parse(form.value(0))
-                .map_err(|e| FormError::field("external address", e))?;
-            SomeOperation::new(AddressInput {
-                node: node(),
-                address,
-                wait: true,
-                dry_run: false,
-            })
-        }
-        crate::ops::seed::KIND => {
-            let name = form.value(0);
-            if let Some(problem) = seed_name_problem(name) {
-                return Err(FormError::field("name", problem));
-            }
-            let chain_id = form.value(1);
-            if chain_id.is_empty() {
-                return Err(FormError::field("chain id", "required"));
-            }
-            let image = ImageRef::parse(form.value(2)).map_err(|e| FormError::field("image", e))?;
-            let external_address = match form.value(3) {
-                "" => None,
-                text => Some(
-                    ExternalAddress::parse(text)
-                        .map_err(|e| FormError::field("external address", e))?,
-                ),
-            };
-            SomeOperation::new(SeedInput {
-                name: name.to_owned(),
-                chain_id: chain_id.to_owned(),
-                image,
-                external_address,
-                node_key_secret: None,
-                wait: true,
-                dry_run: false,
-            })
-        }
-        crate::ops::restart::KIND => SomeOperation::new(RestartInput {
-            node: node(),
-            wait: true,
-            dry_run: false,
-        }),
-        kind => match super::console_actions::find(kind) {
-            Some(action) => (action.validate)(form)?,
-            None => return Err(FormError::Unregistered(kind.name())),
-        },
-    };
-    Ok(ActionRequest::one(
-        form.context.clone(),
-        form.namespace.clone(),
-        operation,
-    ))
-}
-
-/// A rollout per cluster, each of that cluster's marked nodes.
-fn across_clusters(kind: ActionKind, form: &Form) -> Result<ActionRequest, FormError> {
-    if kind != crate::ops::rollout::KIND {
-        return Err(FormError::NotAcrossClusters);
-    }
-    let image = ImageRef::parse(form.value(0)).map_err(|e| FormError::field("image", e))?;
-    let gate = health_gate(form)?;
-    let parts = form
-        .clusters
-        .iter()
-        .map(|(context, namespace, nodes)| RequestPart {
-            context: context.clone(),
-            namespace: namespace.clone(),
-            operation: SomeOperation::new(RolloutInput {
-                selection: Selection::Named(nodes.clone()),
-                image: image.clone(),
-                waves: form.waves,
-                canary_nodes: Vec::new(),
-                wait: true,
-                dry_run: false,
-                health_gate: gate,
-            }),
-        })
-        .collect();
-    Ok(ActionRequest { parts })
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! `update` for operator actions: starting one from the fleet or node screen, the dialog keys,
 //! and the effect's answers (preview, progress, result). Pure.
 use super::action::{
-    ActionFlow, ActionPreview, Finished, MAX_PROGRESS_LINES, ProgressLine, Stage,
-    across_clusters_form, address_form, one_node_form, rollout_form, seed_form, validate,
+    ActionFlow, ActionPreview, Finished, Form, MAX_PROGRESS_LINES, ProgressLine, Stage, validate,
 };
+use super::console_actions::{self, ConsoleAction, FormInput, Targets};
 use super::model::{Cmd, Flash, Model, Screen};
 use crate::actions::event::ActionKind;
 use crate::fleet::store::ObjectKey;
@@ -11,14 +11,14 @@ use crate::keymap::{Action, Context, Key, KeyCode};
 use crate::limits::elide_long_lines;
 use crate::ops::action::{action_words, read_only_refusal};
 
-/// The nodes an action from the current screen is about: the open node, else (a rollout) the
+/// The nodes an action from the current screen is about: the open node, else (`Marked`) the
 /// marked nodes, else the selected one. An address belongs to one node: always the selected
 /// one, leftover marks are left out (the form says so).
-fn targets(model: &Model, kind: ActionKind) -> Vec<ObjectKey> {
+fn targets(model: &Model, targets: Targets) -> Vec<ObjectKey> {
     if let Screen::Node(key) = &model.screen {
         return vec![key.clone()];
     }
-    if kind == crate::ops::rollout::KIND && !model.marked.is_empty() {
+    if targets == Targets::Marked && !model.marked.is_empty() {
         return model.marked.iter().cloned().collect();
     }
     model.selected_key().cloned().into_iter().collect()
@@ -44,10 +44,13 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         );
         return Vec::new();
     }
-    let nodes = targets(model, kind);
-    let namespace = match (kind, nodes.first()) {
+    let Some(action) = console_actions::find(kind) else {
+        return Vec::new();
+    };
+    let nodes = targets(model, action.targets);
+    let namespace = match (action.targets, nodes.first()) {
         (_, Some(first)) => first.namespace.to_string(),
-        (crate::ops::seed::KIND, None) => match &model.scope.namespace {
+        (Targets::NewNode, None) => match &model.scope.namespace {
             Some(ns) => ns.clone(),
             None => {
                 flash(model, "choose a namespace first (:ns NAME)", true);
@@ -62,8 +65,8 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
     let mut clusters: Vec<&str> = nodes.iter().map(|n| n.context.as_ref()).collect();
     clusters.dedup();
     if clusters.len() > 1 {
-        if kind == crate::ops::rollout::KIND {
-            return start_across_clusters(model, &nodes);
+        if action.targets == Targets::Marked {
+            return start_across_clusters(model, action, &nodes);
         }
         let text = format!(
             "marked nodes in {} clusters ({}): an action goes to one cluster (ctx:NAME filters \
@@ -74,7 +77,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         flash(model, text, true);
         return Vec::new();
     }
-    // The nodes' cluster; a new seed goes to the selected row's cluster, else the only one.
+    // The nodes' cluster; a new node goes to the selected row's cluster, else the only one.
     let context = match nodes.first() {
         Some(first) => first.context.to_string(),
         None => match model.selected_key() {
@@ -86,7 +89,7 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
             }
         },
     };
-    if kind != crate::ops::seed::KIND && nodes.iter().any(|n| *n.namespace != *namespace) {
+    if nodes.iter().any(|n| *n.namespace != *namespace) {
         flash(
             model,
             "the marked nodes are in several namespaces; mark nodes of one namespace",
@@ -107,41 +110,27 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
             reason,
         }];
     }
-    let first_row = nodes.first().and_then(|key| model.fleet.row(key));
-    let mut form = match kind {
-        crate::ops::rollout::KIND => rollout_form(
-            &context,
-            &namespace,
-            names,
-            first_row.map_or("", |r| r.image.as_str()),
-            model.settings.waves,
-        ),
-        crate::ops::address::KIND => {
-            let current = nodes
-                .first()
-                .and_then(|key| model.fleet.node(key))
-                .map_or("", |n| n.spec.external_address());
-            address_form(&nodes[0], current)
-        }
-        crate::ops::restart::KIND => one_node_form(&nodes[0]),
-        crate::ops::seed::KIND => seed_form(
-            &context,
-            &namespace,
-            first_row.map_or("", |r| r.chain_id.as_str()),
-            first_row.map_or("", |r| r.image.as_str()),
-        ),
-        kind => match super::console_actions::find(kind) {
-            Some(action) => (action.form)(&nodes[0], model.fleet.node(&nodes[0])),
-            None => return Vec::new(),
-        },
-    };
-    if kind != crate::ops::rollout::KIND && matches!(model.screen, Screen::Fleet) {
+    let mut form = (action.form)(&FormInput {
+        context: &context,
+        namespace: &namespace,
+        names,
+        node: nodes.first().and_then(|key| model.fleet.node(key)),
+        row: nodes.first().and_then(|key| model.fleet.row(key)),
+        waves: model.settings.waves,
+        clusters: Vec::new(),
+    });
+    if action.targets != Targets::Marked && matches!(model.screen, Screen::Fleet) {
         form.ignored_marks = model
             .marked
             .iter()
             .filter(|key| !nodes.contains(key))
             .count();
     }
+    open_prompt(model, kind, form);
+    Vec::new()
+}
+
+fn open_prompt(model: &mut Model, kind: ActionKind, form: Form) {
     model.next_action_id += 1;
     model.action = Some(ActionFlow {
         id: model.next_action_id,
@@ -150,13 +139,17 @@ pub fn start(model: &mut Model, kind: ActionKind) -> Vec<Cmd> {
         hidden: false,
         preparing_since: None,
     });
-    Vec::new()
 }
 
-/// A rollout of marked nodes of several clusters: one dialog, one preview per cluster, one
-/// confirmation, then cluster after cluster (`ops::across`). The read-only refusal first.
-fn start_across_clusters(model: &mut Model, nodes: &[ObjectKey]) -> Vec<Cmd> {
-    let kind = crate::ops::rollout::KIND;
+/// An action of marked nodes of several clusters (a rollout): one dialog, one preview per
+/// cluster, one confirmation, then cluster after cluster (`ops::across`). The read-only
+/// refusal first.
+fn start_across_clusters(
+    model: &mut Model,
+    action: &ConsoleAction,
+    nodes: &[ObjectKey],
+) -> Vec<Cmd> {
+    let kind = action.kind;
     let mut clusters: Vec<(String, String, Vec<String>)> = Vec::new();
     for key in nodes {
         match clusters.iter_mut().find(|(c, _, _)| **c == *key.context) {
@@ -194,19 +187,16 @@ fn start_across_clusters(model: &mut Model, nodes: &[ObjectKey]) -> Vec<Cmd> {
             reason,
         }];
     }
-    let image = nodes
-        .first()
-        .and_then(|key| model.fleet.row(key))
-        .map_or(String::new(), |r| r.image.to_string());
-    let form = across_clusters_form(clusters, &image, model.settings.waves);
-    model.next_action_id += 1;
-    model.action = Some(ActionFlow {
-        id: model.next_action_id,
-        kind,
-        stage: Stage::Prompt(form),
-        hidden: false,
-        preparing_since: None,
+    let form = (action.form)(&FormInput {
+        context: "",
+        namespace: "",
+        names,
+        node: nodes.first().and_then(|key| model.fleet.node(key)),
+        row: nodes.first().and_then(|key| model.fleet.row(key)),
+        waves: model.settings.waves,
+        clusters,
     });
+    open_prompt(model, kind, form);
     Vec::new()
 }
 

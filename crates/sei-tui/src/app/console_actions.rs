@@ -1,60 +1,126 @@
 //! The console's registered operator actions: each declares, in its own file under
 //! `console_actions/`, its keys and help lines (bound to `keymap::Action::Operator` with its
-//! kind's name, rebindable in the config file's `[keys.*]` by that name), its dialog title, its
-//! form and how the form becomes an `ops` operation. The dialog, preview, confirmation,
-//! progress and result need nothing more (`app::jobs`, `ui::dialog` drive any `Previewed`).
-//! Adding one is its file and its line in [`REGISTERED`].
-use super::action::Form;
+//! name, rebindable in the config file's `[keys.*]` by that name), its dialog title, the nodes
+//! it acts on, its form and how the form becomes an `ops` operation. The dialog, preview,
+//! confirmation, progress and result need nothing more (`app::jobs`, `ui::dialog` drive any
+//! `Previewed`). Adding one is its file: `build.rs` finds every file of `console_actions/` and
+//! writes its `mod` line and its entry of `FILES` (the file's `pub const ACTIONS`), which
+//! [`registered`] reads.
+use super::action::{ActionRequest, Form};
 use super::errors::FormError;
 use crate::actions::event::ActionKind;
 use crate::api::SeiNode;
+use crate::config::WaveDefaults;
 use crate::config::keys::KeyOverride;
-use crate::fleet::store::ObjectKey;
-use crate::keymap::{Binding, DEFAULT_BINDINGS, Keymap};
-use crate::ops::action::SomeOperation;
+use crate::fleet::rows::FleetRow;
+use crate::keymap::{Action, Binding, DEFAULT_BINDINGS, Keymap};
 
-mod pause;
+// `mod` lines of every file of `console_actions/` and `FILES`, each file's `ACTIONS`.
+include!(concat!(env!("OUT_DIR"), "/console_actions.rs"));
 
 /// One console action, as its file declares it.
 #[derive(Debug)]
 pub struct ConsoleAction {
     pub kind: ActionKind,
+    /// Its name in the config file's `[keys.*]` and in `Action::Operator` (the kind's name,
+    /// but `seed` for the seed bring-up, as the config file has always called it).
+    pub name: &'static str,
+    /// Its place among the registered actions: their help lines, their config names.
+    pub order: u8,
     /// The dialog's title.
     pub title: &'static str,
-    /// Its keys and help lines, `Action::Operator(kind.name())` in each context it is offered.
+    /// Its keys and help lines, `Action::Operator(name)` in each context it is offered.
     pub bindings: &'static [Binding],
-    /// The form for the node it acts on (the open node, else the selected one).
-    pub form: fn(&ObjectKey, Option<&SeiNode>) -> Form,
-    /// The form as an operation, or what is wrong (naming the field).
-    pub validate: fn(&Form) -> Result<SomeOperation, FormError>,
+    /// Its help lines go before this default action's line of the same context (none: after
+    /// the context's last line).
+    pub help_before: Option<Action>,
+    pub targets: Targets,
+    /// The form for the targets.
+    pub form: fn(&FormInput) -> Form,
+    /// The form as a request, or what is wrong (naming the field).
+    pub validate: fn(&Form) -> Result<ActionRequest, FormError>,
+    /// The form's image field, whose digest-pin warning the prompt shows.
+    pub image_field: Option<usize>,
 }
 
-/// Every registered console action: one line each.
-pub const REGISTERED: &[ConsoleAction] = &[pause::PAUSE, pause::RESUME];
+/// The nodes an action acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Targets {
+    /// The open node, else the selected one (marks are left out, the form says how many).
+    OneNode,
+    /// The open node, else the marked nodes, else the selected one; marked nodes of several
+    /// clusters make one request per cluster (`FormInput::clusters`).
+    Marked,
+    /// None: it creates one, in the open or selected node's cluster and namespace (with no
+    /// node selected: the only cluster and the scope's namespace); that node's row gives the
+    /// form its defaults.
+    NewNode,
+}
+
+/// What a form starts from.
+#[derive(Debug)]
+pub struct FormInput<'a> {
+    /// The kubeconfig context of the targets' cluster (several for a request of several).
+    pub context: &'a str,
+    pub namespace: &'a str,
+    /// The targets' names (empty for a new node).
+    pub names: Vec<String>,
+    /// The first target's SeiNode and row (for a new node: the selected row's, if any).
+    pub node: Option<&'a SeiNode>,
+    pub row: Option<&'a FleetRow>,
+    /// The config's wave sizes.
+    pub waves: WaveDefaults,
+    /// Marked nodes of several clusters: `(context, namespace, names)` per cluster, in the
+    /// order they go; empty for one cluster.
+    pub clusters: Vec<(String, String, Vec<String>)>,
+}
+
+/// Every registered console action, in their `order`.
+pub fn registered() -> Vec<&'static ConsoleAction> {
+    let mut actions: Vec<&'static ConsoleAction> = FILES.iter().flat_map(|f| f.iter()).collect();
+    actions.sort_by_key(|action| action.order);
+    actions
+}
 
 /// The registered action of `kind`.
 pub fn find(kind: ActionKind) -> Option<&'static ConsoleAction> {
-    REGISTERED.iter().find(|action| action.kind == kind)
+    FILES
+        .iter()
+        .flat_map(|f| f.iter())
+        .find(|action| action.kind == kind)
 }
 
 /// The registered action a key's `Action::Operator(name)` names.
 pub fn named(name: &str) -> Option<&'static ConsoleAction> {
-    REGISTERED.iter().find(|action| action.kind.name() == name)
+    FILES
+        .iter()
+        .flat_map(|f| f.iter())
+        .find(|action| action.name == name)
 }
 
 /// Their names in the config file's `[keys.*]` (the config loader is handed them).
 pub fn config_names() -> Vec<&'static str> {
-    REGISTERED.iter().map(|action| action.kind.name()).collect()
+    registered().iter().map(|action| action.name).collect()
 }
 
-/// The default bindings and every registered action's, in that order: the keymap and the help
-/// overlay read this table.
+/// The default bindings with every registered action's where it asks to be: the keymap and
+/// the help overlay read this table.
 pub fn bindings() -> Vec<Binding> {
-    DEFAULT_BINDINGS
-        .iter()
-        .chain(REGISTERED.iter().flat_map(|action| action.bindings))
-        .copied()
-        .collect()
+    let mut table: Vec<Binding> = DEFAULT_BINDINGS.to_vec();
+    for action in registered() {
+        for binding in action.bindings {
+            let at = action
+                .help_before
+                .and_then(|before| {
+                    table
+                        .iter()
+                        .position(|b| b.context == binding.context && b.action == before)
+                })
+                .unwrap_or(table.len());
+            table.insert(at, *binding);
+        }
+    }
+    table
 }
 
 /// The keymap of [`bindings`] with the config file's `overrides` applied in order.
@@ -70,14 +136,14 @@ pub fn keymap(overrides: &[KeyOverride]) -> Keymap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keymap::{Action, Context, Key};
+    use crate::keymap::{Context, Key};
 
     #[test]
     fn registered_keys_parse_and_name_their_action() {
-        for action in REGISTERED {
-            assert!(crate::ops::ACTIONS.contains(&action.kind), "{action:?}");
+        for action in registered() {
+            assert!(crate::ops::actions().contains(&action.kind), "{action:?}");
             for binding in action.bindings {
-                assert_eq!(binding.action, Action::Operator(action.kind.name()));
+                assert_eq!(binding.action, Action::Operator(action.name));
                 for key in binding.keys {
                     Key::parse(key).expect("parses");
                 }
@@ -87,8 +153,20 @@ mod tests {
     }
 
     #[test]
+    fn every_file_of_the_directory_is_registered_once_by_name_and_order() {
+        let names = config_names();
+        assert_eq!(
+            names,
+            ["rollout", "address", "seed", "restart", "pause", "resume"]
+        );
+        let mut orders: Vec<u8> = registered().iter().map(|a| a.order).collect();
+        orders.dedup();
+        assert_eq!(orders.len(), names.len(), "two actions of one order");
+    }
+
+    #[test]
     fn a_registered_key_takes_no_key_of_its_context_already_bound() {
-        for action in REGISTERED {
+        for action in registered() {
             for binding in action.bindings {
                 for key in binding.keys {
                     let key = Key::parse(key).expect("parses");

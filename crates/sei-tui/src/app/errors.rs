@@ -17,8 +17,6 @@ pub enum FormError {
         field: &'static str,
         problem: String,
     },
-    #[error("only an image rollout goes to several clusters")]
-    NotAcrossClusters,
     #[error("no console action {0}")]
     Unregistered(&'static str),
 }

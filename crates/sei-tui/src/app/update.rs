@@ -292,10 +292,6 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
             return super::settings::save_filter(model);
         }
         Action::ToggleMark => action_update::toggle_mark(model),
-        Action::RolloutImage => return action_update::start(model, crate::ops::rollout::KIND),
-        Action::ChangeAddress => return action_update::start(model, crate::ops::address::KIND),
-        Action::CreateSeed => return action_update::start(model, crate::ops::seed::KIND),
-        Action::RestartPod => return action_update::start(model, crate::ops::restart::KIND),
         Action::Operator(name) => {
             if let Some(action) = super::console_actions::named(name) {
                 return action_update::start(model, action.kind);

@@ -1,58 +1,70 @@
 //! `pause` (`z`) and `resume` (`Z`) of the selected or open node: no field to fill, the preview
 //! (the StatefulSet to zero replicas and back) says what happens.
-use super::ConsoleAction;
-use crate::app::action::{Form, one_node_form};
+use super::{ConsoleAction, Targets};
+use crate::app::action::{ActionRequest, Form, one_node_form};
 use crate::keymap::{Action, Binding, Context};
 use crate::ops::action::SomeOperation;
-use crate::ops::pause::{PAUSE as PAUSE_KIND, PauseInput, RESUME as RESUME_KIND};
+use crate::ops::pause::{PAUSE, PauseInput, RESUME};
 
-pub const PAUSE: ConsoleAction = ConsoleAction {
-    kind: PAUSE_KIND,
-    title: "Pause node",
-    bindings: &[
-        Binding {
-            context: Context::Fleet,
-            keys: &["z"],
-            action: Action::Operator(PAUSE_KIND.name()),
-            help: "pause the selected node (StatefulSet to 0: pod terminates)",
-        },
-        Binding {
-            context: Context::Node,
-            keys: &["z"],
-            action: Action::Operator(PAUSE_KIND.name()),
-            help: "pause this node (StatefulSet to 0: pod terminates)",
-        },
-    ],
-    form: |node, _| one_node_form(node),
-    validate: |form| Ok(operation(form, true)),
-};
+pub const ACTIONS: &[ConsoleAction] = &[
+    ConsoleAction {
+        kind: PAUSE,
+        name: "pause",
+        order: 50,
+        title: "Pause node",
+        bindings: &[
+            Binding {
+                context: Context::Fleet,
+                keys: &["z"],
+                action: Action::Operator("pause"),
+                help: "pause the selected node (StatefulSet to 0: pod terminates)",
+            },
+            Binding {
+                context: Context::Node,
+                keys: &["z"],
+                action: Action::Operator("pause"),
+                help: "pause this node (StatefulSet to 0: pod terminates)",
+            },
+        ],
+        help_before: None,
+        targets: Targets::OneNode,
+        form: one_node_form,
+        validate: |form| Ok(request(form, true)),
+        image_field: None,
+    },
+    ConsoleAction {
+        kind: RESUME,
+        name: "resume",
+        order: 60,
+        title: "Resume node",
+        bindings: &[
+            Binding {
+                context: Context::Fleet,
+                keys: &["Z"],
+                action: Action::Operator("resume"),
+                help: "resume the selected paused node (StatefulSet back: pod starts)",
+            },
+            Binding {
+                context: Context::Node,
+                keys: &["Z"],
+                action: Action::Operator("resume"),
+                help: "resume this paused node (StatefulSet back: pod starts)",
+            },
+        ],
+        help_before: None,
+        targets: Targets::OneNode,
+        form: one_node_form,
+        validate: |form| Ok(request(form, false)),
+        image_field: None,
+    },
+];
 
-pub const RESUME: ConsoleAction = ConsoleAction {
-    kind: RESUME_KIND,
-    title: "Resume node",
-    bindings: &[
-        Binding {
-            context: Context::Fleet,
-            keys: &["Z"],
-            action: Action::Operator(RESUME_KIND.name()),
-            help: "resume the selected paused node (StatefulSet back: pod starts)",
-        },
-        Binding {
-            context: Context::Node,
-            keys: &["Z"],
-            action: Action::Operator(RESUME_KIND.name()),
-            help: "resume this paused node (StatefulSet back: pod starts)",
-        },
-    ],
-    form: |node, _| one_node_form(node),
-    validate: |form| Ok(operation(form, false)),
-};
-
-fn operation(form: &Form, paused: bool) -> SomeOperation {
-    SomeOperation::new(PauseInput {
+fn request(form: &Form, paused: bool) -> ActionRequest {
+    let operation = SomeOperation::new(PauseInput {
         node: form.nodes.first().cloned().unwrap_or_default(),
         paused,
         wait: true,
         dry_run: false,
-    })
+    });
+    ActionRequest::of_form(form, operation)
 }

@@ -15,8 +15,14 @@ use crate::config::WaveDefaults;
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("rollout", "ConsoleImageRollout");
+/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
+pub const KINDS: (u8, &[ActionKind]) = (10, &[KIND]);
 
+// Named by path: this file is itself loaded by `#[path]` (the generated list of
+// `ops/actions/`), so its children would be looked for beside it.
+#[path = "rollout/health_gate.rs"]
 mod health_gate;
+#[path = "rollout/run.rs"]
 mod run;
 
 /// Plans the console follows for one node of a rollout: the plan found Active (an init plan),

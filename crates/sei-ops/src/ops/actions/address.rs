@@ -16,6 +16,8 @@ use crate::ports::StatusPatch;
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("address", "ConsoleExternalAddress");
+/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
+pub const KINDS: (u8, &[ActionKind]) = (20, &[KIND]);
 
 /// An address change as the operator asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,6 +16,8 @@ use crate::ports::{ClusterObject, ObjectKind, Propagation};
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("restart", "ConsolePodRestart");
+/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
+pub const KINDS: (u8, &[ActionKind]) = (40, &[KIND]);
 
 /// The longest the console waits for the new pod (bounded further by the driver's deadline).
 const NEW_POD_DEADLINE: Duration = Duration::from_secs(300);

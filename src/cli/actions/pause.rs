@@ -1,7 +1,6 @@
 //! `sei-console pause NODE` and `sei-console resume NODE`: `spec.paused` set or cleared (the
 //! StatefulSet scales to zero and back), then a wait, bounded, for the pod to go or come back.
-//! Both declare their own subcommand here ([`PAUSE`], [`RESUME`]); `cli::ACTION_COMMANDS` lists
-//! them.
+//! Both declare their own subcommand here ([`COMMANDS`]).
 use std::process::ExitCode;
 
 use clap::{Args, FromArgMatches};
@@ -19,30 +18,38 @@ pub struct PauseArgs {
     pub action: ActionArgs,
 }
 
-pub const PAUSE: ActionCommand = ActionCommand {
-    name: "pause",
-    command: pause_command,
-    run: run_pause,
-};
+pub const COMMANDS: &[ActionCommand] = &[
+    ActionCommand {
+        name: "pause",
+        order: 50,
+        help_after: None,
+        several_clusters: false,
+        command: pause_command,
+        run: run_pause,
+    },
+    ActionCommand {
+        name: "resume",
+        order: 60,
+        help_after: None,
+        several_clusters: false,
+        command: resume_command,
+        run: run_resume,
+    },
+];
 
-pub const RESUME: ActionCommand = ActionCommand {
-    name: "resume",
-    command: resume_command,
-    run: run_resume,
-};
-
+// `about` after the flags: the flattened `ActionArgs` would put its own doc in its place.
 fn pause_command() -> clap::Command {
-    PauseArgs::augment_args(clap::Command::new("pause").about(
+    PauseArgs::augment_args(clap::Command::new("pause")).about(
         "Pause a SeiNode: spec.paused freezes its reconciliation and its StatefulSet scales to \
          zero (the pod terminates, the data stays); not on a Failed node",
-    ))
+    )
 }
 
 fn resume_command() -> clap::Command {
-    PauseArgs::augment_args(clap::Command::new("resume").about(
+    PauseArgs::augment_args(clap::Command::new("resume")).about(
         "Resume a paused SeiNode: spec.paused cleared, its StatefulSet scales back and the pod \
          starts again",
-    ))
+    )
 }
 
 fn run_pause<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {

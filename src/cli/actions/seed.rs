@@ -1,12 +1,13 @@
 //! `sei-console seed create NAME --chain-id ID --image REF`: generate (or reuse) a node key,
 //! create its Secret and the seed SeiNode, follow the init plan, and end with the peer string
 //! `<NodeID>@<externalAddress>` once the sidecar reports the same NodeID. The private key only
-//! ever goes into the Secret's data.
+//! ever goes into the Secret's data. `seed probe` (read-only, not an action) is declared beside
+//! it: both are words of the one `seed` command.
 use std::process::ExitCode;
 
-use clap::{Args, Subcommand};
+use clap::{Args, FromArgMatches, Subcommand};
 
-use super::action::{ActionArgs, drive};
+use super::action::{ActionArgs, ActionCommand, CommandFuture, drive};
 use super::{CliError, GlobalArgs};
 use crate::actions::address::ExternalAddress;
 use crate::actions::image_ref::ImageRef;
@@ -42,7 +43,34 @@ pub struct SeedCreateArgs {
     pub action: ActionArgs,
 }
 
-pub async fn run(global: &GlobalArgs, command: &SeedCommand) -> Result<ExitCode, CliError> {
+pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
+    name: "seed",
+    order: 30,
+    help_after: Some("address"),
+    several_clusters: false,
+    command: seed_command,
+    run: run_seed,
+}];
+
+fn seed_command() -> clap::Command {
+    SeedCommand::augment_subcommands(clap::Command::new("seed"))
+        .about(
+            "Seed nodes: `seed create NAME --chain-id ID --image REF` brings one up and prints \
+             its peer string; `seed probe NODE` dials it from here and checks its P2P handshake",
+        )
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+}
+
+fn run_seed<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
+    Box::pin(async move {
+        let command = SeedCommand::from_arg_matches(matches)
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+        run(global, &command).await
+    })
+}
+
+async fn run(global: &GlobalArgs, command: &SeedCommand) -> Result<ExitCode, CliError> {
     match command {
         SeedCommand::Create(args) => create(global, args).await,
         SeedCommand::Probe(args) => super::seed_probe::run(global, args).await,

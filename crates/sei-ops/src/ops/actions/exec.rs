@@ -18,6 +18,8 @@ use crate::ports::access::PermissionCheck;
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("exec", "ConsolePlanExec");
+/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
+pub const KINDS: (u8, &[ActionKind]) = (60, &[KIND]);
 
 /// An exec as the operator asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,9 +4,11 @@
 //! have nothing to do, a failed node gets a fresh update plan.
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, FromArgMatches};
 
-use super::action::{ActionArgs, ActionContext, ContextOptions, Refusal};
+use super::action::{
+    ActionArgs, ActionCommand, ActionContext, CommandFuture, ContextOptions, Refusal,
+};
 use super::{CliError, GlobalArgs};
 use crate::actions::image_ref::ImageRef;
 use crate::api::NodeMode;
@@ -54,6 +56,30 @@ pub struct RolloutArgs {
     pub no_health_gate: bool,
     #[command(flatten)]
     pub action: ActionArgs,
+}
+
+pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
+    name: "rollout",
+    order: 10,
+    help_after: Some("exec"),
+    // `--across-clusters`: `clusters` refuses several `--context` without it.
+    several_clusters: true,
+    command: rollout_command,
+    run: run_rollout,
+}];
+
+fn rollout_command() -> clap::Command {
+    RolloutArgs::augment_args(clap::Command::new("rollout")).about(
+        "Pin an image on SeiNodes in waves (a canary, then batches), previewing each update plan",
+    )
+}
+
+fn run_rollout<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
+    Box::pin(async move {
+        let args = RolloutArgs::from_arg_matches(matches)
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+        run_clusters(global, &args).await
+    })
 }
 
 /// The clusters a rollout goes to, in order: one (the first `--context` or the current

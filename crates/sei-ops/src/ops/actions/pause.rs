@@ -26,6 +26,8 @@ use crate::tasks::apply_statefulset::sync_statefulset;
 /// The journal's and Events' names of the two actions.
 pub const PAUSE: ActionKind = ActionKind::new("pause", "ConsoleNodePause");
 pub const RESUME: ActionKind = ActionKind::new("resume", "ConsoleNodeResume");
+/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
+pub const KINDS: (u8, &[ActionKind]) = (50, &[PAUSE, RESUME]);
 
 /// The longest the console waits for the pod to go or come back.
 const POD_DEADLINE: Duration = Duration::from_secs(300);

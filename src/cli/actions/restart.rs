@@ -40,11 +40,14 @@ pub struct RestartArgs {
     pub controller_namespace: String,
 }
 
-pub const RESTART: ActionCommand = ActionCommand {
+pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
     name: "restart",
+    order: 40,
+    help_after: None,
+    several_clusters: false,
     command: restart_command,
     run: run_restart,
-};
+}];
 
 fn restart_command() -> clap::Command {
     RestartArgs::augment_args(clap::Command::new("restart").about(

@@ -26,10 +26,15 @@ pub use contract::{EXIT_UNREACHABLE, seed_name_problem};
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("seed-create", "ConsoleSeedCreate");
+/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
+pub const KINDS: (u8, &[ActionKind]) = (30, &[KIND]);
 
 /// How long a Running seed's sidecar may keep answering "node key not there yet".
 const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+// Named by path: this file is itself loaded by `#[path]` (the generated list of
+// `ops/actions/`), so its child would be looked for beside it.
+#[path = "seed/contract.rs"]
 mod contract;
 
 /// How long a seed's pod may take to become Ready once its init plan completed.

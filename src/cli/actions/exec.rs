@@ -73,11 +73,15 @@ pub struct ExecArgs {
     pub max_wait_ms: u64,
 }
 
-pub const EXEC: ActionCommand = ActionCommand {
+pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
     name: "exec",
+    // First of the actions: `rollout` places its help line after this one.
+    order: 5,
+    help_after: Some("plan"),
+    several_clusters: false,
     command: exec_command,
     run: run_exec,
-};
+}];
 
 fn exec_command() -> clap::Command {
     ExecArgs::augment_args(clap::Command::new("exec").about(
