@@ -292,8 +292,9 @@ mod context_tests {
         for pair in order.windows(2) {
             assert!(at(pair[0]) < at(pair[1]), "{pair:?}: {help}");
         }
-        // The flattened action flags' doc is not any command's about.
+        // No args struct's doc stands in for a command's about.
         assert!(!help.contains("Flags every action command takes"), "{help}");
+        assert!(!help.contains("Arguments of"), "{help}");
     }
 
     #[test]

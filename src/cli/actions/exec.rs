@@ -84,9 +84,10 @@ pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
 }];
 
 fn exec_command() -> clap::Command {
-    ExecArgs::augment_args(clap::Command::new("exec").about(
+    // `about` after `augment_args`: the args struct's own doc would replace it.
+    ExecArgs::augment_args(clap::Command::new("exec")).about(
         "Persist the plan the planner would build for a SeiNode now and follow it to the end",
-    ))
+    )
 }
 
 fn run_exec<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
