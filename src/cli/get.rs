@@ -86,6 +86,8 @@ pub struct GetItem {
     pub last_warning: Option<WarningJson>,
     /// The node's RPC as read now (`null` for seeds: they serve none).
     pub chain_health: Option<HealthJson>,
+    /// A seed's probe as made now: ready, reachable, the peers it knows (`null` for others).
+    pub seed_probe: Option<crate::fleet::probe::SeedProbeJson>,
     /// The health verdict every screen shows (`fleet::verdict`).
     pub verdict: VerdictJson,
 }
@@ -143,6 +145,7 @@ impl GetItem {
                 count: w.count,
             }),
             chain_health: None,
+            seed_probe: None,
             verdict: VerdictJson::of(&row.verdict),
         }
     }
@@ -151,13 +154,21 @@ impl GetItem {
     fn with_health(
         row: &FleetRow,
         fleets: &[crate::fleet::Fleet],
-        tops: &Tops,
+        (tops, references): (&Tops, &crate::chain::References),
         now: Timestamp,
     ) -> GetItem {
         let mut item = GetItem::of(row);
+        let against = crate::fleet::health::Against {
+            top: tops.get(&row.chain_id).copied().unwrap_or_default(),
+            reference: references.get(&row.chain_id),
+        };
         item.chain_health = fleets.iter().find_map(|fleet| {
             let verdict = fleet.health_verdict(&row.key, now, tops)?;
-            Some(HealthJson::of(fleet.health(&row.key), &verdict, None, now))
+            Some(HealthJson::of(fleet.health(&row.key), &verdict, None, now).against(against))
+        });
+        item.seed_probe = fleets.iter().find_map(|fleet| {
+            let record = fleet.seed_probe(&row.key)?.last.as_ref()?;
+            Some(crate::fleet::probe::SeedProbeJson::of(record))
         });
         item
     }
@@ -291,7 +302,9 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
             Ok((mut fleet, namespace, conn)) => {
                 // Wide and JSON/YAML carry chain health: each node's RPC read once.
                 if with_health {
+                    // Seeds serve no RPC: their health is the P2P probe, made once.
                     super::chain_health::read_into(&conn, &mut fleet, None).await;
+                    super::chain_health::probe_seeds_into(&conn, &mut fleet, None).await;
                 }
                 // Objects that cannot be decoded are named on stderr; the others print as usual.
                 fetch::report_skipped(&fleet, json);
@@ -307,7 +320,17 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         }
     }
     let now = Timestamp::now();
-    let tops: Tops = crate::fleet::chain_tops(fleets.iter(), &Default::default());
+    // The config's reference RPC of each chain shown, read once (wide and JSON/YAML only).
+    let references = if with_health {
+        let chains = fleets
+            .iter()
+            .flat_map(|f| f.rows())
+            .map(|r| r.chain_id.as_str());
+        super::chain_health::references(global.config.as_deref(), chains).await
+    } else {
+        Default::default()
+    };
+    let tops: Tops = crate::fleet::chain_tops(fleets.iter(), &references);
     if with_health {
         for fleet in &mut fleets {
             fleet.judge_health(now, &tops);
@@ -356,7 +379,7 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         GetOutput::Json => {
             let items: Vec<GetItem> = rows
                 .iter()
-                .map(|r| GetItem::with_health(r, &fleets, &tops, now))
+                .map(|r| GetItem::with_health(r, &fleets, (&tops, &references), now))
                 .collect();
             let mut text = serde_json::to_string_pretty(&items)
                 .map_err(|e| CliError::Failed(e.to_string()))?;
@@ -366,7 +389,7 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         GetOutput::Yaml => {
             let items: Vec<GetItem> = rows
                 .iter()
-                .map(|r| GetItem::with_health(r, &fleets, &tops, now))
+                .map(|r| GetItem::with_health(r, &fleets, (&tops, &references), now))
                 .collect();
             serde_yaml_ng::to_string(&items).map_err(|e| CliError::Failed(e.to_string()))?
         }

@@ -15,6 +15,7 @@ mod address_cli;
 mod address_e2e;
 mod certificate_identity;
 mod chain_health;
+mod chain_health_reference;
 mod console;
 mod console_actions;
 mod console_probe;
