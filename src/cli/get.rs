@@ -246,7 +246,13 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         cells.push(text::warning_cell(row, now));
         cells.push(text::age(row.created, now));
         if wide {
-            cells.push(row.health.map_or("-".to_owned(), |h| h.cell(now)));
+            // The same HEIGHT/LAG cell as the console: a seed's from its probe.
+            cells.push(crate::fleet::columns::cell(
+                crate::fleet::sort::Column::Health,
+                crate::fleet::columns::Form::Full,
+                row,
+                now,
+            ));
             cells.push(row.current_image.clone().unwrap_or_else(|| "-".to_owned()));
             cells.push(
                 row.last_warning

@@ -52,6 +52,7 @@ mod seed_cli;
 mod seed_e2e;
 mod seed_peer;
 mod seed_probe;
+mod seed_readiness;
 mod seinode_workload;
 mod sidecar_standins;
 mod statefulset_rollout;
