@@ -223,6 +223,12 @@ pub fn legend() -> Vec<LegendEntry> {
         ),
         entry(
             "header",
+            &[&format!("{LAG_REFERENCE_DOWN} CHAIN")],
+            "the chain's reference RPC (config file) did not answer: lag is measured against the \
+             fleet top meanwhile",
+        ),
+        entry(
+            "header",
             &["STALE"],
             "a watch failed; data is from the time shown, retrying",
         ),

@@ -250,6 +250,12 @@ fn the_node_screen_says_what_the_lag_is_measured_against_and_an_unreachable_refe
     let narrow = render(&mut model, 80, 24, &Theme::dark());
     assert!(narrow.contains("unreachable"), "{narrow}");
     insta::assert_snapshot!("node_reference_unreachable_80x24", narrow);
+    let wide = render(&mut model, 200, 50, &Theme::dark());
+    assert!(
+        wide.contains("│ ref✗ pacific-1 (reference unreachable) │"),
+        "the header names the chain: {wide}"
+    );
+    assert!(narrow.contains("│ ref✗ 1 │"), "{narrow}");
     // Measured against the fleet top again: rpc-0 is its chain's highest node.
     let row = model
         .fleet
