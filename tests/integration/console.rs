@@ -350,6 +350,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
             "conditions",
             "lastWarning",
             "chainHealth",
+            "seedProbe",
             "verdict"
         ]
     );
