@@ -33,7 +33,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("fleet", &["api", "chain", "platform", "render"]),
     ("keymap", &[]),
-    ("config", &["keymap", "limits"]),
+    ("config", &["chain", "keymap", "limits"]),
     (
         "actions",
         &[

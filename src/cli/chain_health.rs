@@ -41,3 +41,107 @@ pub async fn read_into(conn: &Connection, fleet: &mut Fleet, only: Option<&Objec
         fleet.record_health(&key, reading);
     }
 }
+
+/// The config file's reference RPCs of the chains in `chains` (`[chains."ID"] reference_rpc`),
+/// each read once, all at the same time; the config's problems are warnings on stderr. A chain
+/// with no reference configured is measured against the fleet top.
+pub async fn references(
+    config: Option<&std::path::Path>,
+    chains: impl Iterator<Item = &str>,
+) -> crate::chain::References {
+    let loaded = match crate::config::load(config, &crate::app::console_actions::config_names()) {
+        Ok(loaded) => loaded,
+        Err(err) => {
+            eprintln!("warning: {err}; no chain reference RPCs");
+            return Default::default();
+        }
+    };
+    for problem in loaded.problems.iter().filter(|p| p.contains("chains.")) {
+        eprintln!("warning: {problem}");
+    }
+    read_references(&loaded.config.reference_rpc, chains).await
+}
+
+/// The references of `urls` (the config's) of the chains in `chains`, each read once, all at
+/// the same time.
+pub async fn read_references(
+    urls: &std::collections::BTreeMap<String, crate::chain::ReferenceUrl>,
+    chains: impl Iterator<Item = &str>,
+) -> crate::chain::References {
+    let wanted: std::collections::BTreeSet<&str> = chains.collect();
+    let mut references = crate::chain::reference::references_of(urls);
+    references.retain(|chain, _| wanted.contains(chain.as_str()));
+    if references.is_empty() {
+        return references;
+    }
+    let reader = crate::rpc::reference::ReferenceReader::new();
+    let reads = references
+        .iter()
+        .map(|(chain, reference)| {
+            let reader = &reader;
+            async move {
+                (
+                    chain.clone(),
+                    reader.read(&reference.url, READ_TIMEOUT).await,
+                )
+            }
+        })
+        .collect::<Vec<_>>();
+    for (chain, read) in futures::future::join_all(reads).await {
+        if let Some(reference) = references.get_mut(&chain) {
+            reference.last = Some(read);
+        }
+    }
+    references
+}
+
+/// How long one seed probe of `get`/`describe` may take.
+const SEED_PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Probes the published seeds of `fleet` (all, or only `only`) once from here, all at once,
+/// each bounded, and keeps each outcome as the seed's last probe: its HEIGHT/LAG cell
+/// (reachable and how many peers it knows) and `seedProbe` in JSON. Seeds serve no RPC: this
+/// is their health.
+pub async fn probe_seeds_into(conn: &Connection, fleet: &mut Fleet, only: Option<&ObjectKey>) {
+    use crate::api::NodeMode;
+    use crate::ports::probe::SeedProber;
+    let seeds: Vec<(ObjectKey, crate::api::SeiNode)> = fleet
+        .nodes
+        .iter()
+        .filter(|(key, node)| {
+            only.is_none_or(|only| only == *key)
+                && node.spec.mode().ok() == Some(NodeMode::Seed)
+                && !node.spec.external_address().is_empty()
+        })
+        .map(|(key, node)| (key.clone(), (*node).clone()))
+        .collect();
+    if seeds.is_empty() {
+        return;
+    }
+    let prober = crate::p2p::prober::P2pProber::new(crate::p2p::tcp::TcpDialer);
+    let sidecar = crate::sidecar::env::client_from_env(conn.kube_config.clone());
+    let sidecar = match &sidecar {
+        Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
+        Err(why) => Err(why.as_str()),
+    };
+    let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
+    let probes = seeds.into_iter().map(|(key, node)| {
+        let (prober, cluster) = (&prober, &cluster);
+        async move {
+            let lookup = crate::ops::seed_probe::seed_node_id(cluster, sidecar, &node).await;
+            let outcome = match crate::ops::seed_probe::probe_target(&node, lookup.as_ref(), None) {
+                Ok(target) => Ok(prober.probe(&target, SEED_PROBE_TIMEOUT).await),
+                Err(why) => Err(why.to_string()),
+            };
+            (key, jiff::Timestamp::now(), outcome)
+        }
+    });
+    for (key, at, outcome) in futures::future::join_all(probes).await {
+        let last = Some(crate::ops::seed_probe::record(at, outcome));
+        let probe = crate::fleet::probe::SeedProbe {
+            last,
+            running: false,
+        };
+        fleet.set_seed_probe(&key, probe);
+    }
+}

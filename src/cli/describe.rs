@@ -223,15 +223,31 @@ async fn describe_in(
     let key = key.in_context(fetched.fleet.context());
     // Its RPC read once (nothing for a seed: it serves none).
     super::chain_health::read_into(&conn, &mut fetched.fleet, Some(&key)).await;
+    // A seed's health is its P2P probe, made once (nothing for other modes).
+    super::chain_health::probe_seeds_into(&conn, &mut fetched.fleet, Some(&key)).await;
     let detail = NodeDetail::build(&fetched.fleet, &key, sidecar.as_deref())
         // kubectl exits 1 for a missing object (NotFound), 2 only for bad usage.
         .ok_or_else(|| CliError::Failed(format!("SeiNode {key} not found")))?;
     let now = Timestamp::now();
-    let (health_text, health_json) = chain_health(&fetched.fleet, &key, now);
+    let references = match fetched.fleet.row(&key) {
+        Some(row) if fetched.fleet.health(&key).is_some() => {
+            let chain = std::iter::once(row.chain_id.as_str());
+            super::chain_health::references(global.config.as_deref(), chain).await
+        }
+        _ => Default::default(),
+    };
+    let (health_text, health_json) = chain_health(&fetched.fleet, &key, &references, now);
     let mut json = to_json(&detail, &fetched.unavailable, now);
     if let Value::Object(map) = &mut json {
         map.insert("context".into(), Value::String(conn.context.clone()));
         map.insert("chainHealth".into(), health_json);
+        let probe = fetched
+            .fleet
+            .seed_probe(&key)
+            .and_then(|p| p.last.as_ref())
+            .map(crate::fleet::probe::SeedProbeJson::of)
+            .and_then(|json| serde_json::to_value(json).ok());
+        map.insert("seedProbe".into(), probe.unwrap_or(Value::Null));
     }
     let mut text = to_text(&detail, &fetched.unavailable, now);
     text.push('\n');
@@ -244,19 +260,32 @@ async fn describe_in(
 }
 
 /// The node's chain-health section and JSON (`null` for a node not read: a seed).
-fn chain_health(fleet: &crate::fleet::Fleet, key: &ObjectKey, now: Timestamp) -> (String, Value) {
+fn chain_health(
+    fleet: &crate::fleet::Fleet,
+    key: &ObjectKey,
+    references: &crate::chain::References,
+    now: Timestamp,
+) -> (String, Value) {
     use crate::fleet::detail::NodeIdLookup;
-    use crate::fleet::health::{HealthJson, describe_section};
-    let tops = crate::fleet::chain_tops(std::iter::once(fleet), &Default::default());
+    use crate::fleet::health::{Against, HealthJson, describe_section};
+    let tops = crate::fleet::chain_tops(std::iter::once(fleet), references);
+    let chain = fleet
+        .row(key)
+        .map(|r| r.chain_id.as_str())
+        .unwrap_or_default();
+    let against = Against {
+        top: tops.get(chain).copied().unwrap_or_default(),
+        reference: references.get(chain),
+    };
     let verdict = fleet.health_verdict(key, now, &tops);
     let health = fleet.health(key);
     let known = match fleet.node_ids.get(key) {
         Some(NodeIdLookup::Found { node_id, .. }) => Some(node_id.as_str()),
         _ => None,
     };
-    let text = describe_section(health, verdict.as_ref(), known, now);
+    let text = describe_section(health, verdict.as_ref(), known, now, against);
     let json = verdict
-        .map(|verdict| HealthJson::of(health, &verdict, known, now))
+        .map(|verdict| HealthJson::of(health, &verdict, known, now).against(against))
         .and_then(|json| serde_json::to_value(json).ok())
         .unwrap_or(Value::Null);
     (text, json)

@@ -131,11 +131,15 @@ async fn examine(global: &GlobalArgs, args: &DoctorArgs) -> Result<ExitCode, Cli
         }
         clusters.push(data);
     }
+    // The config's reference RPC of each chain read, once.
+    let chains = chain_reads.iter().map(|read| read.chain_id.as_str());
+    let references =
+        super::chain_health::read_references(&loaded.config.reference_rpc, chains).await;
     let findings = diagnose(DoctorInput {
         now,
         thresholds: &thresholds,
         clusters: clusters.iter().map(ClusterData::snapshot).collect(),
-        more: super::doctor_chain::findings(&chain_reads, now),
+        more: super::doctor_chain::findings(&chain_reads, &references, now),
     });
     let unavailable: Vec<Unavailable> = clusters
         .iter()

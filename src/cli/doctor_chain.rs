@@ -72,11 +72,15 @@ pub async fn read(conn: &Connection, context: &str, nodes: &[SeiNode]) -> Vec<Ch
 }
 
 /// The findings of `reads`, each judged against the highest height of its chain among them.
-pub fn findings(reads: &[ChainRead], now: Timestamp) -> Vec<Finding> {
-    let mut tops: BTreeMap<&str, ChainTop> = BTreeMap::new();
+pub fn findings(
+    reads: &[ChainRead],
+    references: &crate::chain::References,
+    now: Timestamp,
+) -> Vec<Finding> {
+    let mut tops: BTreeMap<String, ChainTop> = BTreeMap::new();
     for read in reads {
         if let Some(height) = read.health.height() {
-            let top = tops.entry(read.chain_id.as_str()).or_default();
+            let top = tops.entry(read.chain_id.clone()).or_default();
             if height > top.height {
                 *top = ChainTop {
                     height,
@@ -85,13 +89,11 @@ pub fn findings(reads: &[ChainRead], now: Timestamp) -> Vec<Finding> {
             }
         }
     }
+    crate::chain::reference::apply_references(&mut tops, references);
     reads
         .iter()
         .filter_map(|read| {
-            let top = tops
-                .get(read.chain_id.as_str())
-                .copied()
-                .unwrap_or_default();
+            let top = tops.get(&read.chain_id).copied().unwrap_or_default();
             let verdict = read.health.verdict(now, top);
             chain::finding(
                 &read.context,

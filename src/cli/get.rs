@@ -98,6 +98,8 @@ pub struct GetItem {
     pub pod_warning: Option<PodWarningJson>,
     /// The node's RPC as read now (`null` for seeds: they serve none).
     pub chain_health: Option<HealthJson>,
+    /// A seed's probe as made now: ready, reachable, the peers it knows (`null` for others).
+    pub seed_probe: Option<crate::fleet::probe::SeedProbeJson>,
     /// The health verdict every screen shows (`fleet::verdict`).
     pub verdict: VerdictJson,
 }
@@ -161,6 +163,7 @@ impl GetItem {
                 count: w.count,
             }),
             chain_health: None,
+            seed_probe: None,
             verdict: VerdictJson::of(&row.verdict),
         }
     }
@@ -169,13 +172,21 @@ impl GetItem {
     fn with_health(
         row: &FleetRow,
         fleets: &[crate::fleet::Fleet],
-        tops: &Tops,
+        (tops, references): (&Tops, &crate::chain::References),
         now: Timestamp,
     ) -> GetItem {
         let mut item = GetItem::of(row);
+        let against = crate::fleet::health::Against {
+            top: tops.get(&row.chain_id).copied().unwrap_or_default(),
+            reference: references.get(&row.chain_id),
+        };
         item.chain_health = fleets.iter().find_map(|fleet| {
             let verdict = fleet.health_verdict(&row.key, now, tops)?;
-            Some(HealthJson::of(fleet.health(&row.key), &verdict, None, now))
+            Some(HealthJson::of(fleet.health(&row.key), &verdict, None, now).against(against))
+        });
+        item.seed_probe = fleets.iter().find_map(|fleet| {
+            let record = fleet.seed_probe(&row.key)?.last.as_ref()?;
+            Some(crate::fleet::probe::SeedProbeJson::of(record))
         });
         item
     }
@@ -253,7 +264,13 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         cells.push(text::warning_cell(row, now));
         cells.push(text::age(row.created, now));
         if wide {
-            cells.push(row.health.map_or("-".to_owned(), |h| h.cell(now)));
+            // The same HEIGHT/LAG cell as the console: a seed's from its probe.
+            cells.push(crate::fleet::columns::cell(
+                crate::fleet::sort::Column::Health,
+                crate::fleet::columns::Form::Full,
+                row,
+                now,
+            ));
             cells.push(row.current_image.clone().unwrap_or_else(|| "-".to_owned()));
             cells.push(row.warning().map_or("-".to_owned(), |w| {
                 format!("{}{}", w.object_prefix(), w.message)
@@ -307,7 +324,9 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
             Ok((mut fleet, namespace, conn)) => {
                 // Wide and JSON/YAML carry chain health: each node's RPC read once.
                 if with_health {
+                    // Seeds serve no RPC: their health is the P2P probe, made once.
                     super::chain_health::read_into(&conn, &mut fleet, None).await;
+                    super::chain_health::probe_seeds_into(&conn, &mut fleet, None).await;
                 }
                 // Objects that cannot be decoded are named on stderr; the others print as usual.
                 fetch::report_skipped(&fleet, json);
@@ -323,7 +342,17 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         }
     }
     let now = Timestamp::now();
-    let tops: Tops = crate::fleet::chain_tops(fleets.iter(), &Default::default());
+    // The config's reference RPC of each chain shown, read once (wide and JSON/YAML only).
+    let references = if with_health {
+        let chains = fleets
+            .iter()
+            .flat_map(|f| f.rows())
+            .map(|r| r.chain_id.as_str());
+        super::chain_health::references(global.config.as_deref(), chains).await
+    } else {
+        Default::default()
+    };
+    let tops: Tops = crate::fleet::chain_tops(fleets.iter(), &references);
     if with_health {
         for fleet in &mut fleets {
             fleet.judge_health(now, &tops);
@@ -372,7 +401,7 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         GetOutput::Json => {
             let items: Vec<GetItem> = rows
                 .iter()
-                .map(|r| GetItem::with_health(r, &fleets, &tops, now))
+                .map(|r| GetItem::with_health(r, &fleets, (&tops, &references), now))
                 .collect();
             let mut text = serde_json::to_string_pretty(&items)
                 .map_err(|e| CliError::Failed(e.to_string()))?;
@@ -382,7 +411,7 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         GetOutput::Yaml => {
             let items: Vec<GetItem> = rows
                 .iter()
-                .map(|r| GetItem::with_health(r, &fleets, &tops, now))
+                .map(|r| GetItem::with_health(r, &fleets, (&tops, &references), now))
                 .collect();
             serde_yaml_ng::to_string(&items).map_err(|e| CliError::Failed(e.to_string()))?
         }

@@ -30,7 +30,7 @@ use crate::tendermint_net::{Mode, Network, NetworkSpec, Peering};
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 
 /// `sei-console ARGS` as the token operator over the production path; stdout and success.
-async fn console(args: &[&str], state: &Path) -> (bool, String, String) {
+pub(crate) async fn console(args: &[&str], state: &Path) -> (bool, String, String) {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
         .envs(production_env())
         .env("XDG_STATE_HOME", state)
@@ -49,7 +49,7 @@ async fn console(args: &[&str], state: &Path) -> (bool, String, String) {
 }
 
 /// `get -o json` as `{name: chainHealth}`.
-async fn health_by_name(ns: &TestNamespace, state: &Path) -> BTreeMap<String, Value> {
+pub(crate) async fn health_by_name(ns: &TestNamespace, state: &Path) -> BTreeMap<String, Value> {
     let (ok, out, err) = console(&["get", "-n", &ns.name, "-o", "json"], state).await;
     assert!(ok, "get -o json: {err}");
     let items: Vec<Value> = serde_json::from_str(&out).expect("get -o json");
@@ -65,7 +65,7 @@ async fn health_by_name(ns: &TestNamespace, state: &Path) -> BTreeMap<String, Va
 }
 
 /// The console's loop (no terminal) as the token operator, chain health on and ticking.
-async fn console_as_operator(ns: &TestNamespace) -> Console {
+pub(crate) async fn console_as_operator(ns: &TestNamespace) -> Console {
     let path = production_env()
         .remove("KUBECONFIG")
         .expect("console.env names the operator's kubeconfig");
@@ -87,7 +87,7 @@ async fn console_as_operator(ns: &TestNamespace) -> Console {
     console
 }
 
-async fn annotate_rpc(ns: &TestNamespace, node: &str, rpc: std::net::SocketAddr) {
+pub(crate) async fn annotate_rpc(ns: &TestNamespace, node: &str, rpc: std::net::SocketAddr) {
     let patch = json!({"metadata": {"annotations": {"sei-console.test/rpc": rpc.to_string()}}});
     ns.seinodes()
         .patch(node, &PatchParams::default(), &Patch::Merge(&patch))

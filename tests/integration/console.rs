@@ -351,6 +351,7 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
             "lastWarning",
             "podWarning",
             "chainHealth",
+            "seedProbe",
             "verdict"
         ]
     );

@@ -113,6 +113,8 @@ pub struct NodeSetup<'a> {
     pub advertise_self: bool,
     /// `p2p.pex`.
     pub pex: bool,
+    /// The block interval (`timeout-commit`) of a new genesis; the node's default when `None`.
+    pub timeout_commit: Option<Duration>,
 }
 
 impl Node {
@@ -145,6 +147,9 @@ impl Node {
             command.arg(format!("--external-address={p2p}"));
         }
         command.arg(format!("--pex={}", setup.pex));
+        if let Some(commit) = setup.timeout_commit {
+            command.arg(format!("--timeout-commit={}ms", commit.as_millis()));
+        }
         let out = command.output().expect("run tendermint-node init");
         assert!(
             out.status.success(),
@@ -478,6 +483,15 @@ impl Network {
     /// and the seed (dialing the validator); returns once the full nodes passed height 1 and the
     /// seed is connected to the validator (so it hands the validator out through PEX).
     pub async fn start(spec: NetworkSpec) -> Network {
+        Network::start_with_block_interval(spec, None).await
+    }
+
+    /// [`Network::start`] with the validator's genesis making a block every `interval` (a
+    /// chain that runs ahead of another started at the same time).
+    pub async fn start_with_block_interval(
+        spec: NetworkSpec,
+        interval: Option<Duration>,
+    ) -> Network {
         let dir = tempfile::Builder::new()
             .prefix("sei-tendermint-")
             .tempdir()
@@ -492,6 +506,7 @@ impl Network {
                 persistent_peers: Vec::new(),
                 advertise_self: false,
                 pex: true,
+                timeout_commit: interval,
             },
         );
         validator.start();
@@ -579,6 +594,7 @@ impl Network {
                 },
                 advertise_self: peering.advertise_self,
                 pex: peering.pex,
+                timeout_commit: None,
             },
         )
     }

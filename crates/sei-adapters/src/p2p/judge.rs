@@ -187,13 +187,24 @@ pub fn judge(
     checks
 }
 
-fn pex_check(observed: &Observed, node_id: &str) -> Check {
-    let total = observed.pex_addresses.len();
-    let others = observed
+/// The PEX addresses the seed handed out besides its own (the peers it knows now); `None`
+/// before it authenticated.
+pub fn pex_peers(observed: &Observed) -> Option<u32> {
+    let node_id = observed.node_id.as_deref()?;
+    Some(u32::try_from(others(observed, node_id)).unwrap_or(u32::MAX))
+}
+
+fn others(observed: &Observed, node_id: &str) -> usize {
+    observed
         .pex_addresses
         .iter()
         .filter(|a| a.node_id != node_id)
-        .count();
+        .count()
+}
+
+fn pex_check(observed: &Observed, node_id: &str) -> Check {
+    let total = observed.pex_addresses.len();
+    let others = others(observed, node_id);
     let fail = |detail: String| check(CheckName::PexAddresses, Verdict::Fail, detail);
     if others > 0 {
         check(

@@ -54,6 +54,7 @@ impl ProbeReport {
             origin: self.origin.clone(),
             checks: self.checks.clone(),
             total_ms: self.timings.total_ms,
+            pex_peers: super::judge::pex_peers(&self.observed),
         }
     }
 }
@@ -99,5 +100,6 @@ fn not_dialled(target: &ProbeTarget, why: &str, in_cluster: bool) -> ProbeOutcom
         },
         checks,
         total_ms: 0.0,
+        pex_peers: None,
     }
 }

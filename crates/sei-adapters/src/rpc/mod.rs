@@ -20,6 +20,8 @@ use crate::chain::{RpcAnswer, RpcFailure};
 use crate::ports::node_rpc::{MAX_ANSWER_BYTES, NodeRpc, RPC_PORT, RpcFuture, RpcTarget};
 use crate::sidecar::portforward::{Forward, OpenError, forward_error, open_forward};
 
+pub mod reference;
+
 /// Port-forwards open at once (and reads running at once).
 pub const MAX_FORWARDS: usize = 8;
 

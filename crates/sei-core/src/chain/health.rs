@@ -43,6 +43,9 @@ pub enum LagSource {
     Fleet,
     /// The chain's reference RPC from the config file.
     Reference,
+    /// The highest height of its chain ID in the fleet, because the chain's reference RPC did
+    /// not answer its last read.
+    FleetReferenceUnreachable,
 }
 
 /// The verdict on one node, worst first.

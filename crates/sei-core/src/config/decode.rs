@@ -5,6 +5,7 @@ use toml_edit::{Document, Item, Table};
 use super::ThemeName;
 use super::keys;
 use super::{Config, ExecutorMode, line_of};
+use crate::chain::ReferenceUrl;
 
 /// The config and one message per problem (`line N: ...`).
 pub(super) fn decode(text: &str, operator_actions: &[&'static str]) -> (Config, Vec<String>) {
@@ -82,6 +83,11 @@ impl Decoder<'_> {
                 "doctor" => {
                     if let Some(table) = self.table(line, name, item) {
                         self.doctor(table, &mut config);
+                    }
+                }
+                "chains" => {
+                    if let Some(table) = self.table(line, name, item) {
+                        self.chains(table, &mut config);
                     }
                 }
                 other => self.unknown(line, other),
@@ -206,6 +212,40 @@ impl Decoder<'_> {
                     config.doctor.default_minutes = n;
                 } else {
                     config.doctor.task_minutes.insert(kind.to_owned(), n);
+                }
+            }
+        }
+    }
+
+    /// `[chains."CHAIN-ID"]`: `reference_rpc`, an http(s) URL; a bad one is named in one line
+    /// and that chain is measured against the fleet, the rest of the file applies.
+    fn chains(&mut self, table: &Table, config: &mut Config) {
+        for (chain, item) in table.iter() {
+            let line = self.line(table, chain, item);
+            let Some(settings) = self.table(line, &format!("chains.\"{chain}\""), item) else {
+                continue;
+            };
+            for (name, value) in settings.iter() {
+                let line = self.line(settings, name, value);
+                if name != "reference_rpc" {
+                    self.unknown(line, &format!("chains.\"{chain}\".{name}"));
+                    continue;
+                }
+                match value.as_str().map(ReferenceUrl::parse) {
+                    Some(Ok(url)) => {
+                        config.reference_rpc.insert(chain.to_owned(), url);
+                    }
+                    Some(Err(why)) => self.problems.push(format!(
+                        "line {line}: chains.\"{chain}\".reference_rpc {} {why}; {chain} is measured against the fleet top",
+                        shown(value)
+                    )),
+                    None => self.wrong_type(
+                        line,
+                        &format!("chains.\"{chain}\".reference_rpc"),
+                        value,
+                        "an http(s) URL string",
+                        "none (the fleet top)",
+                    ),
                 }
             }
         }

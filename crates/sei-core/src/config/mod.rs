@@ -155,6 +155,9 @@ pub struct Config {
     pub doctor: DoctorThresholds,
     /// Key binding replacements, in file order.
     pub keys: Vec<KeyOverride>,
+    /// `[chains."CHAIN-ID"] reference_rpc`: the RPC each chain's lag is measured against
+    /// instead of the fleet's highest node.
+    pub reference_rpc: std::collections::BTreeMap<String, crate::chain::ReferenceUrl>,
 }
 
 /// A config together with where it came from and what was wrong with the file.

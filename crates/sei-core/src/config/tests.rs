@@ -362,3 +362,44 @@ fn a_registered_operator_actions_keys_are_overridden_by_its_name_and_others_are_
         "{problems}"
     );
 }
+
+#[test]
+fn a_chain_reference_rpc_is_read_and_a_bad_one_is_one_line_that_loses_nothing_else() {
+    let loaded = decode_text(
+        r#"
+theme = "light"
+[chains."pacific-1"]
+reference_rpc = "https://rpc.sei.example/"
+[chains."atlantic-2"]
+reference_rpc = "rpc.atlantic.example:26657"
+[chains."arctic-1"]
+reference_rpc = 26657
+[waves]
+batch = 5
+"#,
+    );
+    let config = &loaded.config;
+    assert_eq!(config.theme, ThemeName::Light);
+    assert_eq!(config.waves.batch, 5);
+    assert_eq!(
+        config
+            .reference_rpc
+            .get("pacific-1")
+            .map(|u| u.status_url()),
+        Some("https://rpc.sei.example/status".to_owned())
+    );
+    assert_eq!(config.reference_rpc.len(), 1);
+    assert_eq!(loaded.problems.len(), 2, "{:?}", loaded.problems);
+    assert_eq!(
+        loaded.problems[0],
+        "config file /cfg/config.toml: line 6: chains.\"atlantic-2\".reference_rpc \
+         \"rpc.atlantic.example:26657\" is not an http:// or https:// URL; atlantic-2 is \
+         measured against the fleet top"
+    );
+    assert!(
+        loaded.problems[1].starts_with("config file /cfg/config.toml: line 8: ")
+            && loaded.problems[1].contains("must be an http(s) URL string"),
+        "{}",
+        loaded.problems[1]
+    );
+}

@@ -56,8 +56,17 @@ pub fn cell(column: Column, form: Form, row: &FleetRow, now: Timestamp) -> Strin
         (Column::Chain, _) => row.chain_id.clone(),
         (Column::Phase, Form::Full) => text::verdict_phase_text(row),
         (Column::Phase, Form::Compact) => text::verdict_phase_short(row),
-        (Column::Health, Form::Full) => row.health.map_or("-".to_owned(), |h| h.cell(now)),
-        (Column::Health, Form::Compact) => row.health.map_or("-", |h| h.state.mark()).to_owned(),
+        (Column::Health, Form::Full) => match (row.health, row.seed_cell) {
+            (Some(health), _) => health.cell(now),
+            (None, Some(seed)) => seed.cell(),
+            (None, None) => "-".to_owned(),
+        },
+        (Column::Health, Form::Compact) => match (row.health, row.seed_cell) {
+            (Some(health), _) => health.state.mark(),
+            (None, Some(seed)) => seed.mark(),
+            (None, None) => "-",
+        }
+        .to_owned(),
         (Column::Image, Form::Full) => text::image_cell(row),
         (Column::Image, Form::Compact) => text::drift_short(row.drift).to_owned(),
         (Column::Plan, Form::Full) => text::plan_cell(row.plan.as_ref(), now),

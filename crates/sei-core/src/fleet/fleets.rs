@@ -32,6 +32,8 @@ pub struct Fleets {
     /// The highest height of each chain ID at the last `judge_health`: one new reading is
     /// judged against it without a pass over the fleet (`health_store`).
     pub(super) health_tops: BTreeMap<String, crate::chain::ChainTop>,
+    /// The chains' reference RPCs from the config file and their last reads.
+    pub(super) references: crate::chain::References,
 }
 
 impl Fleets {

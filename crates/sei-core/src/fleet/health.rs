@@ -6,7 +6,9 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::text::age;
-use crate::chain::{LagSource, LagStatus, NodeHealth, RpcFailure, State, Verdict};
+use crate::chain::{
+    ChainTop, LagSource, LagStatus, NodeHealth, Reference, RpcFailure, State, Verdict,
+};
 
 /// What the fleet row keeps of the verdict: small and `Copy`, so a new reading that changes
 /// only numbers refreshes nothing but this.
@@ -24,10 +26,12 @@ pub struct HealthBrief {
     pub one_peer: bool,
     /// Unreachable because the node has no pod.
     pub no_pod: bool,
+    /// What the lag is measured against (the chain's top), shown after a lag figure.
+    pub against: Option<LagSource>,
 }
 
 impl HealthBrief {
-    pub fn of(verdict: &Verdict, health: &NodeHealth) -> HealthBrief {
+    pub fn of(verdict: &Verdict, health: &NodeHealth, top: ChainTop) -> HealthBrief {
         let mut brief = HealthBrief {
             state: verdict.state(),
             height: health.height(),
@@ -36,6 +40,7 @@ impl HealthBrief {
             failure: None,
             one_peer: false,
             no_pod: false,
+            against: top.source,
         };
         match verdict {
             Verdict::Pending | Verdict::InSync { .. } => {}
@@ -50,13 +55,18 @@ impl HealthBrief {
                 brief.behind = behind.filter(|b| *b > 0);
                 brief.one_peer = *one_peer;
             }
-            Verdict::Lagging { behind, .. } => brief.behind = Some(*behind),
+            Verdict::Lagging { behind, source, .. } => {
+                brief.behind = Some(*behind);
+                brief.against = Some(*source);
+            }
         }
         brief
     }
 
     /// The full cell: `✓ 123456`, `⟳ 1200 -3400`, `⟳ 1200 1 peer`, `↓ 1200 -500`,
-    /// `⏸ 1200 2m`, `✗ refused`, `…`.
+    /// `⏸ 1200 2m`, `✗ refused`, `…`; a lag figure measured against the chain's reference
+    /// RPC ends in `ref` (`↓ 1200 -500 ref`), one measured against the fleet because the
+    /// reference did not answer in `ref✗`.
     pub fn cell(&self, now: Timestamp) -> String {
         let mark = self.state.mark();
         let height = self.height.map(|h| h.to_string());
@@ -66,11 +76,22 @@ impl HealthBrief {
             (State::Stalled, Some(h)) => format!("{mark} {h} {}", age(self.since, now)),
             (State::CatchingUp, Some(h)) if self.one_peer => format!("{mark} {h} 1 peer"),
             (State::CatchingUp | State::Lagging, Some(h)) => match self.behind {
-                Some(behind) => format!("{mark} {h} -{behind}"),
+                Some(behind) => format!("{mark} {h} -{behind}{}", self.against_suffix()),
                 None => format!("{mark} {h}"),
             },
             (_, Some(h)) => format!("{mark} {h}"),
             (_, None) => mark.to_owned(),
+        }
+    }
+
+    /// After a lag figure: what it is measured against when that is not the fleet.
+    fn against_suffix(&self) -> String {
+        match self.against {
+            Some(LagSource::Reference) => format!(" {}", super::symbols::LAG_REFERENCE),
+            Some(LagSource::FleetReferenceUnreachable) => {
+                format!(" {}", super::symbols::LAG_REFERENCE_DOWN)
+            }
+            _ => String::new(),
         }
     }
 
@@ -89,8 +110,12 @@ pub fn lines(
     verdict: &Verdict,
     known_node_id: Option<&str>,
     now: Timestamp,
+    against: Against<'_>,
 ) -> Vec<(&'static str, String)> {
     let mut out = vec![("sync", verdict_line(verdict, now))];
+    if let Some(line) = against.reference_line(now) {
+        out.push(("reference", line));
+    }
     let Some(health) = health else {
         return out;
     };
@@ -123,7 +148,10 @@ pub fn lines(
                 .max_peer_block_height
                 .map_or("-".to_owned(), |h| h.to_string()),
         ));
-        out.push(("lag", lag_line(verdict, &snapshot.lag)));
+        out.push((
+            "lag",
+            lag_line(status.latest_block_height, &snapshot.lag, against),
+        ));
         out.push((
             "peers",
             match &snapshot.net {
@@ -220,12 +248,56 @@ pub fn verdict_line(verdict: &Verdict, now: Timestamp) -> String {
 fn source_words(source: LagSource) -> &'static str {
     match source {
         LagSource::LagStatus => "its peers (/lag_status over its lag-threshold)",
-        LagSource::Fleet => "the highest node of its chain in the fleet",
+        LagSource::Fleet => "the fleet top (the highest node of its chain in the fleet)",
         LagSource::Reference => "the chain's reference RPC",
+        LagSource::FleetReferenceUnreachable => {
+            "the fleet top (the chain's reference RPC is unreachable)"
+        }
     }
 }
 
-fn lag_line(verdict: &Verdict, lag: &Result<LagStatus, RpcFailure>) -> String {
+/// What a node's lag is measured against: its chain's top at the last judgement and the
+/// chain's reference RPC, when the config names one.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Against<'a> {
+    pub top: ChainTop,
+    pub reference: Option<&'a Reference>,
+}
+
+impl Against<'_> {
+    /// `behind reference URL (at H)`, `behind fleet top (H)`, or why the reference is not it.
+    fn behind_words(&self) -> String {
+        let height = self.top.height;
+        match (self.top.source, self.reference) {
+            (Some(LagSource::Reference), Some(reference)) => {
+                format!("behind reference {} (at {height})", reference.url)
+            }
+            (Some(LagSource::FleetReferenceUnreachable), Some(reference)) => format!(
+                "behind fleet top ({height}; reference {} unreachable)",
+                reference.url
+            ),
+            _ => format!("behind fleet top ({height})"),
+        }
+    }
+
+    /// The reference line: its URL, its height or why it did not answer, and when.
+    fn reference_line(&self, now: Timestamp) -> Option<String> {
+        let reference = self.reference?;
+        let url = &reference.url;
+        Some(match &reference.last {
+            None => format!("{url}: not read yet (read every few seconds)"),
+            Some(read) => match &read.outcome {
+                Ok(height) => format!("{url} at {height} ({} ago)", age(Some(read.at), now)),
+                Err(failure) => format!(
+                    "{url} unreachable: {failure} ({} ago); lag measured against the fleet top",
+                    age(Some(read.at), now)
+                ),
+            },
+        })
+    }
+}
+
+fn lag_line(height: u64, lag: &Result<LagStatus, RpcFailure>, against: Against<'_>) -> String {
     let own = match lag {
         Ok(lag) => format!(
             "/lag_status {} blocks, HTTP {}{}",
@@ -239,14 +311,11 @@ fn lag_line(verdict: &Verdict, lag: &Result<LagStatus, RpcFailure>) -> String {
         ),
         Err(failure) => format!("/lag_status unknown: {failure}"),
     };
-    match verdict {
-        Verdict::Lagging {
-            behind,
-            source: LagSource::Fleet | LagSource::Reference,
-            ..
-        } => format!("{behind} blocks behind the fleet; {own}"),
-        _ => own,
+    if against.top.source.is_none() {
+        return own;
     }
+    let behind = against.top.height.saturating_sub(height);
+    format!("{behind} blocks {}; {own}", against.behind_words())
 }
 
 fn node_id_line(reported: &str, known: Option<&str>) -> String {
@@ -282,6 +351,23 @@ pub struct HealthJson {
     pub read_at: Option<Timestamp>,
     pub answered_at: Option<Timestamp>,
     pub error: Option<RpcFailure>,
+    /// What the lag is measured against: the chain's reference RPC or the fleet top.
+    pub lag_against: Option<LagAgainstJson>,
+}
+
+/// `lagAgainst` of the JSON: the chain's top, where it came from, and the reference's state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LagAgainstJson {
+    /// `reference`, `fleet`, or `fleet-reference-unreachable` (the fallback).
+    pub source: LagSource,
+    pub top_height: u64,
+    /// Blocks this node is behind the top (0 at or above it).
+    pub behind: u64,
+    pub reference_url: Option<String>,
+    pub reference_height: Option<u64>,
+    pub reference_read_at: Option<Timestamp>,
+    pub reference_error: Option<RpcFailure>,
 }
 
 impl HealthJson {
@@ -333,7 +419,28 @@ impl HealthJson {
             error: health
                 .and_then(|h| h.last.as_ref())
                 .and_then(|r| r.failure.clone()),
+            lag_against: None,
         }
+    }
+
+    /// With `lagAgainst`: what the lag is measured against (nothing before any height is known).
+    pub fn against(mut self, against: Against<'_>) -> HealthJson {
+        let Some(source) = against.top.source else {
+            return self;
+        };
+        let reference = against.reference;
+        self.lag_against = Some(LagAgainstJson {
+            source,
+            top_height: against.top.height,
+            behind: self
+                .height
+                .map_or(0, |h| against.top.height.saturating_sub(h)),
+            reference_url: reference.map(|r| r.url.to_string()),
+            reference_height: reference.and_then(Reference::height),
+            reference_read_at: reference.and_then(|r| r.last.as_ref()).map(|r| r.at),
+            reference_error: reference.and_then(Reference::failure).cloned(),
+        });
+        self
     }
 }
 
@@ -343,11 +450,12 @@ pub fn describe_section(
     verdict: Option<&Verdict>,
     known_node_id: Option<&str>,
     now: Timestamp,
+    against: Against<'_>,
 ) -> String {
     let mut out = String::from("Chain health:\n");
     match verdict {
         Some(verdict) => {
-            for (label, value) in lines(health, verdict, known_node_id, now) {
+            for (label, value) in lines(health, verdict, known_node_id, now, against) {
                 out.push_str(&format!("  {label:<17}{value}\n"));
             }
         }

@@ -12,7 +12,7 @@ use super::fleets::Fleets;
 use super::health::HealthBrief;
 use super::store::ObjectKey;
 use super::{Fleet, rows::FleetRow};
-use crate::chain::{ChainTop, LagSource, NodeHealth, Reading, Verdict};
+use crate::chain::{ChainTop, LagSource, NodeHealth, Reading, Reference, References, Verdict};
 
 impl Fleet {
     /// The chain-health readings of `key`, if it was read.
@@ -85,11 +85,13 @@ fn top_for(tops: &BTreeMap<String, ChainTop>, chain: &str) -> ChainTop {
     tops.get(chain).copied().unwrap_or_default()
 }
 
-/// The highest height of each chain ID: a reference when the config names one (and it is
-/// higher), else the fleet's highest reading.
+/// The height of each chain ID a node's lag is measured against: the chain's reference when
+/// the config names one and its last read answered (even below the fleet's highest node: the
+/// operator chose it as the truth), else the fleet's highest reading, marked as a fallback when
+/// the reference did not answer.
 pub fn chain_tops<'a>(
     fleets: impl Iterator<Item = &'a Fleet>,
-    references: &BTreeMap<String, u64>,
+    references: &References,
 ) -> BTreeMap<String, ChainTop> {
     let mut tops: BTreeMap<String, ChainTop> = BTreeMap::new();
     for fleet in fleets {
@@ -106,15 +108,7 @@ pub fn chain_tops<'a>(
             }
         }
     }
-    for (chain, height) in references {
-        let top = tops.entry(chain.clone()).or_default();
-        if *height > top.height {
-            *top = ChainTop {
-                height: *height,
-                source: Some(LagSource::Reference),
-            };
-        }
-    }
+    crate::chain::reference::apply_references(&mut tops, references);
     tops
 }
 
@@ -138,16 +132,81 @@ impl Fleets {
         self.fleet(&key.context)?.health(key)
     }
 
+    /// The chains' reference RPCs (from the config file); their reads are kept until the
+    /// next call.
+    pub fn set_references(&mut self, references: References) {
+        self.references = references;
+    }
+
+    /// The chains' reference RPCs and their last reads.
+    pub fn references(&self) -> &References {
+        &self.references
+    }
+
+    /// The reference of `chain`, if the config names one.
+    pub fn reference(&self, chain: &str) -> Option<&Reference> {
+        self.references.get(chain)
+    }
+
+    /// Takes one read of `chain`'s reference in; [`Fleets::judge_health`] then judges again.
+    pub fn record_reference(&mut self, chain: &str, read: crate::chain::ReferenceRead) {
+        if let Some(reference) = self.references.get_mut(chain)
+            && reference
+                .last
+                .as_ref()
+                .is_none_or(|last| last.at <= read.at)
+        {
+            reference.last = Some(read);
+        }
+        if let Some(reference) = self.references.get_mut(chain) {
+            reference.reading = false;
+        }
+    }
+
+    /// The references due for a read at `now` (none in flight, the last one `every` ago or
+    /// more), noted as being read.
+    pub fn references_due(
+        &mut self,
+        now: Timestamp,
+        every: jiff::SignedDuration,
+    ) -> Vec<(String, crate::chain::ReferenceUrl)> {
+        let mut due = Vec::new();
+        for (chain, reference) in &mut self.references {
+            let stale = reference
+                .last
+                .as_ref()
+                .is_none_or(|last| now.duration_since(last.at) >= every);
+            if !reference.reading && stale {
+                reference.reading = true;
+                due.push((chain.clone(), reference.url.clone()));
+            }
+        }
+        due
+    }
+
+    /// The top `key`'s lag is measured against at the last judgement, with its reference.
+    pub fn top_of(&self, key: &ObjectKey) -> (ChainTop, Option<&Reference>) {
+        let chain = self
+            .fleet(&key.context)
+            .and_then(|fleet| fleet.row(key))
+            .map(|row| row.chain_id.as_str())
+            .unwrap_or_default();
+        (
+            top_for(&self.health_tops, chain),
+            self.references.get(chain),
+        )
+    }
+
     /// Whether any node was read (the fleet then shows its HEIGHT/LAG column).
     pub fn has_health(&self) -> bool {
         self.iter().any(Fleet::has_health)
     }
 
     /// Judges every node read at `now` against the highest height of its chain ID (or the
-    /// chain's reference height, `references` by chain ID) and updates the rows' cells. Cheap
+    /// chain's reference, [`Fleets::set_references`]) and updates the rows' cells. Cheap
     /// enough for every tick: a stall shows without a new reading.
-    pub fn judge_health(&mut self, now: Timestamp, references: &BTreeMap<String, u64>) {
-        let tops = chain_tops(self.iter(), references);
+    pub fn judge_health(&mut self, now: Timestamp) {
+        let tops = chain_tops(self.iter(), &self.references);
         let contexts: Vec<_> = self.contexts().cloned().collect();
         for context in contexts {
             if let Some(fleet) = self.fleet_mut(&context) {
@@ -170,11 +229,11 @@ impl Fleets {
         let chain = row.chain_id.clone();
         if let Some(height) = health.height() {
             let top = self.health_tops.entry(chain.clone()).or_default();
-            if height > top.height {
-                *top = ChainTop {
-                    height,
-                    source: Some(LagSource::Fleet),
-                };
+            // A reference that answered stays the measure, whatever the fleet's heights; a
+            // fallback stays said as one.
+            if height > top.height && top.source != Some(LagSource::Reference) {
+                let source = top.source.or(Some(LagSource::Fleet));
+                *top = ChainTop { height, source };
             }
         }
         let top = top_for(&self.health_tops, &chain);
@@ -183,7 +242,7 @@ impl Fleets {
         };
         let Some(brief) = fleet
             .health(key)
-            .map(|health| HealthBrief::of(&health.verdict(now, top), health))
+            .map(|health| HealthBrief::of(&health.verdict(now, top), health, top))
         else {
             return;
         };
@@ -199,8 +258,9 @@ impl Fleet {
             .health_entries()
             .filter_map(|(key, health)| {
                 let row: &FleetRow = self.row(key)?;
-                let verdict = health.verdict(now, top_for(tops, &row.chain_id));
-                let brief = HealthBrief::of(&verdict, health);
+                let top = top_for(tops, &row.chain_id);
+                let verdict = health.verdict(now, top);
+                let brief = HealthBrief::of(&verdict, health, top);
                 (row.health != Some(brief)).then(|| (key.clone(), Some(brief)))
             })
             .collect();

@@ -276,7 +276,9 @@ impl Fleet {
                     .events_of(key)
                     .filter_map(|event_key| self.node_events.get(event_key));
                 let default_sidecar_image = self.default_sidecar_image.as_deref();
-                let mark = self.seed_probes.get(key).and_then(probe::SeedProbe::mark);
+                let probe = self.seed_probes.get(key);
+                let mark = probe.and_then(probe::SeedProbe::mark);
+                let seed_cell = probe.and_then(probe::SeedProbe::cell);
                 let pod_warning = pod_warning_store::live_pod_warning_of(
                     key,
                     &self.pod_warning_index,
@@ -299,6 +301,7 @@ impl Fleet {
                     row.probe_mark = mark;
                     row.rejudge();
                 }
+                row.seed_cell = seed_cell;
                 self.counts.add(row);
                 self.widths.grow(row);
                 let row_key = row.key.clone();

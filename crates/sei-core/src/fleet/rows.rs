@@ -189,6 +189,8 @@ pub struct FleetRow {
     pub created: Option<Timestamp>,
     /// A seed's last outside probe as a mark (`✓`, `✗`, `…`), shown after its name.
     pub probe_mark: Option<&'static str>,
+    /// A seed's HEIGHT/LAG cell from its last probe: reachable and how many peers it knows.
+    pub seed_cell: Option<super::probe::SeedCell>,
     /// The chain-health verdict of the node's RPC (`None`: not read; seeds serve none).
     pub health: Option<super::health::HealthBrief>,
     /// The node's health verdict over everything above (`verdict::judge`), judged again when
@@ -223,6 +225,7 @@ impl FleetRow {
             pod_warning: None,
             created: None,
             probe_mark: None,
+            seed_cell: None,
             health: None,
             verdict: super::verdict::NodeVerdict::default(),
             bad_condition_count: 0,

@@ -41,6 +41,10 @@ pub const RENDER_FAILED: &str = "✖";
 pub const PROBE_OK: &str = "✓";
 pub const PROBE_FAILED: &str = "✗";
 pub const PROBE_RUNNING: &str = "…";
+/// After a lag figure in HEIGHT/LAG: measured against the chain's reference RPC (config file),
+/// or against the fleet top because that reference did not answer.
+pub const LAG_REFERENCE: &str = "ref";
+pub const LAG_REFERENCE_DOWN: &str = "ref✗";
 /// Before a node's name: marked with space for a rollout.
 pub const MARKED: &str = "✓";
 
@@ -157,6 +161,28 @@ pub fn legend() -> Vec<LegendEntry> {
             &format!("chain health: {health_words}"),
         ),
         entry(
+            &column(Column::Health),
+            &[
+                &format!("{PROBE_OK} N peers"),
+                &format!("{PROBE_FAILED} N peers"),
+                &format!("{PROBE_FAILED} unreachable"),
+            ],
+            "a seed (it serves no RPC), from its last probe: ready (reachable as its NodeID, \
+             knows N peers through PEX), not ready (knows none, or a check failed: named), \
+             unreachable",
+        ),
+        entry(
+            &column(Column::Health),
+            &[
+                "-N",
+                &format!("-N {LAG_REFERENCE}"),
+                &format!("-N {LAG_REFERENCE_DOWN}"),
+            ],
+            "blocks behind the fleet top (the highest node of the chain), behind the chain's \
+             reference RPC (config file), behind the fleet top because the reference is \
+             unreachable",
+        ),
+        entry(
             &column(Column::Image),
             &[DRIFT_IMAGE, DRIFT_SIDECAR, DRIFT_BOTH],
             "the spec's image or sidecar differs from the one running (drift)",
@@ -196,6 +222,12 @@ pub fn legend() -> Vec<LegendEntry> {
             "header",
             &[RENDER_FAILED],
             "the fleet doctor's critical findings (D lists them)",
+        ),
+        entry(
+            "header",
+            &[&format!("{LAG_REFERENCE_DOWN} CHAIN")],
+            "the chain's reference RPC (config file) did not answer: lag is measured against the \
+             fleet top meanwhile",
         ),
         entry(
             "header",

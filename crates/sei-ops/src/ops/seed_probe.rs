@@ -8,6 +8,7 @@ use crate::actions::address::{AddressError, ExternalAddress};
 use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
 use crate::api::{NodeMode, SeiNode};
 use crate::fleet::detail::{NodeIdLookup, NodeIdSource};
+use crate::fleet::probe::ProbeRecord;
 use crate::ports::probe::{CheckName, Origin, ProbeOutcome, ProbeTarget, Verdict};
 use crate::ports::{
     ClusterApi, ClusterErrorKind, ClusterObject, ObjectKind, SidecarApi, SidecarTarget,
@@ -161,6 +162,36 @@ pub fn no_pod_reason(node: &SeiNode, render_failure: Option<&str>) -> Option<Str
 
 /// How [`no_pod_reason`] starts: the one-line heads put it before the dial's own words.
 const NO_POD: &str = "no pod to reach";
+
+/// What the screens, `get` and `describe` keep of a probe that ended at `at` (`Err`: it could
+/// not run, and why).
+pub fn record(
+    at: jiff::Timestamp,
+    outcome: Result<ProbeOutcome, impl std::fmt::Display>,
+) -> ProbeRecord {
+    match outcome {
+        Ok(outcome) => ProbeRecord {
+            at,
+            ok: outcome.ok,
+            problem: (!outcome.ok).then(|| outcome_head(&outcome)),
+            route: origin_text(&outcome.origin),
+            reachable: outcome.reachable(),
+            pex_peers: outcome.pex_peers,
+            failed_check: outcome.first_problem().map(|c| c.check.label()),
+            peer: outcome.target,
+        },
+        Err(why) => ProbeRecord {
+            at,
+            ok: false,
+            peer: String::new(),
+            problem: Some(format!("not probed: {why}")),
+            route: "nothing dialled".to_owned(),
+            reachable: false,
+            pex_peers: None,
+            failed_check: Some("not probed"),
+        },
+    }
+}
 
 /// The outcome in one line: `reachable as NODEID@HOST:PORT`, or the first check that failed,
 /// then from where it was dialled and to which IP.

@@ -116,9 +116,19 @@ pub struct ProbeOutcome {
     /// The seven checks in a fixed order.
     pub checks: Vec<Check>,
     pub total_ms: f64,
+    /// The PEX addresses its Handshake handed out besides its own: the peers it knows now (a
+    /// seed is ready with at least one). `None` when the Handshake did not get that far.
+    pub pex_peers: Option<u32>,
 }
 
 impl ProbeOutcome {
+    /// The TCP dial reached it.
+    pub fn reachable(&self) -> bool {
+        self.checks
+            .iter()
+            .any(|c| c.check == CheckName::Reachable && c.passed())
+    }
+
     /// The first check that did not pass (the one line to show when space is short).
     pub fn first_problem(&self) -> Option<&Check> {
         self.checks.iter().find(|c| !c.passed())
@@ -197,6 +207,7 @@ pub mod fake {
                     remote_address: Some(target.address.clone()),
                     in_cluster: false,
                 },
+                pex_peers: reached.then_some(3),
                 checks,
                 total_ms: 1.5,
             }

@@ -7,9 +7,11 @@
 //! [`HOT_EVERY`]; every other node serving RPC in a background sweep every
 //! [`SWEEP_EVERY`], oldest reading first; at most [`MAX_IN_FLIGHT`] reads asked for at once (the
 //! adapter runs 8 at a time over as many port-forwards). A reading is judged alone as it
-//! arrives; every node is judged again on the tick, which then asks for the reads due. Seeds serve no RPC: their health is the P2P
-//! probe (`probes`).
-use std::collections::{BTreeMap, BTreeSet};
+//! arrives; every node is judged again on the tick, which then asks for the reads due. Each chain's
+//! reference RPC (config file) is read every [`REFERENCE_EVERY`], one read in flight per chain,
+//! straight to its URL (`rpc::reference`, not a port-forward). Seeds serve no RPC: their health
+//! is the P2P probe (`probes`).
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
@@ -22,6 +24,8 @@ use crate::ops::chain_health::serves_rpc;
 
 /// How often a node on screen is read.
 pub const HOT_EVERY: SignedDuration = SignedDuration::from_secs(5);
+/// How often each chain's reference RPC (config file) is read.
+pub const REFERENCE_EVERY: SignedDuration = SignedDuration::from_secs(5);
 /// How often every other node is read.
 pub const SWEEP_EVERY: SignedDuration = SignedDuration::from_secs(60);
 /// Reads asked for and not answered yet. The adapter runs at most `rpc::MAX_FORWARDS` (8) at
@@ -71,7 +75,13 @@ pub fn due(model: &mut Model) -> Vec<Cmd> {
         return Vec::new();
     }
     let now = model.now;
-    model.fleet.judge_health(now, &BTreeMap::new());
+    model.fleet.judge_health(now);
+    let mut cmds: Vec<Cmd> = model
+        .fleet
+        .references_due(now, REFERENCE_EVERY)
+        .into_iter()
+        .map(|(chain, url)| Cmd::ReadReference { chain, url })
+        .collect();
     let in_flight = model
         .fleet
         .iter()
@@ -80,7 +90,7 @@ pub fn due(model: &mut Model) -> Vec<Cmd> {
         .count();
     let free = MAX_IN_FLIGHT.saturating_sub(in_flight);
     if free == 0 {
-        return Vec::new();
+        return cmds;
     }
     let hot = hot_keys(model);
     let last_read = |key: &ObjectKey| -> Option<Option<Timestamp>> {
@@ -115,12 +125,27 @@ pub fn due(model: &mut Model) -> Vec<Cmd> {
         picked.extend(sweep.into_iter().take(room).map(|(_, key)| key.clone()));
     }
     if picked.is_empty() {
-        return Vec::new();
+        return cmds;
     }
     for key in &picked {
         model.fleet.health_reading(key);
     }
-    vec![Cmd::ReadHealth { keys: picked }]
+    cmds.push(Cmd::ReadHealth { keys: picked });
+    cmds
+}
+
+/// The chains' reference RPCs of the config file, none read yet (`Model::configure`).
+pub fn configure(model: &mut Model) {
+    let references = crate::chain::reference::references_of(&model.settings.reference_rpc);
+    model.fleet.set_references(references);
+}
+
+/// A read of a chain's reference ended: take it in and judge every node again (the reference
+/// is the top of its whole chain).
+pub fn on_reference_read(model: &mut Model, chain: &str, read: crate::chain::ReferenceRead) {
+    model.fleet.record_reference(chain, read);
+    model.fleet.judge_health(model.now);
+    model.dirty = true;
 }
 
 /// A read ended: take it in and judge that node alone (the row shows it on the next frame);

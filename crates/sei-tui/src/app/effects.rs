@@ -1,5 +1,6 @@
 //! Runs the commands `update` returns: starts and stops watches. Never blocks the loop: each
 //! watch set runs in its own task, aborted (with its watchers) when replaced.
+use crate::rpc::reference::ReferenceReader;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -79,6 +80,8 @@ pub struct Effects {
     /// The nodes' RPC per context (port-forwards through that cluster's API server), made on
     /// first use.
     node_rpcs: BTreeMap<String, Arc<dyn NodeRpc>>,
+    /// The chains' reference RPCs are read with it (made on the first read).
+    reference_reader: Option<ReferenceReader>,
 }
 
 impl Effects {
@@ -105,6 +108,7 @@ impl Effects {
             platform_config_map: None,
             prober: None,
             node_rpcs: BTreeMap::new(),
+            reference_reader: None,
         }
     }
 
@@ -125,6 +129,18 @@ impl Effects {
         );
         self.node_rpcs.insert(context.to_owned(), rpc.clone());
         Ok(rpc)
+    }
+
+    /// Reads `chain`'s reference RPC in a task; the read comes back as `Msg::ReferenceRead`.
+    fn read_reference(&mut self, chain: String, url: crate::chain::ReferenceUrl) {
+        let reader = self
+            .reference_reader
+            .get_or_insert_with(ReferenceReader::new);
+        let (reader, tx) = (reader.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let read = reader.read(&url, READ_TIMEOUT).await;
+            let _ = tx.send(Msg::ReferenceRead { chain, read }).await;
+        });
     }
 
     /// Reads the nodes' RPC in one task per cluster, each reading sent back as it ends.
@@ -393,6 +409,7 @@ impl Effects {
                 tokio::spawn(probe_seed(prober, connection, key, target, self.tx.clone()));
             }
             Cmd::ReadHealth { keys } => self.read_health(keys),
+            Cmd::ReadReference { chain, url } => self.read_reference(chain, url),
         }
     }
 }

@@ -186,6 +186,11 @@ pub enum Msg {
         key: ObjectKey,
         reading: crate::chain::Reading,
     },
+    /// A read of `chain`'s reference RPC ended.
+    ReferenceRead {
+        chain: String,
+        read: crate::chain::ReferenceRead,
+    },
 }
 
 impl From<WatchEvent> for Msg {
@@ -292,6 +297,11 @@ pub enum Cmd {
     /// `Msg::HealthRead`.
     ReadHealth {
         keys: Vec<ObjectKey>,
+    },
+    /// `GET <url>/status` of `chain`'s reference RPC; answered by `Msg::ReferenceRead`.
+    ReadReference {
+        chain: String,
+        url: crate::chain::ReferenceUrl,
     },
 }
 
@@ -575,6 +585,7 @@ impl Model {
     /// that does not parse is reported with the other problems and not applied).
     pub fn configure(&mut self, loaded: &LoadedConfig, flags: FlagOverrides) {
         self.settings = Settings::from_config(loaded, flags);
+        super::chain_health::configure(self);
         self.keymap = super::console_actions::keymap(&loaded.config.keys);
         let saved = loaded
             .config

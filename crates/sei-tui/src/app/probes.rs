@@ -6,9 +6,9 @@ use jiff::{SignedDuration, Timestamp};
 use super::errors::SeedProbeError;
 use super::model::{Cmd, Flash, Model, Screen};
 use crate::api::NodeMode;
-use crate::fleet::probe::{ProbeRecord, SeedProbe};
+use crate::fleet::probe::SeedProbe;
 use crate::fleet::store::ObjectKey;
-use crate::ops::seed_probe::{no_pod_reason, origin_text, outcome_head, probe_target};
+use crate::ops::seed_probe::{no_pod_reason, probe_target};
 use crate::ports::probe::ProbeOutcome;
 
 /// How often each published seed is probed on its own.
@@ -124,22 +124,7 @@ pub fn on_probed(
     if model.fleet.node(key).is_none() {
         return;
     }
-    let last = match outcome {
-        Ok(outcome) => ProbeRecord {
-            at,
-            ok: outcome.ok,
-            problem: (!outcome.ok).then(|| outcome_head(&outcome)),
-            route: origin_text(&outcome.origin),
-            peer: outcome.target,
-        },
-        Err(why) => ProbeRecord {
-            at,
-            ok: false,
-            peer: String::new(),
-            problem: Some(format!("not probed: {why}")),
-            route: "nothing dialled".to_owned(),
-        },
-    };
+    let last = crate::ops::seed_probe::record(at, outcome);
     model.fleet.set_seed_probe(
         key,
         SeedProbe {

@@ -29,6 +29,8 @@ pub struct Settings {
     pub chain_health: bool,
     /// `require_journal`: a change the journal cannot record is refused before any request.
     pub require_journal: bool,
+    /// `[chains."ID"] reference_rpc`: what each chain's lag is measured against.
+    pub reference_rpc: std::collections::BTreeMap<String, crate::chain::ReferenceUrl>,
 }
 
 /// Flags that win over the config file.
@@ -54,6 +56,7 @@ impl Settings {
             problems: loaded.problems.clone(),
             chain_health: false,
             require_journal: config.require_journal,
+            reference_rpc: config.reference_rpc.clone(),
         }
     }
 }

@@ -153,6 +153,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             super::chain_health::on_read(model, &key, reading);
             Vec::new()
         }
+        Msg::ReferenceRead { chain, read } => {
+            super::chain_health::on_reference_read(model, &chain, read);
+            Vec::new()
+        }
     };
     if !is_delta {
         // Deltas come in floods: the loop refreshes views once per batch, before drawing.

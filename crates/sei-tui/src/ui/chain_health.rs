@@ -34,7 +34,9 @@ pub fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line
         Some(NodeIdLookup::Found { node_id, .. }) => Some(node_id.as_str()),
         _ => None,
     };
-    lines(Some(health), &verdict, known, model.now)
+    let (top, reference) = model.fleet.top_of(key);
+    let against = crate::fleet::health::Against { top, reference };
+    lines(Some(health), &verdict, known, model.now, against)
         .into_iter()
         .enumerate()
         .map(|(i, (label, value))| {

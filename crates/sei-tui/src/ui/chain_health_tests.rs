@@ -168,3 +168,105 @@ fn filters_pick_stalled_lagging_and_catching_up_nodes() {
     assert_eq!(names("unreachable"), ["replayer-0"]);
     assert_eq!(names("in-sync"), ["rpc-0"]);
 }
+
+/// [`read_fleet`] with pacific-1's reference RPC (config file) at 1,001,000 — rpc-0 is 500
+/// blocks behind it — and seed-0 probed: reachable as its NodeID, handing out 3 peers.
+fn read_fleet_with_reference_and_probed_seed() -> Model {
+    use crate::chain::{ReferenceRead, ReferenceUrl, reference::references_of};
+    let mut model = read_fleet();
+    let url = ReferenceUrl::parse("https://rpc.pacific-1.example").expect("url");
+    model.settings.reference_rpc = [("pacific-1".to_owned(), url)].into();
+    model
+        .fleet
+        .set_references(references_of(&model.settings.reference_rpc));
+    let at = model.now - SignedDuration::from_secs(2);
+    update(
+        &mut model,
+        Msg::ReferenceRead {
+            chain: "pacific-1".into(),
+            read: ReferenceRead {
+                at,
+                outcome: Ok(1_001_000),
+            },
+        },
+    );
+    let seed = demo_key("seed-0");
+    let target = crate::ports::probe::ProbeTarget {
+        node_id: Some("8e0ce6da7bc451e8bea1ceadcb71ca14ce79776c".into()),
+        node_id_source: "node-key Secret seed-0-node-key".into(),
+        address: "seed-0.sei.example:26656".into(),
+        chain_id: "pacific-1".into(),
+        no_pod: None,
+    };
+    let outcome = crate::ports::probe::fake::FakeProber::default().outcome(&target);
+    assert_eq!(outcome.pex_peers, Some(3));
+    update(
+        &mut model,
+        Msg::SeedProbed {
+            key: seed,
+            at,
+            outcome: Ok(outcome),
+        },
+    );
+    model
+}
+
+#[test]
+fn lag_against_the_reference_and_a_seeds_peers_show_in_the_column_at_80x24_and_wide() {
+    let mut model = read_fleet_with_reference_and_probed_seed();
+    let wide = render(&mut model, 200, 50, &Theme::dark());
+    assert!(wide.contains("↓ 1000500 -500 ref"), "{wide}");
+    assert!(wide.contains("✓ 3 peers"), "{wide}");
+    insta::assert_snapshot!("fleet_reference_and_seed_wide", wide);
+    insta::assert_snapshot!(
+        "fleet_reference_and_seed_80x24",
+        render(&mut model, 80, 24, &Theme::dark())
+    );
+}
+
+#[test]
+fn the_node_screen_says_what_the_lag_is_measured_against_and_an_unreachable_reference() {
+    let mut model = read_fleet_with_reference_and_probed_seed();
+    open(&mut model, "rpc-0");
+    let wide = render(&mut model, 200, 50, &Theme::dark());
+    assert!(
+        wide.contains("500 blocks behind reference https://rpc.pacific-1.example"),
+        "{wide}"
+    );
+    insta::assert_snapshot!("node_reference_lagging_wide", wide);
+    let now = model.now;
+    update(
+        &mut model,
+        Msg::ReferenceRead {
+            chain: "pacific-1".into(),
+            read: crate::chain::ReferenceRead {
+                at: now,
+                outcome: Err(RpcFailure::Refused(
+                    "https://rpc.pacific-1.example: connection refused".into(),
+                )),
+            },
+        },
+    );
+    let narrow = render(&mut model, 80, 24, &Theme::dark());
+    assert!(narrow.contains("unreachable"), "{narrow}");
+    insta::assert_snapshot!("node_reference_unreachable_80x24", narrow);
+    let wide = render(&mut model, 200, 50, &Theme::dark());
+    assert!(
+        wide.contains("│ ref✗ pacific-1 (reference unreachable) │"),
+        "the header names the chain: {wide}"
+    );
+    assert!(narrow.contains("│ ref✗ 1 │"), "{narrow}");
+    // Measured against the fleet top again: rpc-0 is its chain's highest node.
+    let row = model
+        .fleet
+        .rows()
+        .find(|r| *r.key.name == *"rpc-0")
+        .expect("row");
+    assert_eq!(
+        row.health.map(|h| (h.state, h.against)),
+        Some((
+            crate::chain::State::InSync,
+            Some(crate::chain::LagSource::FleetReferenceUnreachable)
+        ))
+    );
+}

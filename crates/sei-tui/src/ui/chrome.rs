@@ -159,6 +159,26 @@ fn segments(model: &Model, theme: &Theme) -> Vec<Segment> {
             .keep(3),
         );
     }
+    // Chains whose reference RPC (config file) did not answer: their lag is measured against
+    // the fleet top meanwhile (the node screen and `describe` say why).
+    let down: Vec<&str> = model
+        .fleet
+        .references()
+        .iter()
+        .filter(|(_, reference)| reference.failure().is_some())
+        .map(|(chain, _)| chain.as_str())
+        .collect();
+    if !down.is_empty() {
+        let mark = crate::fleet::symbols::LAG_REFERENCE_DOWN;
+        out.push(
+            Segment::new(
+                format!("│ {mark} {} (reference unreachable)", down.join(" ")),
+                format!("│ {mark} {}", down.len()),
+                theme.warn,
+            )
+            .keep(3),
+        );
+    }
     for (i, (mode, n)) in counts.by_mode.iter().enumerate() {
         let bar = if i == 0 { "│ " } else { "" };
         let name = mode.map_or("?", |m| m.as_str());
