@@ -224,7 +224,7 @@ pub fn verdict_line(verdict: &Verdict, now: Timestamp) -> String {
         } => {
             let behind = behind
                 .filter(|b| *b > 0)
-                .map(|b| format!(", {b} blocks behind"))
+                .map(|b| format!(", {} behind", blocks(b)))
                 .unwrap_or_default();
             let peer = if *one_peer {
                 "; one block-sync peer: blocksync needs 2 to report caught up, so it follows \
@@ -239,13 +239,24 @@ pub fn verdict_line(verdict: &Verdict, now: Timestamp) -> String {
             behind,
             source,
         } => format!(
-            "{head} at {height}: {behind} blocks behind {}",
+            "{head} at {height}: {} behind {}",
+            blocks(*behind),
             source_words(*source)
         ),
     }
 }
 
-fn source_words(source: LagSource) -> &'static str {
+/// `1 block`, `N blocks`.
+pub fn blocks(count: u64) -> String {
+    if count == 1 {
+        "1 block".to_owned()
+    } else {
+        format!("{count} blocks")
+    }
+}
+
+/// What a lag was measured against, in words (the node screen, `describe`, the doctor).
+pub fn source_words(source: LagSource) -> &'static str {
     match source {
         LagSource::LagStatus => "its peers (/lag_status over its lag-threshold)",
         LagSource::Fleet => "the fleet top (the highest node of its chain in the fleet)",
@@ -315,7 +326,7 @@ fn lag_line(height: u64, lag: &Result<LagStatus, RpcFailure>, against: Against<'
         return own;
     }
     let behind = against.top.height.saturating_sub(height);
-    format!("{behind} blocks {}; {own}", against.behind_words())
+    format!("{} {}; {own}", blocks(behind), against.behind_words())
 }
 
 fn node_id_line(reported: &str, known: Option<&str>) -> String {

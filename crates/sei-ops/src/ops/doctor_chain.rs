@@ -5,6 +5,7 @@ use jiff::Timestamp;
 
 use super::{Evidence, Finding, FindingClass, Fix, ObjectRef, Severity};
 use crate::chain::{Concern, RpcFailure, Verdict};
+use crate::fleet::health::{blocks, source_words};
 
 /// The finding of one node's chain verdict, if it is one: stalled (critical), lagging, catching
 /// up with one block-sync peer or an unreachable RPC (warning), catching up (info). A node with
@@ -71,8 +72,12 @@ pub fn finding(
             source,
         } => (
             FindingClass::ChainLagging,
-            format!("{behind} blocks behind its chain"),
-            format!("height {height}, {behind} blocks behind (measured by {source:?})"),
+            format!("{} behind its chain", blocks(*behind)),
+            format!(
+                "height {height}, {} behind {}",
+                blocks(*behind),
+                source_words(*source)
+            ),
             Fix::says("check its peers and resources (CPU, disk) in seid's log".to_owned())
                 .command(logs),
         ),
@@ -195,6 +200,25 @@ mod tests {
                 (Severity::Warning, class)
             );
         }
+    }
+
+    #[test]
+    fn a_lag_finding_names_its_source_in_words_and_counts_one_block_as_one() {
+        let lagging = Verdict::Lagging {
+            height: 10,
+            behind: 1,
+            source: crate::chain::LagSource::FleetReferenceUnreachable,
+        };
+        let finding = finding("", "sei", "n", &lagging, None).expect("a finding");
+        assert_eq!(finding.summary, "1 block behind its chain");
+        let detail = &finding.evidence[0].detail;
+        assert!(
+            detail.contains(
+                "1 block behind the fleet top (the chain's reference RPC is unreachable)"
+            ),
+            "{detail}"
+        );
+        assert!(!detail.contains("FleetReferenceUnreachable"), "{detail}");
     }
 
     #[test]
