@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Event;
 
-use super::store::ObjectKey;
+use super::store::{Change, Delta, ObjectKey, Store};
 
 /// Reason of the Event the controller emits when it cannot sync the StatefulSet. It is written
 /// before the status flush, so it is often the only trace of the failure.
@@ -155,6 +155,14 @@ pub fn involved_key(event: &Event) -> ObjectKey {
     ObjectKey::new(namespace, involved.name.clone().unwrap_or_default())
 }
 
+/// What an event delta changed: the objects whose events changed, and whether a relist ended
+/// (the store's order moved).
+#[derive(Debug)]
+pub struct IndexedChange {
+    pub touched: BTreeSet<ObjectKey>,
+    pub relist_ended: bool,
+}
+
 /// Which events are about which object. Kept in step with the event store.
 #[derive(Debug, Default, Clone)]
 pub struct EventIndex {
@@ -188,6 +196,40 @@ impl EventIndex {
                 self.by_object.remove(object);
             }
         }
+    }
+
+    /// Applies an event delta to `store`, keeping this index in step: `about` is the object an
+    /// applied or relisted event is about. `None` when the store did not change.
+    pub fn apply_delta(
+        &mut self,
+        store: &mut Store<Event>,
+        delta: Delta<Event>,
+        about: Option<ObjectKey>,
+    ) -> Option<IndexedChange> {
+        let mut touched = BTreeSet::new();
+        if let (Delta::Applied(event) | Delta::RelistItem(event), Some(about)) = (&delta, about) {
+            if let Some(old) = self.insert(store.key_of(event.as_ref()), about.clone()) {
+                touched.insert(old);
+            }
+            touched.insert(about);
+        }
+        let (dropped, relist_ended) = match store.apply(delta) {
+            Change::Nothing => return None,
+            Change::One(key) => (vec![key], false),
+            Change::Dropped(keys) => (keys, true),
+        };
+        // Deleted events (and events a relist no longer lists) leave the index here.
+        for event_key in dropped {
+            if store.get(&event_key).is_none()
+                && let Some(object) = self.remove(&event_key)
+            {
+                touched.insert(object);
+            }
+        }
+        Some(IndexedChange {
+            touched,
+            relist_ended,
+        })
     }
 
     /// Keys of the events about `object`.

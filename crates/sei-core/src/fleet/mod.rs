@@ -38,7 +38,7 @@ mod tests;
 #[cfg(test)]
 mod verdict_tests;
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Event, Pod};
@@ -234,34 +234,22 @@ impl Fleet {
     }
 
     fn apply_node_event(&mut self, delta: Delta<Event>) {
-        let mut touched = BTreeSet::new();
-        if let Delta::Applied(event) | Delta::RelistItem(event) = &delta {
-            let object = involved_key(event).in_context(&self.context);
-            if let Some(old) = self
-                .event_index
-                .insert(self.node_events.key_of(event.as_ref()), object.clone())
-            {
-                touched.insert(old);
+        let about = match &delta {
+            Delta::Applied(event) | Delta::RelistItem(event) => {
+                Some(involved_key(event).in_context(&self.context))
             }
-            touched.insert(object);
-        }
-        let dropped = match self.node_events.apply(delta) {
-            Change::Nothing => return,
-            Change::One(key) => vec![key],
-            Change::Dropped(keys) => {
-                self.bump();
-                keys
-            }
+            _ => None,
         };
-        // Deleted events (and events a relist no longer lists) leave the index here.
-        for event_key in dropped {
-            if self.node_events.get(&event_key).is_none()
-                && let Some(object) = self.event_index.remove(&event_key)
-            {
-                touched.insert(object);
-            }
+        let Some(change) = self
+            .event_index
+            .apply_delta(&mut self.node_events, delta, about)
+        else {
+            return;
+        };
+        if change.relist_ended {
+            self.bump();
         }
-        for key in touched {
+        for key in change.touched {
             self.refresh_row(&key);
         }
     }

@@ -1,8 +1,6 @@
 //! The fleet's side of the pods' Warnings (`pod_warnings`): the Warning events of the SeiNodes'
 //! pods and the pods themselves as deltas bring them, and each node's row told its pod's live
 //! Warning when either changes.
-use std::collections::BTreeSet;
-
 use k8s_openapi::api::core::v1::{Event, Pod};
 
 use super::Fleet;
@@ -35,7 +33,7 @@ impl Fleet {
     /// A delta of the pods' Warning events: kept (slimmed) when it is about a pod named as a
     /// SeiNode's, and the rows of the nodes it is about judged again.
     pub(super) fn apply_pod_warning(&mut self, mut delta: Delta<Event>) {
-        let mut touched = BTreeSet::new();
+        let mut about = None;
         if let Delta::Applied(event) | Delta::RelistItem(event) = &mut delta {
             let pod = involved_key(event);
             // Only the Warnings of a pod named `<name>-0` (a StatefulSet's first, as every
@@ -48,30 +46,18 @@ impl Fleet {
                 return;
             };
             pod_warnings::slim_pod_event(event);
-            if let Some(old) = self
-                .pod_warning_index
-                .insert(self.pod_warnings.key_of(event.as_ref()), node.clone())
-            {
-                touched.insert(old);
-            }
-            touched.insert(node);
+            about = Some(node);
         }
-        let dropped = match self.pod_warnings.apply(delta) {
-            Change::Nothing => return,
-            Change::One(key) => vec![key],
-            Change::Dropped(keys) => {
-                self.bump();
-                keys
-            }
+        let Some(change) = self
+            .pod_warning_index
+            .apply_delta(&mut self.pod_warnings, delta, about)
+        else {
+            return;
         };
-        for event_key in dropped {
-            if self.pod_warnings.get(&event_key).is_none()
-                && let Some(node) = self.pod_warning_index.remove(&event_key)
-            {
-                touched.insert(node);
-            }
+        if change.relist_ended {
+            self.bump();
         }
-        for key in touched {
+        for key in change.touched {
             self.refresh_pod_warning(&key);
         }
     }
