@@ -95,53 +95,25 @@ pub async fn read_references(
     references
 }
 
-/// How long one seed probe of `get`/`describe` may take.
-const SEED_PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// Probes the published seeds of `fleet` (all, or only `only`) once from here, all at once,
-/// each bounded, and keeps each outcome as the seed's last probe: its HEIGHT/LAG cell
-/// (reachable and how many peers it knows) and `seedProbe` in JSON. Seeds serve no RPC: this
-/// is their health.
+/// Probes the published seeds of `fleet` (all, or only `only`) once from here and keeps each
+/// outcome as the seed's last probe: its HEIGHT/LAG cell (reachable and how many peers it
+/// knows) and `seedProbe` in JSON. Seeds serve no RPC: this is their health.
 pub async fn probe_seeds_into(conn: &Connection, fleet: &mut Fleet, only: Option<&ObjectKey>) {
-    use crate::api::NodeMode;
-    use crate::ports::probe::SeedProber;
     let seeds: Vec<(ObjectKey, crate::api::SeiNode)> = fleet
         .nodes
         .iter()
         .filter(|(key, node)| {
-            only.is_none_or(|only| only == *key)
-                && node.spec.mode().ok() == Some(NodeMode::Seed)
-                && !node.spec.external_address().is_empty()
+            only.is_none_or(|only| only == *key) && super::seed_probes::is_published_seed(node)
         })
         .map(|(key, node)| (key.clone(), (*node).clone()))
         .collect();
-    if seeds.is_empty() {
-        return;
-    }
-    let prober = crate::p2p::prober::P2pProber::new(crate::p2p::tcp::TcpDialer);
-    let sidecar = crate::sidecar::env::client_from_env(conn.kube_config.clone());
-    let sidecar = match &sidecar {
-        Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
-        Err(why) => Err(why.as_str()),
-    };
-    let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
-    let probes = seeds.into_iter().map(|(key, node)| {
-        let (prober, cluster) = (&prober, &cluster);
-        async move {
-            let lookup = crate::ops::seed_probe::seed_node_id(cluster, sidecar, &node).await;
-            let outcome = match crate::ops::seed_probe::probe_target(&node, lookup.as_ref(), None) {
-                Ok(target) => Ok(prober.probe(&target, SEED_PROBE_TIMEOUT).await),
-                Err(why) => Err(why.to_string()),
-            };
-            (key, jiff::Timestamp::now(), outcome)
-        }
-    });
-    for (key, at, outcome) in futures::future::join_all(probes).await {
-        let last = Some(crate::ops::seed_probe::record(at, outcome));
+    let nodes: Vec<&crate::api::SeiNode> = seeds.iter().map(|(_, node)| node).collect();
+    let probed = super::seed_probes::probe_all(conn, &nodes).await;
+    for ((key, _), (at, outcome)) in seeds.iter().zip(probed) {
         let probe = crate::fleet::probe::SeedProbe {
-            last,
+            last: Some(crate::ops::seed_probe::record(at, outcome)),
             running: false,
         };
-        fleet.set_seed_probe(&key, probe);
+        fleet.set_seed_probe(key, probe);
     }
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::CliError;
 use crate::actions::permissions::{ExecutionScope, rollout_checks, tasks_to_run};
 use crate::actions::render_fix::PlatformSource;
-use crate::api::{NodeMode, SeiNode};
+use crate::api::SeiNode;
 use crate::config::ExecutorMode;
 use crate::executor::lease::{ControllerLiveness, controller_liveness, node_lease_name};
 use crate::kube::client::Connection;
@@ -25,11 +25,8 @@ use crate::ops::doctor::{
 };
 use crate::platform::PlatformConfig;
 use crate::ports::access::{AccessError, check_permissions};
-use crate::ports::probe::SeedProber;
 use crate::ports::{HolderProbe, LocalProcesses};
 
-/// How long one seed probe may take.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Bound on reading one list (an API server that hangs must not hang cron).
 const READ_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -214,42 +211,28 @@ impl ClusterData {
         }
     }
 
-    /// Probes each published seed from here, all at once, each bounded.
+    /// Probes each published seed from here, all at once, each bounded (one that cannot be
+    /// probed has no result: its finding says why from the node itself).
     async fn probe_seeds(&mut self, conn: &Connection) {
-        let prober = crate::p2p::prober::P2pProber::new(crate::p2p::tcp::TcpDialer);
-        let sidecar = crate::sidecar::env::client_from_env(conn.kube_config.clone());
-        let sidecar = match &sidecar {
-            Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
-            Err(why) => Err(why.as_str()),
-        };
         let seeds: Vec<&SeiNode> = self
             .nodes
             .iter()
-            .filter(|n| {
-                n.spec.mode().ok() == Some(NodeMode::Seed) && !n.spec.external_address().is_empty()
-            })
+            .filter(|node| super::seed_probes::is_published_seed(node))
             .collect();
-        let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
-        let probes = seeds.iter().map(|node| {
-            let prober = &prober;
-            let cluster = &cluster;
-            async move {
-                let lookup = crate::ops::seed_probe::seed_node_id(cluster, sidecar, node).await;
-                let target =
-                    crate::ops::seed_probe::probe_target(node, lookup.as_ref(), None).ok()?;
-                let at = Timestamp::now();
-                let outcome = prober.probe(&target, PROBE_TIMEOUT).await;
+        let probed = super::seed_probes::probe_all(conn, &seeds).await;
+        self.probes = seeds
+            .iter()
+            .zip(probed)
+            .filter_map(|(node, (at, outcome))| {
                 Some((
                     node.namespace().to_owned(),
                     node.name().to_owned(),
-                    SeedProbeResult { at, outcome },
+                    SeedProbeResult {
+                        at,
+                        outcome: outcome.ok()?,
+                    },
                 ))
-            }
-        });
-        self.probes = futures::future::join_all(probes)
-            .await
-            .into_iter()
-            .flatten()
+            })
             .collect();
     }
 

@@ -23,6 +23,7 @@ mod platform_image;
 pub mod render;
 pub mod rollout_clusters;
 pub mod seed_probe;
+mod seed_probes;
 mod tui;
 
 // The operator actions' commands: a `pub mod` line (`cli::rollout`, …) for every file of
