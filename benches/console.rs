@@ -27,9 +27,9 @@ use sei_console::fleet::filter::Filter;
 use sei_console::fleet::sample;
 use sei_console::fleet::sort::{Column, Sort};
 use sei_console::fleet::store::Delta;
+use sei_console::fleet::watches::WatchKind;
+use sei_console::fleet::watches::WatchReport;
 use sei_console::keymap::Key;
-use sei_console::kube::watch::WatchReport;
-use sei_console::kube::watches::WatchKind;
 use sei_console::ui::theme::Theme;
 use serde_json::json;
 

@@ -55,7 +55,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "kube",
         &[
-            "actions", "api", "fleet", "limits", "platform", "ports", "render",
+            "actions", "api", "config", "fleet", "limits", "platform", "ports", "render",
         ],
     ),
     ("sidecar", &["api", "kube", "limits", "ports"]),
@@ -69,11 +69,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "config", "executor", "kube", "ops", "ports", "sidecar", "tasks",
         ],
     ),
+    // The console: the clusters through its port (`app::port`), never an adapter.
     (
         "app",
         &[
-            "actions", "api", "chain", "config", "executor", "fleet", "journal", "keymap", "kube",
-            "limits", "ops", "planner", "platform", "ports", "rpc", "sidecar", "tasks", "wiring",
+            "actions", "api", "chain", "config", "executor", "fleet", "journal", "keymap",
+            "limits", "ops", "planner", "platform", "ports", "tasks",
         ],
     ),
     // The views read the app's model; the loop is handed `ui::draw` by `cli`. `ports`: the
@@ -81,16 +82,24 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "ui",
         &[
-            "actions", "api", "app", "chain", "config", "fleet", "keymap", "kube", "limits", "ops",
+            "actions", "api", "app", "chain", "config", "fleet", "keymap", "limits", "ops",
             "planner", "platform", "ports",
+        ],
+    ),
+    // The console's port filled with the adapters (the composition root's half of the console).
+    (
+        "backend",
+        &[
+            "api", "app", "chain", "config", "executor", "fleet", "journal", "kube", "ops", "p2p",
+            "ports", "rpc", "sidecar", "wiring",
         ],
     ),
     (
         "cli",
         &[
-            "actions", "api", "app", "chain", "config", "executor", "fleet", "journal", "keymap",
-            "kube", "limits", "ops", "p2p", "planner", "platform", "ports", "render", "rpc",
-            "sidecar", "tasks", "ui", "wiring",
+            "actions", "api", "app", "backend", "chain", "config", "executor", "fleet", "journal",
+            "keymap", "kube", "limits", "ops", "p2p", "planner", "platform", "ports", "render",
+            "rpc", "sidecar", "tasks", "ui", "wiring",
         ],
     ),
     ("layering_tests", &[]),

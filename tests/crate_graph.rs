@@ -98,6 +98,16 @@ fn the_console_has_no_command_line() {
     assert!(bad.is_empty(), "sei-tui depends on {bad:?}");
 }
 
+/// The console reaches the clusters through its port (`app::port`), which the composition root
+/// fills with the adapters: no adapter, Kubernetes client or HTTP stack is in its tree.
+#[test]
+fn the_console_knows_no_adapter() {
+    let tui = tree("sei-tui");
+    assert!(tui.contains("sei-ops"), "{tui:?}");
+    let bad = found(&tui, &["sei-adapters", "kube", "hyper", "tower"]);
+    assert!(bad.is_empty(), "sei-tui depends on {bad:?}");
+}
+
 #[test]
 fn a_forbidden_family_is_found_by_its_prefix() {
     let tree: BTreeSet<String> = ["kube-runtime", "kubed", "tokio", "tokio-util", "jiff"]

@@ -21,6 +21,7 @@ use sei_console::app::pacing::{
     CHANNEL_CAPACITY, Next, Pacer, TICK, handle_batch, holds_data, next,
 };
 use sei_console::app::update::update;
+use sei_console::backend::KubeBackend;
 use sei_console::fleet::FleetDelta;
 use sei_console::fleet::store::Delta;
 use sei_console::kube::client::connect;
@@ -190,7 +191,7 @@ async fn run(kubeconfig: PathBuf, updates: usize, idle: Duration, contexts: Vec<
     let mut model = Model::new(scope, Timestamp::now(), None);
     model.size = (200, 50);
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
-    let effects = Effects::new(conn, tx.clone(), Some(kubeconfig.clone()));
+    let effects = KubeBackend::new(conn, Some(kubeconfig.clone())).effects(tx.clone());
     let ticker = tokio::spawn(async move {
         let mut interval = tokio::time::interval(TICK);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);

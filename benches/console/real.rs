@@ -12,10 +12,10 @@ use sei_console::api::{NodeMode, SeiNode};
 use sei_console::app::model::{Model, Msg, Scope};
 use sei_console::app::update::update;
 use sei_console::fleet::store::Delta;
+use sei_console::fleet::watches::WatchKind;
 use sei_console::fleet::{FleetDelta, sample};
 use sei_console::kube::client::connect;
 use sei_console::kube::watch::{run_watch, watch_config};
-use sei_console::kube::watches::WatchKind;
 use sei_console::ui::theme::Theme;
 
 const CREATE_CONCURRENCY: usize = 16;

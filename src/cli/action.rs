@@ -11,12 +11,12 @@ use clap::{Args, ValueEnum};
 use super::render::kube_config;
 use super::{CliError, GlobalArgs};
 use crate::actions::event::ActionKind;
+use crate::config::read_only::MutationGuard;
 use crate::config::{ExecutorMode, LoadedConfig};
 use crate::executor::driver::{DriverConfig, Progress};
 use crate::journal::{Journal, Outcome};
 use crate::kube::identity::{self, OperatorIdentity};
 use crate::kube::platform_config::{DEFAULT_CONTROLLER_NAMESPACE, ResolvePlatformError};
-use crate::kube::read_only::MutationGuard;
 use crate::ops::action::{self as contract, Operation, PreviewLine, Previewed};
 use crate::ops::follow::progress_text;
 use crate::ops::{ActionLog, NoLog, Note, Ops, OpsError, Report, RunEnd, journal_entry};
@@ -216,7 +216,7 @@ impl ActionContext {
             .clone()
             .unwrap_or_else(|| kube.default_namespace.clone());
         let server = kube.cluster_url.to_string();
-        let client = guard.client(kube.clone()).map_err(|e| {
+        let client = crate::kube::read_only::guarded_client(guard, kube.clone()).map_err(|e| {
             CliError::Failed(format!(
                 "cannot create Kubernetes client: {}",
                 crate::kube::errors::describe(&e)

@@ -6,11 +6,12 @@ use kube::api::{Api, ListParams, ObjectList};
 use super::{CliError, GlobalArgs};
 use crate::api::SeiNode;
 use crate::fleet::store::{Delta, ObjectKey};
+use crate::fleet::watches::WatchKind;
 use crate::fleet::{Fleet, FleetDelta};
 use crate::kube::client::{Connection, connect};
 use crate::kube::errors::describe_at;
 use crate::kube::lenient::{self, DisplayDecode, Lenient};
-use crate::kube::watches::WatchKind;
+use crate::kube::watch::KubeSelection;
 
 /// Page size of one-shot lists (kubectl's default chunk size).
 const CHUNK: u32 = 500;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 
-use sei_console::app::effects::Effects;
+use sei_console::backend::KubeBackend;
 use sei_console::kube::client::Connection;
 use tokio::sync::mpsc;
 
@@ -80,7 +80,7 @@ pub(crate) async fn console_as_operator(ns: &TestNamespace) -> Console {
         kube_config: Some(config),
     };
     let (tx, rx) = mpsc::channel(1024);
-    let effects = Effects::new(connection, tx, None);
+    let effects = KubeBackend::new(connection, None).effects(tx);
     let mut console = Console::start_on("test", &ns.name, effects, rx);
     console.model.settings.chain_health = true;
     console.ticking = true;

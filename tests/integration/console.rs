@@ -11,13 +11,14 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sei_console::api::{NodeMode, PlanPhase, SeiNode};
 use sei_console::app::effects::Effects;
+use sei_console::backend::KubeBackend;
 use sei_console::app::model::{Model, Msg, Scope, Screen, WatchState};
 use sei_console::app::update::update;
 use sei_console::fleet::sample;
 use sei_console::fleet::store::ObjectKey;
 use sei_console::keymap::{Key, KeyCode};
 use sei_console::kube::client::Connection;
-use sei_console::kube::watches::WatchKind;
+use sei_console::fleet::watches::WatchKind;
 use sei_console::ui::theme::Theme;
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -52,11 +53,11 @@ impl Console {
             kube_config: None,
         };
         let (tx, rx) = mpsc::channel(1024);
-        let mut effects = Effects::new(connection, tx, None);
+        let mut backend = KubeBackend::new(connection, None);
         if let Some(namespace) = platform_config_map {
-            effects = effects.with_platform_config_map(namespace.to_owned());
+            backend = backend.with_platform_config_map(namespace.to_owned());
         }
-        Console::start_on("test", &ns.name, effects, rx)
+        Console::start_on("test", &ns.name, backend.effects(tx), rx)
     }
 
     /// The console on `namespace` of `context` through `effects` (built on the sender of

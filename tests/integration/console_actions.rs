@@ -10,7 +10,9 @@ use k8s_openapi::api::core::v1::Event;
 use kube::api::{DynamicObject, ListParams, PostParams};
 use sei_console::app::action::{ActionPreview, Finished, ProgressLine, Stage};
 use sei_console::app::effects::Effects;
-use sei_console::app::jobs::{ActionEnv, default_driver_config};
+use sei_console::backend::KubeBackend;
+use sei_console::app::jobs::default_driver_config;
+use sei_console::backend::ActionEnv;
 use sei_console::app::model::{Model, Msg, Scope};
 use sei_console::app::update::update;
 use sei_console::config::ExecutorMode;
@@ -206,7 +208,9 @@ async fn console_on_a_running_node_reading(
         default_namespace: ns.name.clone(),
         kube_config: None,
     };
-    let mut effects = Effects::new(connection, tx, None).with_actions(actions);
+    let mut effects = KubeBackend::new(connection, None)
+        .with_actions(actions)
+        .effects(tx);
     for cmd in model.init() {
         effects.run(cmd);
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use kube::api::PostParams;
 use sei_console::actions::node_key::NodeKey;
 use sei_console::api::{NodeMode, SeiNode};
-use sei_console::app::effects::Effects;
+use sei_console::backend::KubeBackend;
 use sei_console::app::model::Msg;
 use sei_console::fleet::sample;
 use sei_console::keymap::{Key, KeyCode};
@@ -67,8 +67,9 @@ async fn the_console_probes_published_seeds_against_their_node_key_secret() {
         kube_config: None,
     };
     let (tx, rx) = mpsc::channel(1024);
-    let effects =
-        Effects::new(connection, tx, None).with_prober(Arc::new(P2pProber::new(TcpDialer)));
+    let effects = KubeBackend::new(connection, None)
+        .with_prober(Arc::new(P2pProber::new(TcpDialer)))
+        .effects(tx);
     let mut console = Console::start_on("test", &ns.name, effects, rx);
     console
         .until("both seeds", |m, _| m.listing.keys.len() == 2)

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use kube::api::{DynamicObject, PostParams};
-use sei_console::app::effects::Effects;
+use sei_console::backend::KubeBackend;
 use sei_console::app::model::Msg;
 use sei_console::keymap::{Key, KeyCode};
 use serde_json::json;
@@ -44,7 +44,7 @@ async fn logs_view_follows_each_container_and_names_a_node_without_a_pod() {
         .await
         .expect("operator connection");
     let (tx, rx) = mpsc::channel(4096);
-    let effects = Effects::new(conn.clone(), tx, Some(kubeconfig.to_owned()));
+    let effects = KubeBackend::new(conn.clone(), Some(kubeconfig.to_owned())).effects(tx);
     let mut console = Console::start_on(&conn.context, &ns.name, effects, rx);
     console
         .until("both rows", |m, _| m.listing.keys.len() == 2)

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use kube::api::{Api, PostParams};
 use sei_console::api::{NodeMode, SeiNode};
-use sei_console::app::effects::Effects;
+use sei_console::backend::KubeBackend;
 use sei_console::kube::client::connect;
-use sei_console::kube::watches::WatchKind;
+use sei_console::fleet::watches::WatchKind;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -70,7 +70,7 @@ async fn two_clusters_in_one_table_and_one_stopped_keeps_the_other() {
         .await
         .expect("alpha");
     let (tx, rx) = mpsc::channel(1024);
-    let effects = Effects::new(alpha, tx, Some(kubeconfig.clone()));
+    let effects = KubeBackend::new(alpha, Some(kubeconfig.clone())).effects(tx);
     let mut console = Console::start_multi(&[ALPHA, BETA], &ns.name, effects, rx);
     let screen = console
         .until("both clusters' rows", |m, _| m.listing.keys.len() == 3)

@@ -8,8 +8,9 @@ use jiff::Timestamp;
 use k8s_openapi::api::core::v1::ServiceAccount;
 use kube::api::{Api, DynamicObject, PostParams};
 use sei_console::app::action::Stage;
-use sei_console::app::effects::Effects;
-use sei_console::app::jobs::{ActionEnv, default_driver_config};
+use sei_console::backend::KubeBackend;
+use sei_console::app::jobs::default_driver_config;
+use sei_console::backend::ActionEnv;
 use sei_console::app::model::{Model, Scope};
 use sei_console::config::ExecutorMode;
 use sei_console::journal::Journal;
@@ -103,7 +104,9 @@ async fn the_console_rolls_out_marked_nodes_of_two_clusters_with_one_confirmatio
     let mut model = Model::new(scope, Timestamp::now(), None);
     model.settings.executor = ExecutorMode::Embedded;
     let (tx, rx) = mpsc::channel(4096);
-    let mut effects = Effects::new(alpha, tx, Some(kubeconfig)).with_actions(actions);
+    let mut effects = KubeBackend::new(alpha, Some(kubeconfig))
+        .with_actions(actions)
+        .effects(tx);
     for cmd in model.init() {
         effects.run(cmd);
     }

@@ -13,7 +13,7 @@ use kube::api::{DeleteParams, ListParams, PostParams};
 use serde_json::{Value, json};
 
 use sei_console::app::model::WatchState;
-use sei_console::kube::watches::WatchKind;
+use sei_console::fleet::watches::WatchKind;
 
 use crate::common::console::{cli, node_reported_running};
 use crate::common::{TestNamespace, platform_value, wait_for};

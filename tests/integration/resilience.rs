@@ -10,12 +10,13 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, DynamicObject, PostParams};
 use sei_console::api::SeiNode;
 use sei_console::app::action::Stage;
-use sei_console::app::effects::Effects;
-use sei_console::app::jobs::{ActionEnv, default_driver_config};
+use sei_console::backend::KubeBackend;
+use sei_console::app::jobs::default_driver_config;
+use sei_console::backend::ActionEnv;
 use sei_console::app::model::{Msg, WatchState};
 use sei_console::fleet::sample;
 use sei_console::keymap::{Key, KeyCode};
-use sei_console::kube::watches::WatchKind;
+use sei_console::fleet::watches::WatchKind;
 use sei_console::sidecar::http::{HttpSidecar, transport_from_env};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -301,7 +302,9 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
         require_journal: false,
     };
     let (tx, rx) = mpsc::channel(4096);
-    let effects = Effects::new(conn.clone(), tx, Some(plane.kubeconfig())).with_actions(actions);
+    let effects = KubeBackend::new(conn.clone(), Some(plane.kubeconfig()))
+        .with_actions(actions)
+        .effects(tx);
     let mut console = Console::start_on(&conn.context, &namespace, effects, rx);
     console.ticking = true;
     console

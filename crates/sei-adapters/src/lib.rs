@@ -11,5 +11,5 @@ pub mod sidecar;
 pub mod wiring;
 
 // The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.
-use sei_core::{api, chain, config, fleet, limits, platform, render};
+use sei_core::{api, chain, config, fleet, limits, platform};
 use sei_ops::{actions, executor, ops, ports, tasks};

@@ -1,10 +1,11 @@
 //! sei-tui: the console. `app` (the TUI loop: model, pure update, effects, jobs) and `ui` (ratatui
-//! views only, above `app`: they read its model). The loop is handed `ui::draw` by `sei-console`.
+//! views only, above `app`: they read its model). The loop is handed `ui::draw` and the port to
+//! the clusters (`app::port`) by `sei-console`.
 pub mod app;
 pub mod ui;
 
 // The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.
-use sei_adapters::{kube, rpc, sidecar, wiring};
+// No adapter: the clusters are reached through `app::port`, filled by the composition root.
 #[cfg(test)]
 use sei_core::planner;
 use sei_core::{api, chain, config, fleet, keymap, limits, platform};

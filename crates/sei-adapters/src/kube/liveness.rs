@@ -11,21 +11,12 @@ use std::time::Duration;
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 
-use super::watch::WatchEvent;
+use crate::fleet::watches::{ServerReport, WatchEvent};
 
 /// Pause between probes.
 pub const PROBE_EVERY: Duration = Duration::from_secs(2);
 /// How long a probe waits for the answer.
 pub const PROBE_DEADLINE: Duration = Duration::from_secs(3);
-
-/// What one probe found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ServerReport {
-    /// The server answered at `at`: everything the watches delivered until then is current.
-    Answered { at: Timestamp },
-    /// The server did not answer (in time, or at all): why, in one line.
-    Silent { error: String },
-}
 
 /// Probes the API server until the receiver is gone; one report per probe. `server` (its URL)
 /// is named when it cannot be reached.

@@ -14,4 +14,3 @@ pub mod platform_config;
 pub mod read_only;
 pub mod timeout;
 pub mod watch;
-pub mod watches;

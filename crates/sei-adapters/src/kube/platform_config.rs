@@ -6,7 +6,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client};
 use tokio::sync::mpsc;
 
-use super::watch::WatchEvent;
+use crate::fleet::watches::WatchEvent;
 use crate::platform::{CONFIG_MAP_KEY, CONFIG_MAP_NAME, PlatformConfig, PlatformError};
 
 /// Namespace the controller runs in when none is given.

@@ -1,8 +1,8 @@
 //! Read-only mode: refuses every mutating request before it leaves the process.
 //!
-//! Two guards, both needed: [`MutationGuard`] says whether read-only mode is on and where it was
-//! switched on (the action is refused up front, before any preview request, by the one decision
-//! in `ops::action::read_only_refusal`), and [`ReadOnlyLayer`] wraps the kube client's HTTP
+//! Two guards, both needed: `config::read_only::MutationGuard` says whether read-only mode is on
+//! and where it was switched on (the action is refused up front, before any preview request, by
+//! the one decision in `ops::action::read_only_refusal`), and [`ReadOnlyLayer`] wraps the kube client's HTTP
 //! service so that no code path — `ClusterApi`, a spec patch, an Event, a sidecar call through
 //! the pod proxy — can send a mutating request even if it forgets to ask.
 use std::future::Future;
@@ -11,49 +11,15 @@ use std::task::{Context, Poll};
 
 use tower::{BoxError, Layer, Service};
 
-/// Where read-only mode was switched on, for the message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadOnlySource {
-    Flag,
-    Config,
-}
+use crate::config::read_only::MutationGuard;
 
-/// Whether read-only mode is on, and where it was switched on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct MutationGuard {
-    read_only: Option<ReadOnlySource>,
-}
-
-impl MutationGuard {
-    /// Read-only when the `--read-only` flag or the config's `read_only` says so.
-    pub fn new(flag: bool, config: bool) -> Self {
-        let read_only = if flag {
-            Some(ReadOnlySource::Flag)
-        } else if config {
-            Some(ReadOnlySource::Config)
-        } else {
-            None
-        };
-        MutationGuard { read_only }
-    }
-
-    pub fn is_read_only(&self) -> bool {
-        self.read_only.is_some()
-    }
-
-    /// Where read-only mode was switched on, as refusals say it; `None` when not read-only.
-    pub fn hint(&self) -> Option<&'static str> {
-        self.read_only.map(|source| match source {
-            ReadOnlySource::Flag => "started with --read-only",
-            ReadOnlySource::Config => "read_only = true in the config file",
-        })
-    }
-
-    /// The kube client to use: wrapped in [`ReadOnlyLayer`] when read-only, and like every
-    /// client of the console with a deadline on each answer (`kube::timeout`).
-    pub fn client(&self, config: kube::Config) -> Result<kube::Client, kube::Error> {
-        super::timeout::client(config, self.is_read_only())
-    }
+/// The kube client to use under `guard`: wrapped in [`ReadOnlyLayer`] when read-only, and like
+/// every client of the console with a deadline on each answer (`kube::timeout`).
+pub fn guarded_client(
+    guard: MutationGuard,
+    config: kube::Config,
+) -> Result<kube::Client, kube::Error> {
+    super::timeout::client(config, guard.is_read_only())
 }
 
 /// A request the read-only layer refused (surfaces as `kube::Error::Service`).
@@ -239,18 +205,5 @@ mod tests {
             .await
             .expect("reads pass");
         assert_eq!(calls.load(Ordering::SeqCst), 1);
-    }
-
-    #[test]
-    fn guard_names_where_read_only_came_from() {
-        assert_eq!(MutationGuard::new(false, false).hint(), None);
-        assert_eq!(
-            MutationGuard::new(true, true).hint(),
-            Some("started with --read-only")
-        );
-        assert_eq!(
-            MutationGuard::new(false, true).hint(),
-            Some("read_only = true in the config file")
-        );
     }
 }

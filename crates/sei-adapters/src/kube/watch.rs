@@ -1,6 +1,8 @@
 //! Watchers: a kube-runtime watcher per resource and scope, turned into store deltas on the
-//! caller's bounded channel, with its health reported beside, as [`WatchEvent`]s (the app maps
-//! them into its own messages; this module does not know the app).
+//! caller's bounded channel, with its health reported beside, as `fleet::watches::WatchEvent`s
+//! (the console maps them into its own messages; this module does not know the console). The
+//! watches' table and selections are the fleet's (`fleet::watches`); their kube-rs forms are
+//! here ([`KubeSelection`]).
 //!
 //! On any watch error the stream is dropped and restarted after a backoff (0.5 s doubling to
 //! 30 s), which relists: so deletes missed while the connection was down are honoured, and the
@@ -9,50 +11,15 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use kube::Resource;
-use kube::api::Api;
+use kube::api::{Api, ListParams};
 use kube::runtime::watcher;
 use kube::runtime::watcher::InitialListStrategy;
 use tokio::sync::mpsc;
 
 use super::lenient::{self, DisplayDecode, Lenient};
-use super::watches::WatchKind;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::Delta;
-
-/// What a watcher reports besides deltas.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WatchReport {
-    Live,
-    Failed { error: String, forbidden: bool },
-}
-
-/// What a watcher sends, tagged with the epoch of the watch set it belongs to (the receiver
-/// drops events of a replaced set).
-#[derive(Debug, Clone)]
-pub enum WatchEvent {
-    /// A store delta.
-    Delta { epoch: u64, delta: FleetDelta },
-    /// The watch's health: live after each completed (re)list, failed before each retry.
-    Health {
-        epoch: u64,
-        kind: WatchKind,
-        report: WatchReport,
-    },
-    /// The platform's default sidecar image as the controller's ConfigMap names it (`None`:
-    /// it names none); see `platform_config::watch_default_sidecar_image`.
-    DefaultSidecarImage { epoch: u64, image: Option<String> },
-    /// The controller's platform config as its ConfigMap holds it, each time it is listed or
-    /// changed: render failures are judged against it.
-    PlatformConfig {
-        epoch: u64,
-        config: Box<crate::platform::PlatformConfig>,
-    },
-    /// Whether the API server answers at all (`liveness::probe_server`).
-    Server {
-        epoch: u64,
-        report: super::liveness::ServerReport,
-    },
-}
+use crate::fleet::watches::{Selection, WatchEvent, WatchKind, WatchReport};
 
 /// Initial list page size (kubectl's chunk size): pages keep the relist peak low and paint the
 /// first rows before the whole list has arrived.
@@ -68,6 +35,38 @@ pub fn watch_config() -> watcher::Config {
     watcher::Config::default()
         .page_size(PAGE_SIZE)
         .streaming_lists()
+}
+
+/// A [`Selection`] as kube-rs takes it.
+pub trait KubeSelection {
+    /// The watcher configuration `base` narrowed by this selection.
+    fn watcher_config(&self, base: watcher::Config) -> watcher::Config;
+    /// List parameters narrowed by this selection.
+    fn list_params(&self) -> ListParams;
+}
+
+impl KubeSelection for Selection {
+    fn watcher_config(&self, base: watcher::Config) -> watcher::Config {
+        let config = match &self.fields {
+            Some(fields) => base.fields(fields),
+            None => base,
+        };
+        match &self.labels {
+            Some(labels) => config.labels(labels),
+            None => config,
+        }
+    }
+
+    fn list_params(&self) -> ListParams {
+        let params = match &self.fields {
+            Some(fields) => ListParams::default().fields(fields),
+            None => ListParams::default(),
+        };
+        match &self.labels {
+            Some(labels) => params.labels(labels),
+            None => params,
+        }
+    }
 }
 
 /// Whether a watch error says the server does not serve streaming lists (the `WatchList`
@@ -243,5 +242,19 @@ mod tests {
             InitialListStrategy::StreamingList
         );
         assert_eq!(config.page_size, Some(PAGE_SIZE));
+    }
+
+    #[test]
+    fn a_selection_reaches_the_watch_and_the_list() {
+        let selection = WatchKind::Pods.spec().node_selection("a");
+        let config = selection.watcher_config(watcher::Config::default());
+        assert_eq!(config.label_selector.as_deref(), Some("sei.io/node=a"));
+        assert_eq!(config.field_selector, None);
+        let params = WatchKind::NodeEvents.spec().fleet_selection().list_params();
+        assert_eq!(
+            params.field_selector.as_deref(),
+            Some("involvedObject.kind=SeiNode")
+        );
+        assert_eq!(params.label_selector, None);
     }
 }

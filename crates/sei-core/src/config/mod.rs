@@ -10,6 +10,7 @@ mod decode;
 pub mod edit;
 pub mod keys;
 pub mod paths;
+pub mod read_only;
 
 pub use keys::KeyOverride;
 

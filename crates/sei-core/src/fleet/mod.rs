@@ -24,6 +24,7 @@ pub mod store;
 pub mod symbols;
 pub mod text;
 pub mod verdict;
+pub mod watches;
 
 #[cfg(test)]
 mod pod_warning_tests;

@@ -4,9 +4,9 @@ use super::*;
 use crate::app::model::{Cmd, Model, Msg, Screen};
 use crate::app::tests::{demo_model, key, press};
 use crate::app::update::update;
+use crate::config::read_only::MutationGuard;
 use crate::config::{ExecutorMode, WaveDefaults};
 use crate::keymap::{Key, KeyCode};
-use crate::kube::read_only::MutationGuard;
 
 pub fn preview(confirm_names: &[&str], blocked: Option<&str>) -> ActionPreview {
     ActionPreview {

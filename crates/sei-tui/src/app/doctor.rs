@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::{Event, Pod};
 
 use super::model::{Cmd, Flash, Model, Screen};
 use crate::fleet::store::ObjectKey;
@@ -88,8 +87,8 @@ fn gather(model: &Model) -> Vec<Finding> {
                 .nodes
                 .iter()
                 .map(|(key, node)| {
-                    let mut events: Vec<&Event> = fleet.events_of_node(key).collect();
-                    let mut pods: Vec<&Pod> = Vec::new();
+                    let mut events: Vec<_> = fleet.events_of_node(key).collect();
+                    let mut pods = Vec::new();
                     // The open node's workload is watched: its pods and their events count.
                     if open_node == Some(key) {
                         events.extend(fleet.detail_events.iter().map(|(_, e)| e));

@@ -1,26 +1,22 @@
-//! Runs the commands `update` returns: starts and stops watches. Never blocks the loop: each
-//! watch set runs in its own task, aborted (with its watchers) when replaced.
-use crate::rpc::reference::ReferenceReader;
+//! Runs the commands `update` returns: starts and stops watches, streams, reads and action
+//! jobs, each in its own task (aborted with what it runs when replaced), through the console's
+//! port (`app::port`). Never blocks the loop.
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use kube::api::Api;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::action::{ActionRequest, Finished};
 use super::action_error::ActionError;
-use super::errors::{JournalReadError, NamespacesError, SeedProbeError, SettingSaveError};
-use super::jobs::{self, ActionEnv, ClusterEnvs, PendingActions};
+use super::errors::{JournalReadError, SeedProbeError, SettingSaveError};
+use super::jobs::{self, ClusterEnvs, PendingActions};
 use super::model::{Cmd, Msg, SavedSetting};
-use super::watch_tasks::{ClusterScope, watch_detail, watch_scope};
-use crate::api::SeiNode;
+use super::port::{ConsolePort, PortFuture};
 use crate::chain::RpcFailure;
+use crate::fleet::detail::NodeIdLookup;
 use crate::fleet::store::ObjectKey;
-use crate::kube::client::Connection;
-use crate::kube::logs::KubeLogs;
-use crate::kube::read_only::MutationGuard;
 use crate::ops::chain_health::READ_TIMEOUT;
 use crate::ports::logs::{LogError, LogRequest, PodLogs};
 use crate::ports::node_rpc::{NodeRpc, RpcTarget};
@@ -29,86 +25,36 @@ use crate::ports::probe::{ProbeTarget, SeedProber};
 /// The longest a preview (its reads and permission checks) may take.
 const PREPARE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
 
-/// The namespaces' names, sorted; the error says why not (forbidden, unreachable).
-async fn list_namespaces(client: kube::Client) -> Result<Vec<String>, NamespacesError> {
-    let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client);
-    let listed = tokio::time::timeout(
-        std::time::Duration::from_secs(10),
-        api.list_metadata(&kube::api::ListParams::default()),
-    )
-    .await
-    .map_err(|_| NamespacesError::TimedOut(10))?
-    .map_err(|e| NamespacesError::List(Arc::new(e)))?;
-    let mut names: Vec<String> = listed
-        .items
-        .into_iter()
-        .filter_map(|n| n.metadata.name)
-        .collect();
-    names.sort();
-    Ok(names)
-}
-
-/// The connections of the watched contexts, by context; shared with the tasks that wait for
-/// one (a node screen opened before its cluster connected).
-pub(super) type Connections = watch::Sender<BTreeMap<String, Connection>>;
-
 /// Owner of the running watch tasks.
 pub struct Effects {
     tx: mpsc::Sender<Msg>,
-    kubeconfig: Option<PathBuf>,
-    /// Wraps every connection made here (read-only mode refuses mutating requests).
-    guard: MutationGuard,
-    connections: Connections,
-    /// The context the console connected to first: the action environment was built for it.
-    primary_context: String,
+    /// The clusters and the world beyond the terminal.
+    port: Arc<dyn ConsolePort>,
     /// Each watched cluster's scope watches.
     scope_tasks: BTreeMap<String, JoinHandle<()>>,
     detail_task: Option<JoinHandle<()>>,
     /// The logs view's stream (at most one).
     logs_task: Option<JoinHandle<()>>,
-    /// Operator actions; `None` when the console was started without them (tests of the
-    /// read views).
-    actions: Option<ActionEnv>,
     pending_actions: PendingActions,
     prepare_task: Option<JoinHandle<()>>,
     run_task: Option<JoinHandle<()>>,
-    /// The controller's namespace when the platform's default sidecar image comes from its
-    /// ConfigMap (no platform file given): the scope watches then follow that ConfigMap too.
-    platform_config_map: Option<String>,
-    /// The seeds' outside probe; `None`: probes answer that they are not available.
-    prober: Option<Arc<dyn SeedProber>>,
     /// The nodes' RPC per context (port-forwards through that cluster's API server), made on
     /// first use.
     node_rpcs: BTreeMap<String, Arc<dyn NodeRpc>>,
-    /// The chains' reference RPCs are read with it (made on the first read).
-    reference_reader: Option<ReferenceReader>,
 }
 
 impl Effects {
-    pub fn new(
-        connection: Connection,
-        tx: mpsc::Sender<Msg>,
-        kubeconfig: Option<PathBuf>,
-    ) -> Effects {
-        let primary_context = connection.context.clone();
-        let connections = BTreeMap::from([(connection.context.clone(), connection)]);
+    pub fn new(port: Arc<dyn ConsolePort>, tx: mpsc::Sender<Msg>) -> Effects {
         Effects {
             tx,
-            kubeconfig,
-            guard: MutationGuard::default(),
-            connections: watch::Sender::new(connections),
-            primary_context,
+            port,
             scope_tasks: BTreeMap::new(),
             detail_task: None,
             logs_task: None,
-            actions: None,
             pending_actions: PendingActions::default(),
             prepare_task: None,
             run_task: None,
-            platform_config_map: None,
-            prober: None,
             node_rpcs: BTreeMap::new(),
-            reference_reader: None,
         }
     }
 
@@ -117,28 +63,16 @@ impl Effects {
         if let Some(rpc) = self.node_rpcs.get(context) {
             return Ok(rpc.clone());
         }
-        let config = self
-            .connection(context)
-            .and_then(|conn| conn.kube_config)
-            .ok_or_else(|| {
-                RpcFailure::Unreachable(format!("not connected to cluster {context:?} yet"))
-            })?;
-        let rpc: Arc<dyn NodeRpc> = Arc::new(
-            crate::rpc::KubeNodeRpc::new(config)
-                .map_err(|e| RpcFailure::Unreachable(format!("cannot create a client: {e}")))?,
-        );
+        let rpc = self.port.node_rpc(context)?;
         self.node_rpcs.insert(context.to_owned(), rpc.clone());
         Ok(rpc)
     }
 
     /// Reads `chain`'s reference RPC in a task; the read comes back as `Msg::ReferenceRead`.
     fn read_reference(&mut self, chain: String, url: crate::chain::ReferenceUrl) {
-        let reader = self
-            .reference_reader
-            .get_or_insert_with(ReferenceReader::new);
-        let (reader, tx) = (reader.clone(), self.tx.clone());
+        let (read, tx) = (self.port.read_reference(url, READ_TIMEOUT), self.tx.clone());
         tokio::spawn(async move {
-            let read = reader.read(&url, READ_TIMEOUT).await;
+            let read = read.await;
             let _ = tx.send(Msg::ReferenceRead { chain, read }).await;
         });
     }
@@ -178,57 +112,12 @@ impl Effects {
         }
     }
 
-    /// Follows the controller's ConfigMap in `namespace` for the default sidecar image.
-    pub fn with_platform_config_map(mut self, namespace: String) -> Effects {
-        self.platform_config_map = Some(namespace);
-        self
-    }
-
-    /// Wraps the connections made later (other contexts) as the first one was.
-    pub fn with_guard(mut self, guard: MutationGuard) -> Effects {
-        self.guard = guard;
-        self
-    }
-
-    /// Enables operator actions (and the seed probe they carry).
-    pub fn with_actions(mut self, env: ActionEnv) -> Effects {
-        self.prober = Some(env.prober.clone());
-        self.actions = Some(env);
-        self
-    }
-
-    /// Enables the seeds' outside probes alone.
-    pub fn with_prober(mut self, prober: Arc<dyn SeedProber>) -> Effects {
-        self.prober = Some(prober);
-        self
-    }
-
-    fn connection(&self, context: &str) -> Option<Connection> {
-        self.connections.borrow().get(context).cloned()
-    }
-
-    /// The action environment and client of `context`'s cluster: its own client (permission
-    /// checks, Leases, platform ConfigMap are that cluster's), sidecar transport and identity.
-    fn cluster_env(&self, context: &str) -> Result<(ActionEnv, kube::Client), ActionError> {
-        let Some(env) = self.actions.clone() else {
-            return Err(ActionError::NotAvailable);
-        };
-        let Some(conn) = self.connection(context) else {
-            return Err(ActionError::NotConnected(context.to_owned()));
-        };
-        if context == self.primary_context {
-            return Ok((env, conn.client));
-        }
-        let identity = crate::kube::identity::operator(self.kubeconfig.as_deref(), Some(context));
-        Ok((env.for_cluster(&conn, &identity), conn.client))
-    }
-
-    /// The environment and client of each cluster `request` goes to, in order.
+    /// The cluster of each part of `request`, in order.
     fn request_envs(&self, request: &ActionRequest) -> Result<ClusterEnvs, ActionError> {
         request
             .parts
             .iter()
-            .map(|part| self.cluster_env(&part.context))
+            .map(|part| self.port.action_cluster(&part.context))
             .collect()
     }
 
@@ -259,18 +148,10 @@ impl Effects {
                 if let Some(task) = self.scope_tasks.remove(&context) {
                     task.abort();
                 }
-                let task = tokio::spawn(watch_scope(
-                    ClusterScope {
-                        context: context.clone(),
-                        namespace,
-                    },
-                    epoch,
-                    self.tx.clone(),
-                    self.kubeconfig.clone(),
-                    self.guard,
-                    self.connections.clone(),
-                    self.platform_config_map.clone(),
-                ));
+                let watches =
+                    self.port
+                        .watch_scope(context.clone(), namespace, epoch, self.tx.clone());
+                let task = tokio::spawn(watches);
                 self.scope_tasks.insert(context, task);
             }
             Cmd::StopScope => {
@@ -280,12 +161,8 @@ impl Effects {
             }
             Cmd::WatchDetail { node, epoch } => {
                 abort(&mut self.detail_task);
-                self.detail_task = Some(tokio::spawn(watch_detail(
-                    node,
-                    epoch,
-                    self.tx.clone(),
-                    self.connections.subscribe(),
-                )));
+                let watches = self.port.watch_detail(node, epoch, self.tx.clone());
+                self.detail_task = Some(tokio::spawn(watches));
             }
             Cmd::StopDetail => abort(&mut self.detail_task),
             Cmd::StreamLogs {
@@ -295,29 +172,26 @@ impl Effects {
             } => {
                 abort(&mut self.logs_task);
                 let tx = self.tx.clone();
-                let Some(connection) = self.connection(&context) else {
+                let Some(logs) = self.port.logs(&context) else {
                     return;
                 };
-                let logs = KubeLogs::new(connection.client.clone());
                 self.logs_task = Some(tokio::spawn(async move {
-                    stream_logs(&logs, request, epoch, tx).await;
+                    stream_logs(logs.as_ref(), request, epoch, tx).await;
                 }));
             }
             Cmd::StopLogs => abort(&mut self.logs_task),
             Cmd::ListNamespaces { context } => {
                 let tx = self.tx.clone();
-                let Some(client) = self.connection(&context).map(|c| c.client) else {
+                let Some(list) = self.port.list_namespaces(&context) else {
                     return;
                 };
                 tokio::spawn(async move {
-                    let _ = tx
-                        .send(Msg::Namespaces(list_namespaces(client).await))
-                        .await;
+                    let _ = tx.send(Msg::Namespaces(list.await)).await;
                 });
             }
             Cmd::ReadJournal => {
                 let tx = self.tx.clone();
-                let journal = self.actions.as_ref().and_then(|env| env.journal.clone());
+                let journal = self.port.action_journal().and_then(|j| j.journal);
                 tokio::spawn(async move {
                     let read = tokio::task::spawn_blocking(move || match journal {
                         Some(journal) => journal
@@ -389,11 +263,11 @@ impl Effects {
                 nodes,
                 reason,
             } => {
-                if let Some(env) = self.actions.clone() {
+                if let Some(journal) = self.port.action_journal() {
                     let tx = self.tx.clone();
                     tokio::task::spawn_blocking(move || {
                         if let Err(err) =
-                            jobs::record_refusal(&env, kind, &namespace, &nodes, reason)
+                            jobs::record_refusal(&journal, kind, &namespace, &nodes, reason)
                         {
                             let _ = tx.try_send(Msg::JournalUnwritable(err.to_string()));
                         }
@@ -404,9 +278,13 @@ impl Effects {
                 tokio::spawn(save_setting(path, setting, self.tx.clone()));
             }
             Cmd::ProbeSeed { key, target } => {
-                let prober = self.prober.clone();
-                let connection = self.connection(&key.context);
-                tokio::spawn(probe_seed(prober, connection, key, target, self.tx.clone()));
+                let prober = self.port.prober();
+                let lookup = target
+                    .node_id
+                    .is_none()
+                    .then(|| self.port.seed_node_id(&key))
+                    .flatten();
+                tokio::spawn(probe_seed(prober, lookup, key, target, self.tx.clone()));
             }
             Cmd::ReadHealth { keys } => self.read_health(keys),
             Cmd::ReadReference { chain, url } => self.read_reference(chain, url),
@@ -528,10 +406,11 @@ const PROBE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Probes one seed off the loop: its NodeID from the node-key Secret or the sidecar when the
-/// target has none yet (the fleet knows NodeIDs only of an opened node), then the handshake.
+/// target has none yet (`lookup`: the fleet knows NodeIDs only of an opened node), then the
+/// handshake.
 async fn probe_seed(
     prober: Option<Arc<dyn SeedProber>>,
-    connection: Option<Connection>,
+    lookup: Option<PortFuture<'static, Option<NodeIdLookup>>>,
     key: ObjectKey,
     mut target: ProbeTarget,
     tx: mpsc::Sender<Msg>,
@@ -540,10 +419,17 @@ async fn probe_seed(
         None => Err(SeedProbeError::Unavailable),
         Some(prober) => {
             let probe = async {
-                if target.node_id.is_none()
-                    && let Some(conn) = &connection
-                {
-                    look_up_node_id(conn, &key, &mut target).await;
+                if let Some(lookup) = lookup {
+                    match lookup.await {
+                        Some(NodeIdLookup::Found { node_id, source }) => {
+                            target.node_id = Some(node_id);
+                            target.node_id_source = source.to_string();
+                        }
+                        Some(NodeIdLookup::NotFound { reasons }) => {
+                            target.node_id_source = reasons.join("; ");
+                        }
+                        None => {}
+                    }
                 }
                 prober.probe(&target, HANDSHAKE_TIMEOUT).await
             };
@@ -554,28 +440,6 @@ async fn probe_seed(
     };
     let at = jiff::Timestamp::now();
     let _ = tx.send(Msg::SeedProbed { key, at, outcome }).await;
-}
-
-async fn look_up_node_id(conn: &Connection, key: &ObjectKey, target: &mut ProbeTarget) {
-    use crate::fleet::detail::NodeIdLookup;
-    let api: Api<SeiNode> = Api::namespaced(conn.client.clone(), &key.namespace);
-    let Ok(Some(node)) = api.get_opt(&key.name).await else {
-        return;
-    };
-    let sidecar = crate::sidecar::env::client_from_env(conn.kube_config.clone());
-    let sidecar = match &sidecar {
-        Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
-        Err(why) => Err(why.as_str()),
-    };
-    let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
-    match crate::ops::seed_probe::seed_node_id(&cluster, sidecar, &node).await {
-        Some(NodeIdLookup::Found { node_id, source }) => {
-            target.node_id = Some(node_id);
-            target.node_id_source = source.to_string();
-        }
-        Some(NodeIdLookup::NotFound { reasons }) => target.node_id_source = reasons.join("; "),
-        None => {}
-    }
 }
 
 /// Writes one setting with `toml_edit` off the loop's thread (a small file, but still disk I/O).

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use crate::actions::event::UnknownAction;
 use crate::journal::JournalError;
-use crate::kube::client::ConnectError;
 use crate::ops::seed_probe::NotProbeable;
 
 /// A form that does not validate into an operation.
@@ -93,8 +92,9 @@ pub enum ContextsError {
 pub enum NamespacesError {
     #[error("listing namespaces timed out after {0} s")]
     TimedOut(u64),
+    /// The API server's answer, as the port's adapter describes it.
     #[error("{0}")]
-    List(Arc<kube::Error>),
+    List(Arc<dyn std::error::Error + Send + Sync>),
 }
 
 /// Why a setting was not written to the config file.
@@ -107,21 +107,10 @@ pub enum SettingSaveError {
     Task(Arc<tokio::task::JoinError>),
 }
 
-/// Why a cluster could not be connected to as the console's first connection was.
-#[derive(Debug, thiserror::Error)]
-pub enum ConnectionError {
-    #[error("{0}")]
-    Connect(#[from] ConnectError),
-    /// The client with the read-only layer could not be made.
-    #[error("cannot create Kubernetes client: {0}")]
-    Client(kube::Error),
-}
-
-/// Why the console did not start or stopped (one line on stderr once the terminal is back).
+/// Why the console did not start or stopped (one line on stderr once the terminal is back);
+/// a cluster that cannot be connected to before the start is the composition root's error.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("{0}")]
-    Connection(#[from] ConnectionError),
     #[error("cannot open the terminal: {0}")]
     OpenTerminal(std::io::Error),
     #[error("cannot draw: {0}")]

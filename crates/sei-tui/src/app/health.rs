@@ -2,9 +2,9 @@
 //! forbidden states for the banners, and the resync after a silent server answers again.
 use super::model::{Cmd, Model, Screen, WatchState};
 use super::update::start_detail;
-use crate::kube::liveness::ServerReport;
-use crate::kube::watch::WatchReport;
-use crate::kube::watches::WatchKind;
+use crate::fleet::watches::ServerReport;
+use crate::fleet::watches::WatchKind;
+use crate::fleet::watches::WatchReport;
 
 /// A watch's health report: Live, STALE since its first failure, or forbidden.
 pub(super) fn on_watch_report(

@@ -1,10 +1,10 @@
 //! The console's action jobs, run by the effects in tokio tasks: the preview (`ops::<action>::
 //! prepare`, the same use case as the commands) and the execution (`ops::<action>::run`) of
-//! the prepared action, whose notes and plan progress come back as messages. The prepared
+//! the prepared action, over each cluster's adapters as the port opens them
+//! (`port::ActionCluster`), whose notes and plan progress come back as messages. The prepared
 //! action (a seed's generated key included) waits here between preview and confirmation,
 //! never in the model.
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,121 +15,24 @@ use super::action::{
 };
 use super::action_error::ActionError;
 use super::model::Msg;
+use super::port::{ActionCluster, ActionJournal};
 use crate::api::{PlanPhase, TaskStatus};
 use crate::config::ExecutorMode;
 use crate::executor::driver::{DriverConfig, Progress};
-use crate::journal::{Journal, Outcome};
+use crate::journal::Outcome;
 use crate::ops::across::{self, ClusterPart, InTurn};
 use crate::ops::action::{self, Previewed};
 use crate::ops::follow::progress_text;
-use crate::ops::{
-    ActionLog, NoLog, Note, OpsError, PermissionVerdict, Report, RunEnd, journal_entry,
-};
+use crate::ops::{ActionLog, Note, OpsError, PermissionVerdict, Report, RunEnd, journal_entry};
 use crate::ports::SystemClock;
 use crate::ports::access::AccessError;
-use crate::ports::probe::SeedProber;
-use crate::sidecar::http::HttpSidecar;
-use crate::wiring::{Adapters, Wiring};
-
-/// What action jobs need besides the cluster connection.
-#[derive(Clone)]
-pub struct ActionEnv {
-    /// The API server's URL, named in errors of requests that cannot reach it.
-    pub server: Option<String>,
-    /// The controller's namespace: its platform ConfigMap and leader-election Lease.
-    pub controller_namespace: String,
-    /// The platform config file, else the controller's ConfigMap is read.
-    pub platform_file: Option<PathBuf>,
-    /// How the sidecars are reached (`SEI_CONSOLE_SIDECAR_*`), or why that is misconfigured.
-    pub sidecar: Result<HttpSidecar, ActionError>,
-    /// The `SEI_CONSOLE_SIDECAR_*` variables as read at start: another cluster's transport is
-    /// made from them and that cluster's connection ([`ActionEnv::for_cluster`]).
-    pub sidecar_vars: std::collections::BTreeMap<String, String>,
-    /// `user (context ctx)`, as Events and the journal name the operator.
-    pub operator: String,
-    /// The kubeconfig context actions go to (the journal's `context`).
-    pub context: String,
-    pub journal: Option<Journal>,
-    /// Deadline and pacing of followed plans.
-    pub driver: DriverConfig,
-    /// The seed probe (the P2P handshake adapter `cli` hands in).
-    pub prober: Arc<dyn SeedProber>,
-    /// The nodes' RPC of this cluster (a rollout's health gate).
-    pub node_rpc: Arc<dyn crate::ports::node_rpc::NodeRpc>,
-    /// Read-only mode and where it was switched on (the preamble of every action asks it).
-    pub read_only: Option<&'static str>,
-    /// `require_journal` (the preamble of every action asks it).
-    pub require_journal: bool,
-}
-
-impl ActionEnv {
-    /// This environment for another cluster: its sidecar transport (the pod proxy and the
-    /// port-forwards go through that cluster's API server) and the operator as its context
-    /// names them.
-    pub fn for_cluster(
-        &self,
-        conn: &crate::kube::client::Connection,
-        identity: &crate::kube::identity::OperatorIdentity,
-    ) -> ActionEnv {
-        ActionEnv {
-            server: conn.kube_config.as_ref().map(|c| c.cluster_url.to_string()),
-            sidecar: crate::sidecar::http::transport_from_env(
-                |k| self.sidecar_vars.get(k).cloned(),
-                conn.kube_config.clone(),
-            )
-            .map(HttpSidecar::new)
-            .map_err(|e| ActionError::SidecarTransport(e.to_string())),
-            operator: identity.to_string(),
-            context: identity.context.clone(),
-            node_rpc: crate::rpc::node_rpc_for(conn.kube_config.clone()),
-            ..self.clone()
-        }
-    }
-}
 
 /// Prepared actions by dialog id (one per cluster of the request, in order), kept until
 /// execution or cancel; never in the model.
 pub type PendingActions = Arc<Mutex<HashMap<u64, Vec<Box<dyn Previewed>>>>>;
 
-/// The environment and client of the cluster of each part of a request, in order.
-pub type ClusterEnvs = Vec<(ActionEnv, kube::Client)>;
-
-impl ActionEnv {
-    /// The adapters of one job in `namespace` of `client`'s cluster (`wiring`, as the commands
-    /// open theirs).
-    async fn open(
-        &self,
-        client: &kube::Client,
-        namespace: &str,
-        executor: ExecutorMode,
-    ) -> Result<Adapters, ActionError> {
-        let log: Box<dyn ActionLog> = match &self.journal {
-            Some(journal) => Box::new(journal.clone()),
-            None => Box::new(NoLog),
-        };
-        let wiring = Wiring {
-            server: self.server.clone(),
-            namespace: namespace.to_owned(),
-            operator: self.operator.clone(),
-            context: self.context.clone(),
-            executor,
-            controller_namespace: self.controller_namespace.clone(),
-            platform_file: self.platform_file.clone(),
-            require_platform: false,
-            sidecar: self.sidecar.clone()?,
-            driver: self.driver.clone(),
-            // Refused at the key already (`action_update::start`); the preamble asks again.
-            read_only: self.read_only,
-            require_journal: self.require_journal,
-            log,
-            prober: self.prober.clone(),
-            node_rpc: self.node_rpc.clone(),
-        };
-        Adapters::open(client, wiring)
-            .await
-            .map_err(|e| ActionError::Platform(e.to_string()))
-    }
-}
+/// The cluster of each part of a request, in order.
+pub type ClusterEnvs = Vec<Arc<dyn ActionCluster>>;
 
 fn summary(verdict: &PermissionVerdict) -> PermissionSummary {
     let checked = verdict.checks.len();
@@ -177,9 +80,9 @@ pub async fn prepare(
 ) -> Result<ActionPreview, ActionError> {
     let several = request.parts.len() > 1;
     let mut parts = Vec::new();
-    for ((env, client), part) in envs.iter().zip(&request.parts) {
-        let job = env
-            .open(client, &part.namespace, executor)
+    for (cluster, part) in envs.iter().zip(&request.parts) {
+        let job = cluster
+            .open(&part.namespace, executor)
             .await
             .map_err(|e| e.in_cluster(&part.context, several))?;
         let ops = job.ops();
@@ -201,7 +104,7 @@ pub async fn prepare(
         parts.push(PartPreview {
             context: part.context.clone(),
             prepared,
-            platform_note: job.settings.platform_note.clone(),
+            platform_note: job.platform_note().map(str::to_owned),
             executor,
         });
     }
@@ -427,10 +330,10 @@ async fn execute(
     report: &ChannelReport,
 ) -> Result<RunEnd, ActionError> {
     let mut jobs = Vec::new();
-    for ((env, client), part) in envs.iter().zip(&request.parts) {
-        let job = env.open(client, &part.namespace, executor).await?;
-        if let Some(note) = &job.settings.platform_note {
-            report.note(&Note::Platform(note.clone()));
+    for (cluster, part) in envs.iter().zip(&request.parts) {
+        let job = cluster.open(&part.namespace, executor).await?;
+        if let Some(note) = job.platform_note() {
+            report.note(&Note::Platform(note.to_owned()));
         }
         jobs.push(job);
     }
@@ -469,7 +372,7 @@ impl InTurn for ChannelReport {
 
 /// Journals an action refused before any request (read-only mode).
 pub fn record_refusal(
-    env: &ActionEnv,
+    env: &ActionJournal,
     kind: crate::actions::event::ActionKind,
     namespace: &str,
     nodes: &[String],

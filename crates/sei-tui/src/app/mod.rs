@@ -1,5 +1,6 @@
 //! The TUI loop: `Model`, `Msg`, `Cmd`, the pure `update`, the effects runner and the terminal
-//! loop. `update` never sees ratatui or crossterm types.
+//! loop. `update` never sees ratatui or crossterm types; the effects reach the clusters through
+//! the console's port (`port`), which the composition root fills with the adapters.
 pub mod action;
 pub mod action_error;
 pub mod action_update;
@@ -16,6 +17,7 @@ pub mod logs;
 pub mod model;
 pub mod node_scroll;
 pub mod pacing;
+pub mod port;
 pub mod probes;
 pub mod run;
 pub mod settings;
@@ -24,7 +26,6 @@ mod test_panic;
 pub mod update;
 pub mod viewer;
 pub mod viewer_rows;
-mod watch_tasks;
 
 #[cfg(test)]
 mod chain_health_tests;

@@ -10,10 +10,10 @@ use crate::fleet::filter::Filter;
 use crate::fleet::fleets::{Fleets, RowMarks};
 use crate::fleet::sort::{Listing, Sort};
 use crate::fleet::store::ObjectKey;
+use crate::fleet::watches::ServerReport;
+use crate::fleet::watches::WatchKind;
+use crate::fleet::watches::{WatchEvent, WatchReport};
 use crate::keymap::{Key, Keymap};
-use crate::kube::liveness::ServerReport;
-use crate::kube::watch::{WatchEvent, WatchReport};
-use crate::kube::watches::WatchKind;
 use crate::ports::probe::{ProbeOutcome, ProbeTarget};
 
 use super::action::{ActionFlow, ActionPreview, ActionRequest, Finished, ProgressLine};

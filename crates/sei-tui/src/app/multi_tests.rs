@@ -6,10 +6,10 @@ use super::update::update;
 use crate::fleet::FleetDelta;
 use crate::fleet::sample;
 use crate::fleet::store::{Delta, ObjectKey};
+use crate::fleet::watches::ServerReport;
+use crate::fleet::watches::WatchKind;
+use crate::fleet::watches::WatchReport;
 use crate::keymap::KeyCode;
-use crate::kube::liveness::ServerReport;
-use crate::kube::watch::WatchReport;
-use crate::kube::watches::WatchKind;
 
 pub const ARCTIC: &str = "arctic-1";
 pub const PACIFIC: &str = "pacific-1";
@@ -321,7 +321,7 @@ fn a_rollout_across_clusters_is_refused_in_read_only_before_any_request() {
     press(&mut model, " ");
     press(&mut model, "G");
     press(&mut model, " ");
-    model.settings.guard = crate::kube::read_only::MutationGuard::new(true, false);
+    model.settings.guard = crate::config::read_only::MutationGuard::new(true, false);
     let cmds = press(&mut model, "i");
     assert!(model.action.is_none());
     assert!(

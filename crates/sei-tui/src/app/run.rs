@@ -11,15 +11,14 @@ use jiff::Timestamp;
 use tokio::sync::mpsc;
 
 use super::effects::Effects;
-use super::errors::{ConnectionError, RunError};
-use super::jobs::{ActionEnv, default_driver_config};
+use super::errors::RunError;
 use super::model::{Model, Msg, Scope};
 use super::pacing::{CHANNEL_CAPACITY, Next, Pacer, TICK, handle_batch, holds_data, next};
+use super::port::Connected;
 use super::settings::FlagOverrides;
 use super::update::update;
 use crate::config::LoadedConfig;
 use crate::keymap::{Key, KeyCode};
-use crate::kube::client::connect;
 
 /// Keys and resizes waiting to be read (the loop reads them as they come).
 const INPUT_CAPACITY: usize = 256;
@@ -27,10 +26,9 @@ const INPUT_CAPACITY: usize = 256;
 /// Draws the model into a frame; the flag is `no_color`.
 pub type Draw = fn(&Model, bool, &mut ratatui::Frame);
 
-/// What the console needs to start.
+/// What the console needs to start, besides its connected clusters ([`Connected`]).
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    pub kubeconfig: Option<PathBuf>,
     /// The contexts to watch at once (`--context` repeated, else the config's `contexts`);
     /// empty: the kubeconfig's current context.
     pub contexts: Vec<String>,
@@ -45,49 +43,10 @@ pub struct RunOptions {
     /// Draws one frame (`ui::draw`); handed in so the loop does not depend on the views.
     pub draw: Draw,
     pub default_sidecar_image: Option<String>,
-    /// What operator actions need besides the connection.
-    pub actions: ActionSetup,
-}
-
-/// The parts of the action environment known before connecting.
-#[derive(Debug, Clone)]
-pub struct ActionSetup {
+    /// The controller's namespace: its platform ConfigMap is the platform config without a file.
     pub controller_namespace: String,
+    /// The platform config file (`SEI_CONSOLE_PLATFORM_CONFIG`), else the ConfigMap is read.
     pub platform_file: Option<PathBuf>,
-    pub operator: String,
-    /// The kubeconfig context of `operator` (the journal's `context`).
-    pub context: String,
-    pub journal: Option<crate::journal::Journal>,
-    /// The seed probe (`seed create`'s last step, the screens' reachability).
-    pub prober: std::sync::Arc<dyn crate::ports::probe::SeedProber>,
-}
-
-impl ActionSetup {
-    /// The environment of actions once connected: the sidecar transport from
-    /// `SEI_CONSOLE_SIDECAR_*` (the pod proxy needs the connection's config).
-    pub fn env(self, config: Option<kube::Config>) -> ActionEnv {
-        let server = config.as_ref().map(|c| c.cluster_url.to_string());
-        let node_rpc = crate::rpc::node_rpc_for(config.clone());
-        let sidecar = crate::sidecar::env::client_from_env(config)
-            .map_err(super::action_error::ActionError::SidecarTransport);
-        ActionEnv {
-            server,
-            controller_namespace: self.controller_namespace,
-            platform_file: self.platform_file,
-            sidecar,
-            sidecar_vars: std::env::vars()
-                .filter(|(k, _)| k.starts_with("SEI_CONSOLE_SIDECAR_"))
-                .collect(),
-            operator: self.operator,
-            context: self.context,
-            journal: self.journal,
-            driver: default_driver_config(),
-            prober: self.prober,
-            node_rpc,
-            read_only: None,
-            require_journal: false,
-        }
-    }
 }
 
 /// Restores the terminal on every exit path, panics included (ratatui's init hook covers those).
@@ -128,16 +87,11 @@ pub fn key_from_crossterm(event: crossterm::event::KeyEvent) -> Option<Key> {
 
 /// Runs the console until the user quits. Connection errors before the first frame are
 /// returned (printed as one line); after that, errors show on screen and never end the loop.
-pub async fn run(options: RunOptions) -> Result<(), RunError> {
-    // The first context connects before the terminal opens (a bad kubeconfig is one line);
-    // the others connect in their own watch tasks, so one unreachable cluster never holds
-    // the console back.
-    let mut conn = connect(
-        options.kubeconfig.as_deref(),
-        options.contexts.first().map(String::as_str),
-    )
-    .await
-    .map_err(ConnectionError::Connect)?;
+///
+/// The first context was connected before (`connected`: a bad kubeconfig is one line); the
+/// others connect in their own watch tasks, so one unreachable cluster never holds the console
+/// back.
+pub async fn run(options: RunOptions, connected: Connected) -> Result<(), RunError> {
     let namespace = if options.all_namespaces {
         None
     } else {
@@ -145,10 +99,10 @@ pub async fn run(options: RunOptions) -> Result<(), RunError> {
             options
                 .namespace
                 .clone()
-                .unwrap_or_else(|| conn.default_namespace.clone()),
+                .unwrap_or_else(|| connected.default_namespace.clone()),
         )
     };
-    let mut contexts = vec![conn.context.clone()];
+    let mut contexts = vec![connected.context.clone()];
     for context in options.contexts.iter().skip(1) {
         if !contexts.contains(context) {
             contexts.push(context.clone());
@@ -167,16 +121,16 @@ pub async fn run(options: RunOptions) -> Result<(), RunError> {
     model.configure(&options.config, options.flags);
     // The nodes' RPC is read off the loop (effects) for chain health.
     model.settings.chain_health = true;
-    model.contexts = crate::kube::client::context_names(options.kubeconfig.as_deref());
-    model.platform_source = Some(match &options.actions.platform_file {
+    model.contexts = connected.context_names;
+    model.platform_source = Some(match &options.platform_file {
         Some(path) => crate::actions::render_fix::PlatformSource::File(path.display().to_string()),
         None => crate::actions::render_fix::PlatformSource::ConfigMap {
-            namespace: options.actions.controller_namespace.clone(),
+            namespace: options.controller_namespace.clone(),
         },
     });
     // A platform config file given: the doctor, the node screen and describe check render
     // failures against it (without one, against the ConfigMap once its watch reads it).
-    if let Some(path) = &options.actions.platform_file {
+    if let Some(path) = &options.platform_file {
         match crate::platform::PlatformConfig::read_file(path) {
             Ok(platform) => model.doctor.platform = Some(platform),
             Err(error) => tracing::warn!(%error, "platform config for the doctor"),
@@ -192,24 +146,8 @@ pub async fn run(options: RunOptions) -> Result<(), RunError> {
                 config,
             });
     }
-    // Read-only: besides the refusal in `update`, no request that changes anything can leave.
-    let guard = model.settings.guard;
-    if guard.is_read_only()
-        && let Some(config) = conn.kube_config.clone()
-    {
-        conn.client = guard.client(config).map_err(ConnectionError::Client)?;
-    }
-    let mut env = options.actions.clone().env(conn.kube_config.clone());
-    env.read_only = guard.hint();
-    env.require_journal = model.settings.require_journal;
     let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
-    let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone())
-        .with_guard(guard)
-        .with_actions(env);
-    // Without a platform file the default sidecar image is the ConfigMap's: follow it.
-    if options.actions.platform_file.is_none() {
-        effects = effects.with_platform_config_map(options.actions.controller_namespace.clone());
-    }
+    let mut effects = Effects::new(connected.port, tx.clone());
 
     let mut terminal = ratatui::try_init().map_err(RunError::OpenTerminal)?;
     let _guard = TerminalGuard;

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use crate::config::ThemeName;
+use crate::config::read_only::MutationGuard;
 use crate::config::{ExecutorMode, LoadedConfig, WaveDefaults};
-use crate::kube::read_only::MutationGuard;
 
 use super::model::{Cmd, Flash, Model, SavedSetting};
 

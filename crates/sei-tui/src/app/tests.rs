@@ -4,9 +4,9 @@ use super::update::update;
 use crate::fleet::FleetDelta;
 use crate::fleet::sample;
 use crate::fleet::store::{Delta, ObjectKey};
+use crate::fleet::watches::WatchKind;
+use crate::fleet::watches::WatchReport;
 use crate::keymap::{Key, KeyCode};
-use crate::kube::watch::WatchReport;
-use crate::kube::watches::WatchKind;
 
 /// The key of demo node `name` in the demo model's cluster.
 pub fn demo_key(name: &str) -> ObjectKey {

@@ -7,8 +7,8 @@ use super::model::{
 use super::viewer::{Viewer, ViewerKind};
 use crate::fleet::filter::Filter;
 use crate::fleet::sort::Column;
+use crate::fleet::watches::WatchKind;
 use crate::keymap::{Action, Context, Key, KeyCode};
-use crate::kube::watches::WatchKind;
 
 /// Applies one message; returns the effects it asks for.
 pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {

@@ -9,8 +9,8 @@ use crate::fleet::detail::NodeDetail;
 use crate::fleet::events::in_time_order;
 use crate::fleet::store::ObjectKey;
 use crate::fleet::text::age;
+use crate::fleet::watches::WatchKind;
 use crate::keymap::{Action, Key, KeyCode};
-use crate::kube::watches::WatchKind;
 
 /// What the viewer shows.
 #[derive(Debug, Clone, PartialEq, Eq)]

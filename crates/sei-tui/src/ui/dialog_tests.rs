@@ -383,7 +383,7 @@ fn preview_that_could_not_be_computed() {
 #[test]
 fn marked_rows_and_read_only_header() {
     let mut model = demo_model();
-    model.settings.guard = crate::kube::read_only::MutationGuard::new(true, false);
+    model.settings.guard = crate::config::read_only::MutationGuard::new(true, false);
     press(&mut model, "jj  ");
     press(&mut model, "i");
     insta::assert_snapshot!(render(&mut model, 130, 10, &Theme::plain()));

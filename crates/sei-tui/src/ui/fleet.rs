@@ -14,7 +14,7 @@ use crate::fleet::events::RENDER_FAILED_REASON;
 use crate::fleet::rows::FleetRow;
 use crate::fleet::sort::Column;
 use crate::fleet::verdict::Severity;
-use crate::kube::watches::WatchKind;
+use crate::fleet::watches::WatchKind;
 
 /// What to give up, in order, until the table fits: NAME, PHASE, the drift mark, PLAN and the
 /// warning mark are kept to the end (compacted, never dropped).

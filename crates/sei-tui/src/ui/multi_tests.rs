@@ -54,8 +54,8 @@ fn each_cluster_in_trouble_has_its_own_banner_line() {
     use crate::app::model::Msg;
     use crate::app::multi_tests::{ARCTIC, epoch_of};
     use crate::app::update::update;
-    use crate::kube::watch::WatchReport;
-    use crate::kube::watches::WatchKind;
+    use crate::fleet::watches::WatchKind;
+    use crate::fleet::watches::WatchReport;
     let mut model = two_cluster_model();
     silence(&mut model, PACIFIC);
     let banners = super::chrome::banner_lines(&model);

@@ -16,7 +16,7 @@ use crate::fleet::detail::{NodeDetail, RenderEventNow, SeedPeer};
 use crate::fleet::store::ObjectKey;
 use crate::fleet::symbols;
 use crate::fleet::text::{age, drift_text, plan_symbol, render_event_line, task_symbol};
-use crate::kube::watches::WatchKind;
+use crate::fleet::watches::WatchKind;
 
 /// Builds the lines of one pane.
 pub fn pane_lines(

@@ -10,7 +10,7 @@ use crate::app::update::update;
 use crate::fleet::FleetDelta;
 use crate::fleet::sample;
 use crate::fleet::store::Delta;
-use crate::kube::liveness::ServerReport;
+use crate::fleet::watches::ServerReport;
 
 fn at(seconds: i64) -> jiff::Timestamp {
     sample::now()

@@ -11,9 +11,9 @@ use crate::app::update::update;
 use crate::fleet::FleetDelta;
 use crate::fleet::sample;
 use crate::fleet::store::Delta;
+use crate::fleet::watches::WatchKind;
+use crate::fleet::watches::WatchReport;
 use crate::keymap::KeyCode;
-use crate::kube::watch::WatchReport;
-use crate::kube::watches::WatchKind;
 
 /// Draws `model` at `width`x`height` and returns the screen as text.
 pub fn render(model: &mut Model, width: u16, height: u16, theme: &Theme) -> String {

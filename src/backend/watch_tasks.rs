@@ -1,6 +1,7 @@
-//! The watch tasks `Effects` spawns: one cluster's scope watches (SeiNodes, their Events, the
-//! API server probe, the controller's ConfigMap), and the open node's (its StatefulSet, Pods,
-//! their Events, the seed's NodeID), each turning store deltas into `Msg`s on the loop's channel.
+//! The watch tasks the console's effects spawn through the port (`KubeBackend::watch_scope`,
+//! `watch_detail`): one cluster's scope watches (SeiNodes, their Events, the API server probe,
+//! the controller's ConfigMap), and the open node's (its StatefulSet, Pods, their Events, the
+//! seed's NodeID), each turning store deltas into `Msg`s on the loop's channel.
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -9,19 +10,18 @@ use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::api::Api;
 use tokio::sync::{mpsc, watch};
 
-use super::effects::Connections;
-use super::errors::ConnectionError;
-use super::model::Msg;
+use super::{Connections, connect};
 use crate::api::SeiNode;
+use crate::app::model::Msg;
+use crate::config::read_only::MutationGuard;
 use crate::fleet::FleetDelta;
 use crate::fleet::store::ObjectKey;
-use crate::kube::client::{Connection, connect};
+use crate::fleet::watches::{WatchKind, WatchReport};
+use crate::kube::client::Connection;
 use crate::kube::lenient::Lenient;
 use crate::kube::liveness::probe_server;
 use crate::kube::platform_config::watch_default_sidecar_image;
-use crate::kube::read_only::MutationGuard;
-use crate::kube::watch::{WatchReport, run_watch, watch_config};
-use crate::kube::watches::WatchKind;
+use crate::kube::watch::{KubeSelection, run_watch, watch_config};
 
 fn node_delta(delta: crate::fleet::store::Delta<SeiNode>) -> FleetDelta {
     FleetDelta::Node(delta)
@@ -66,21 +66,6 @@ pub(super) struct ClusterScope {
     pub(super) namespace: Option<String>,
 }
 
-/// Connects to `context` as the console's first connection was (the read-only layer included).
-async fn connect_guarded(
-    kubeconfig: Option<&std::path::Path>,
-    context: &str,
-    guard: MutationGuard,
-) -> Result<Connection, ConnectionError> {
-    let mut conn = connect(kubeconfig, Some(context)).await?;
-    if guard.is_read_only()
-        && let Some(config) = conn.kube_config.clone()
-    {
-        conn.client = guard.client(config).map_err(ConnectionError::Client)?;
-    }
-    Ok(conn)
-}
-
 pub(super) async fn watch_scope(
     scope: ClusterScope,
     epoch: u64,
@@ -93,7 +78,7 @@ pub(super) async fn watch_scope(
     let current = connections.borrow().get(&scope.context).cloned();
     let conn = match current {
         Some(conn) => conn,
-        None => match connect_guarded(kubeconfig.as_deref(), &scope.context, guard).await {
+        None => match connect(kubeconfig.as_deref(), Some(&scope.context), guard).await {
             Ok(conn) => {
                 connections.send_modify(|all| {
                     all.insert(scope.context.clone(), conn.clone());

@@ -1,8 +1,12 @@
 //! The console's watches in one table: what each follows, how it is selected, and whether it
-//! covers the fleet or follows one node. The TUI starts them (`app::effects`); `get` and
-//! `describe` list the same selections once (`cli::fetch`), so the two cannot drift apart.
-use kube::api::ListParams;
-use kube::runtime::watcher;
+//! covers the fleet or follows one node; and what a watch sends besides its store deltas (its
+//! health, the API server's, the controller's platform config). The console's adapter starts
+//! them (`kube::watch`, for `app::effects`); `get` and `describe` list the same selections once
+//! (`cli::fetch`), so the two cannot drift apart. Plain data: the kube-rs forms of a
+//! [`Selection`] are the adapter's (`kube::selection`).
+use jiff::Timestamp;
+
+use super::FleetDelta;
 
 /// Which watch a status message is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -147,32 +151,6 @@ pub struct Selection {
     pub labels: Option<String>,
 }
 
-impl Selection {
-    /// The watcher configuration `base` narrowed by this selection.
-    pub fn watcher_config(&self, base: watcher::Config) -> watcher::Config {
-        let config = match &self.fields {
-            Some(fields) => base.fields(fields),
-            None => base,
-        };
-        match &self.labels {
-            Some(labels) => config.labels(labels),
-            None => config,
-        }
-    }
-
-    /// List parameters narrowed by this selection.
-    pub fn list_params(&self) -> ListParams {
-        let params = match &self.fields {
-            Some(fields) => ListParams::default().fields(fields),
-            None => ListParams::default(),
-        };
-        match &self.labels {
-            Some(labels) => params.labels(labels),
-            None => params,
-        }
-    }
-}
-
 impl WatchSpec {
     /// The selection of a fleet watch over its whole scope.
     pub fn fleet_selection(&self) -> Selection {
@@ -210,6 +188,47 @@ impl WatchSpec {
         }
         selection
     }
+}
+
+/// What a watcher reports besides deltas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchReport {
+    Live,
+    Failed { error: String, forbidden: bool },
+}
+
+/// What one probe of the API server found (`kube::liveness`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerReport {
+    /// The server answered at `at`: everything the watches delivered until then is current.
+    Answered { at: Timestamp },
+    /// The server did not answer (in time, or at all): why, in one line.
+    Silent { error: String },
+}
+
+/// What a watcher sends, tagged with the epoch of the watch set it belongs to (the receiver
+/// drops events of a replaced set).
+#[derive(Debug, Clone)]
+pub enum WatchEvent {
+    /// A store delta.
+    Delta { epoch: u64, delta: FleetDelta },
+    /// The watch's health: live after each completed (re)list, failed before each retry.
+    Health {
+        epoch: u64,
+        kind: WatchKind,
+        report: WatchReport,
+    },
+    /// The platform's default sidecar image as the controller's ConfigMap names it (`None`:
+    /// it names none); see `kube::platform_config::watch_default_sidecar_image`.
+    DefaultSidecarImage { epoch: u64, image: Option<String> },
+    /// The controller's platform config as its ConfigMap holds it, each time it is listed or
+    /// changed: render failures are judged against it.
+    PlatformConfig {
+        epoch: u64,
+        config: Box<crate::platform::PlatformConfig>,
+    },
+    /// Whether the API server answers at all (`kube::liveness::probe_server`).
+    Server { epoch: u64, report: ServerReport },
 }
 
 #[cfg(test)]
@@ -304,19 +323,5 @@ mod tests {
                 "{kind:?} {node:?}"
             );
         }
-    }
-
-    #[test]
-    fn a_selection_reaches_the_watch_and_the_list() {
-        let selection = WatchKind::Pods.spec().node_selection("a");
-        let config = selection.watcher_config(watcher::Config::default());
-        assert_eq!(config.label_selector.as_deref(), Some("sei.io/node=a"));
-        assert_eq!(config.field_selector, None);
-        let params = WatchKind::NodeEvents.spec().fleet_selection().list_params();
-        assert_eq!(
-            params.field_selector.as_deref(),
-            Some("involvedObject.kind=SeiNode")
-        );
-        assert_eq!(params.label_selector, None);
     }
 }
