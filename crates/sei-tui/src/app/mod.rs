@@ -32,6 +32,8 @@ mod chain_health_tests;
 #[cfg(test)]
 mod command_tests;
 #[cfg(test)]
+mod effects_tests;
+#[cfg(test)]
 mod logs_tests;
 #[cfg(test)]
 pub(crate) mod multi_tests;
