@@ -65,35 +65,6 @@ pub struct ActionArgs {
     pub max_wait_ms: u64,
 }
 
-/// The future of a registered action command.
-pub type CommandFuture<'a> = std::pin::Pin<
-    Box<dyn std::future::Future<Output = Result<std::process::ExitCode, CliError>> + 'a>,
->;
-
-/// An operator action's subcommand, declared in the action's own file under `cli/actions/`
-/// (`cli::pause::COMMANDS`): its words and flags, where its help line goes, and how it runs.
-/// `build.rs` lists every file's `COMMANDS` in `cli::action_commands`.
-#[derive(Clone, Copy)]
-pub struct ActionCommand {
-    pub name: &'static str,
-    /// Its place among the registered commands.
-    pub order: u8,
-    /// Its help line follows this subcommand's (none: after the derived ones).
-    pub help_after: Option<&'static str>,
-    /// It reads every `--context` itself (`rollout --across-clusters`); else several are
-    /// refused before it runs.
-    pub several_clusters: bool,
-    /// The subcommand with its flags and help.
-    pub command: fn() -> clap::Command,
-    pub run: for<'a> fn(&'a GlobalArgs, &'a clap::ArgMatches) -> CommandFuture<'a>,
-}
-
-impl std::fmt::Debug for ActionCommand {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name)
-    }
-}
-
 /// How a command wants its context built (the action flags, or `exec`'s own).
 pub struct ContextOptions {
     pub output: ActionOutput,

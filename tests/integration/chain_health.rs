@@ -25,7 +25,7 @@ use crate::common::console::{production_env, running_full_nodes};
 use crate::common::identity::{Operator, rule};
 use crate::common::{TestNamespace, repo_path};
 use crate::console::Console;
-use crate::tendermint_net::{Mode, Network, NetworkSpec, Peering};
+use tendermint_net::{Mode, Network, NetworkSpec, Peering};
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 

@@ -424,7 +424,7 @@ async fn a_seed_brought_up_from_the_console_runs_with_its_verified_peer() {
 /// reading, and the verdict in the journal.
 #[tokio::test]
 async fn a_console_rollout_waits_for_the_health_gate_of_a_node_on_a_real_chain() {
-    let network = crate::tendermint_net::Network::start(crate::tendermint_net::NetworkSpec {
+    let network = tendermint_net::Network::start(tendermint_net::NetworkSpec {
         chain_id: "pacific-1".into(),
         full_nodes: 0,
         seed: false,

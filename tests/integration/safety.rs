@@ -69,7 +69,7 @@ async fn read_only_client_refuses_every_mutation_before_sending_it() {
         .expect_err("event refused");
     assert!(recorded.message.contains("read-only mode"), "{recorded}");
     let console = console_event(
-        sei_console::ops::rollout::KIND,
+        sei_console::ops::actions::rollout::KIND,
         &EventTarget {
             namespace: &ns.name,
             name: "rpc-0",

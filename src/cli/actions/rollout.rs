@@ -4,18 +4,16 @@
 //! have nothing to do, a failed node gets a fresh update plan.
 use std::process::ExitCode;
 
-use clap::{Args, FromArgMatches};
+use clap::Args;
 
-use super::action::{
-    ActionArgs, ActionCommand, ActionContext, CommandFuture, ContextOptions, Refusal,
-};
-use super::{CliError, GlobalArgs};
 use crate::actions::image_ref::ImageRef;
 use crate::api::NodeMode;
 use crate::chain::gate::GateSettings;
+use crate::cli::action::{ActionArgs, ActionContext, ContextOptions, Refusal};
+use crate::cli::{CliError, GlobalArgs};
 use crate::config::WaveDefaults;
 use crate::ops::action::{self as contract, Previewed};
-use crate::ops::rollout::{RolloutInput, RolloutPrepared, Selection};
+use crate::ops::actions::rollout::{RolloutInput, RolloutPrepared, Selection};
 
 #[derive(Debug, Args)]
 pub struct RolloutArgs {
@@ -58,30 +56,6 @@ pub struct RolloutArgs {
     pub action: ActionArgs,
 }
 
-pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
-    name: "rollout",
-    order: 10,
-    help_after: Some("exec"),
-    // `--across-clusters`: `clusters` refuses several `--context` without it.
-    several_clusters: true,
-    command: rollout_command,
-    run: run_rollout,
-}];
-
-fn rollout_command() -> clap::Command {
-    RolloutArgs::augment_args(clap::Command::new("rollout")).about(
-        "Pin an image on SeiNodes in waves (a canary, then batches), previewing each update plan",
-    )
-}
-
-fn run_rollout<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
-    Box::pin(async move {
-        let args = RolloutArgs::from_arg_matches(matches)
-            .map_err(|e| CliError::BadInput(e.to_string()))?;
-        run_clusters(global, &args).await
-    })
-}
-
 /// The clusters a rollout goes to, in order: one (the first `--context` or the current
 /// context), or every `--context` when the operator asked with `--across-clusters`.
 pub fn clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<Vec<Option<String>>, CliError> {
@@ -99,14 +73,14 @@ pub fn clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<Vec<Option<St
 }
 
 /// `rollout` over every cluster [`clusters`] names: one as before, several through
-/// [`super::rollout_clusters::run`] (every preview, one confirmation, cluster after cluster).
+/// [`crate::cli::rollout_clusters::run`] (every preview, one confirmation, cluster after cluster).
 pub async fn run_clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
     let clusters = clusters(global, args)?;
     if clusters.len() == 1 {
         return run(global, args).await;
     }
     let names: Vec<String> = clusters.into_iter().flatten().collect();
-    super::rollout_clusters::run(global, args, &names).await
+    crate::cli::rollout_clusters::run(global, args, &names).await
 }
 
 /// The rollout in one cluster: preview, confirmation, waves (the way every action goes).
@@ -157,10 +131,10 @@ pub async fn prepare_cluster(
     let detail = format!("image {image}");
     let words = selection.words();
     let refusal = (!args.action.dry_run).then(|| Refusal {
-        kind: Some(crate::ops::rollout::KIND),
+        kind: Some(crate::ops::actions::rollout::KIND),
         nodes: &words,
         detail: &detail,
-        action: contract::action_words(crate::ops::rollout::KIND, &words),
+        action: contract::action_words(crate::ops::actions::rollout::KIND, &words),
     });
     let mut options: ContextOptions = (&args.action).into();
     options.json_context = json_context.map(str::to_owned);
@@ -200,7 +174,7 @@ impl PreparedCluster {
 
     pub fn journal_dry_run(&self) {
         self.context.journal_dry_run(
-            crate::ops::rollout::KIND,
+            crate::ops::actions::rollout::KIND,
             &self.prepared.names(),
             &self.prepared.input.detail(),
         );

@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::Secret;
 use sei_console::actions::node_key::NodeKey;
 
 use super::TestNamespace;
-use crate::tendermint_net::{Mode, Network, NetworkSpec, Node, Peering};
+use tendermint_net::{Mode, Network, NetworkSpec, Node, Peering};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyFrom {

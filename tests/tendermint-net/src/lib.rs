@@ -1,5 +1,5 @@
-//! A real sei-tendermint network on 127.0.0.1 for the tests (shared by `tests/p2p_probe.rs` and
-//! the integration tests; issue 24's chain-health tests are meant to use it too): one validator
+//! A real sei-tendermint network on 127.0.0.1 for the tests (a test-only crate shared by
+//! `tests/p2p_probe.rs`, `tests/tendermint_rpc.rs` and the integration tests): one validator
 //! running the in-process kvstore app, optionally full nodes peered to it, optionally a seed
 //! (`mode = "seed"`, `pex = true`) that dials the validator and advertises
 //! `p2p.external-address` = its own loopback address.
@@ -15,8 +15,6 @@
 //! strings (`internal/rpc/core/status.go`, `rpc/jsonrpc/server/http_uri_handler.go`); a seed
 //! serves no RPC (`node/seed.go`); `LoadNodeKey` recomputes the ID from the key
 //! (`types/node_key.go`), so a `node_key.json` without `id` (the console's) works.
-#![allow(dead_code)] // each test binary uses a different subset
-
 use std::fs::File;
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};

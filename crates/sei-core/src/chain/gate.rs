@@ -5,7 +5,7 @@
 //! through the soak time since it was first seen so. It halts the rollout when its height stands
 //! still for longer than the stall threshold (`NodeHealth::stall_threshold`), or when the
 //! timeout passes first, naming what was seen last. The clock is passed in: the driver
-//! (`ops::rollout`) reads the RPC and the clock through the ports.
+//! (`ops::actions::rollout`) reads the RPC and the clock through the ports.
 use std::fmt;
 use std::time::Duration;
 
@@ -426,5 +426,4 @@ fn signed(duration: Duration) -> SignedDuration {
 }
 
 #[cfg(test)]
-#[path = "gate_tests.rs"]
 mod tests;

@@ -500,5 +500,4 @@ pub use follow::{FollowOutcome, plan_transitions};
 mod statefulset_sync;
 
 #[cfg(test)]
-#[path = "driver_tests.rs"]
 mod tests;

@@ -20,16 +20,10 @@ use crate::executor::lease::ControllerLiveness;
 use crate::platform::PlatformConfig;
 use crate::ports::access::Denial;
 use crate::ports::probe::ProbeOutcome;
-
-#[path = "doctor_chain.rs"]
 pub mod chain;
-#[path = "doctor_cluster.rs"]
 mod cluster;
-#[path = "doctor_node.rs"]
 mod node;
-#[path = "doctor_render.rs"]
 mod render;
-#[path = "doctor_workload.rs"]
 mod workload;
 
 /// How bad a finding is; ranks first. `critical`: the node is down or cannot be changed;
@@ -394,5 +388,4 @@ pub(crate) fn scope_args(context: &str, namespace: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "doctor_tests.rs"]
 mod tests;

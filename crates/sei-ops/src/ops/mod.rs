@@ -1,8 +1,8 @@
-//! The operator actions as use cases, one file per action (`rollout`, `address`, `seed`,
-//! `exec`), shared by the commands (`cli`) and the console (`app`). Each action has a typed
-//! `prepare` (inputs validated once, previews, StatefulSet diff, permission checks, blocked
-//! nodes and why, names to type, the question to ask) and a `run` (waves, halt, resume, Event,
-//! journal, following the plan) reporting typed progress through [`Report`].
+//! The operator actions as use cases, one file per action under [`actions`] (`rollout`,
+//! `address`, `seed`, `exec`, …), shared by the commands (`cli`) and the console (`app`). Each
+//! action has a typed `prepare` (inputs validated once, previews, StatefulSet diff, permission
+//! checks, blocked nodes and why, names to type, the question to ask) and a `run` (waves, halt,
+//! resume, Event, journal, following the plan) reporting typed progress through [`Report`].
 //!
 //! `ops` reaches the world only through the ports ([`Ports`]): no kube-rs, clap or ratatui.
 //! A node that `prepare` reports as blocked is never mutated, and a read-only console is
@@ -23,6 +23,7 @@ use crate::tasks::WorkloadRenderer;
 
 pub mod across;
 pub mod action;
+pub mod actions;
 pub mod chain_health;
 pub mod doctor;
 pub mod follow;
@@ -39,25 +40,9 @@ pub mod waiting;
 
 pub use report::{Note, Report, RunEnd};
 
-// The operator actions: a `pub mod` line (`ops::rollout`, …) for every file of `ops/actions/`
-// and `FILES`, each file's `KINDS` (written by `build.rs`).
-include!(concat!(env!("OUT_DIR"), "/ops_actions.rs"));
-
-/// Every operator action, as the journal and Events name them (the journal's `--action` filter
-/// and `:journal action=` read them, in this order): each file of `ops/actions/` declares its
-/// own.
-pub fn actions() -> Vec<ActionKind> {
-    let mut files = FILES.to_vec();
-    files.sort_by_key(|(order, _)| *order);
-    files
-        .iter()
-        .flat_map(|(_, kinds)| kinds.iter().copied())
-        .collect()
-}
-
 /// The action named `name` (as the journal writes it), or the names there are.
 pub fn action_kind(name: &str) -> Result<ActionKind, crate::actions::event::UnknownAction> {
-    crate::actions::event::kind_named(&actions(), name)
+    crate::actions::event::kind_named(&actions::all(), name)
 }
 
 /// Where journal lines go (the local JSONL journal; a list in tests).

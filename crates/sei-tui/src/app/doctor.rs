@@ -257,7 +257,7 @@ fn fix(model: &mut Model) -> Vec<Cmd> {
             let mut cmds = super::update::open_node(model, key);
             cmds.extend(super::action_update::start(
                 model,
-                crate::ops::rollout::KIND,
+                crate::ops::actions::rollout::KIND,
             ));
             let prompt = model
                 .action

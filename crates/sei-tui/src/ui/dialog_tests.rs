@@ -13,7 +13,7 @@ use crate::app::tests::{demo_model, key, press};
 use crate::app::update::update;
 use crate::fleet::sample;
 use crate::keymap::{Key, KeyCode};
-use crate::ops::seed::{SeedRequest, seed_node, seed_preview_text};
+use crate::ops::actions::seed::{SeedRequest, seed_node, seed_preview_text};
 use crate::planner::{PlanContext, preview};
 
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.5.0";

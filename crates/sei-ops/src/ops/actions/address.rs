@@ -1,9 +1,6 @@
 //! External address propagation: `spec.externalAddress` set and the update plan whose
 //! config-patch carries it persisted under the node's resourceVersion — the controller alone
 //! builds no plan for an address change.
-use super::action::{ActionFuture, Operation, PreviewLine, Previewed};
-use super::follow::FollowEnd;
-use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::permissions::{address_checks, tasks_to_run};
@@ -12,12 +9,15 @@ use crate::actions::statefulset_diff::statefulset_preview;
 use crate::api::{SeiNode, TaskPlan};
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
+use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::follow::FollowEnd;
+use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::ports::StatusPatch;
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("address", "ConsoleExternalAddress");
-/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
-pub const KINDS: (u8, &[ActionKind]) = (20, &[KIND]);
+/// Its names for `ops::actions::all()` (the journal's list of actions).
+pub const KINDS: &[ActionKind] = &[KIND];
 
 /// An address change as the operator asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +74,7 @@ impl AddressPrepared {
 
 /// Reads the node, previews the update plan carrying the address and the StatefulSet diff, and
 /// checks every call (unless a dry run).
-/// Unguarded: [`super::action::prepare`] refuses in read-only mode first.
+/// Unguarded: [`crate::ops::action::prepare`] refuses in read-only mode first.
 pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepared, OpsError> {
     let mut node = ops.read_node(&input.node).await?;
     let peer_notes = ops.resolve_peers(&mut node).await?;
@@ -100,7 +100,8 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
     let blocked = match blocked {
         Some(reason) => Some(reason),
         None => {
-            super::pod_needs::missing_for_pod(ops, &addressed_node(&node, &input.address)).await
+            crate::ops::pod_needs::missing_for_pod(ops, &addressed_node(&node, &input.address))
+                .await
         }
     };
     let tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
@@ -108,7 +109,7 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
     let mut permissions = ops.check(checks.into_vec(), !input.dry_run).await;
     permissions.sidecar_credential = ops
         .sidecar_credential_refusal(
-            crate::ops::address::KIND,
+            crate::ops::actions::address::KIND,
             &[(input.node.clone(), tasks.clone())],
             input.wait,
             false,
@@ -139,7 +140,7 @@ impl Operation for AddressInput {
     type Prepared = AddressPrepared;
 
     fn kind(&self) -> ActionKind {
-        crate::ops::address::KIND
+        crate::ops::actions::address::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -165,7 +166,7 @@ impl Operation for AddressInput {
 
 impl Previewed for AddressPrepared {
     fn kind(&self) -> ActionKind {
-        crate::ops::address::KIND
+        crate::ops::actions::address::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -204,7 +205,7 @@ impl Previewed for AddressPrepared {
     }
 
     fn dry_run_end(&self) -> RunEnd {
-        super::action::one_node_dry_run_end(
+        crate::ops::action::one_node_dry_run_end(
             &self.input.node,
             self.blocked.as_deref(),
             "dry run: nothing was changed",
@@ -234,7 +235,7 @@ async fn change_and_follow(
     let name = input.node.as_str();
     let nodes = vec![name.to_owned()];
     let detail = input.detail();
-    let kind = crate::ops::address::KIND;
+    let kind = crate::ops::actions::address::KIND;
     // Read now, under the Lease: the record appends to the node's record as it is.
     let stored = ops.read_node(name).await?;
     let from = match stored.spec.external_address() {

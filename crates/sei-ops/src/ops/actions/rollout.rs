@@ -2,8 +2,6 @@
 //! starts when the previous one completed, the first failure halts the rest, and running it
 //! again resumes (nodes already on the image are left alone). Nodes the planner cannot plan
 //! for are blocked in `prepare` and never changed.
-use super::action::{ActionFuture, Operation, PreviewLine, Previewed};
-use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::permissions::{rollout_checks, tasks_to_run};
@@ -12,17 +10,15 @@ use crate::actions::statefulset_diff::statefulset_preview;
 use crate::actions::waves::{already_rolled, plan_waves};
 use crate::api::{NodeMode, SeiNode, TaskKind};
 use crate::config::WaveDefaults;
+use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("rollout", "ConsoleImageRollout");
-/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
-pub const KINDS: (u8, &[ActionKind]) = (10, &[KIND]);
+/// Its names for `ops::actions::all()` (the journal's list of actions).
+pub const KINDS: &[ActionKind] = &[KIND];
 
-// Named by path: this file is itself loaded by `#[path]` (the generated list of
-// `ops/actions/`), so its children would be looked for beside it.
-#[path = "rollout/health_gate.rs"]
 mod health_gate;
-#[path = "rollout/run.rs"]
 mod run;
 
 /// Plans the console follows for one node of a rollout: the plan found Active (an init plan),
@@ -205,7 +201,7 @@ impl Ops<'_> {
 
 /// Reads the nodes, previews each one's update plan and StatefulSet diff, blocks those no plan
 /// can take to the image, plans the waves and checks every call (unless a dry run).
-/// Unguarded: [`super::action::prepare`] refuses in read-only mode first.
+/// Unguarded: [`crate::ops::action::prepare`] refuses in read-only mode first.
 pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepared, OpsError> {
     let ctx = ops.plan_context();
     let image = input.image.to_string();
@@ -262,7 +258,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
             continue;
         }
         let pinned = pinned_node(&node, &prepared.input.image);
-        if let Some(reason) = super::pod_needs::missing_for_pod(ops, &pinned).await {
+        if let Some(reason) = crate::ops::pod_needs::missing_for_pod(ops, &pinned).await {
             prepared.blocked.push(Blocked {
                 node: node.name().to_owned(),
                 reason,
@@ -309,7 +305,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         prepared.permissions = ops.check(checks.into_vec(), !prepared.input.dry_run).await;
         prepared.permissions.sidecar_credential = ops
             .sidecar_credential_refusal(
-                crate::ops::rollout::KIND,
+                crate::ops::actions::rollout::KIND,
                 &work,
                 prepared.input.wait,
                 false,
@@ -392,7 +388,7 @@ impl Operation for RolloutInput {
     type Prepared = RolloutPrepared;
 
     fn kind(&self) -> ActionKind {
-        crate::ops::rollout::KIND
+        crate::ops::actions::rollout::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -431,7 +427,7 @@ impl Operation for RolloutInput {
 
 impl Previewed for RolloutPrepared {
     fn kind(&self) -> ActionKind {
-        crate::ops::rollout::KIND
+        crate::ops::actions::rollout::KIND
     }
 
     /// The nodes to roll; the selection as asked when none is left.

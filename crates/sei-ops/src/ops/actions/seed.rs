@@ -7,9 +7,6 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::follow::FollowEnd;
-use super::seed_probe;
-use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd};
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
@@ -19,6 +16,9 @@ use crate::api::{NodeKeySource, SecretNameRef, SeedSpec, SeiNode, SeiNodeSpec, T
 use crate::executor::driver::Persisted;
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
+use crate::ops::follow::FollowEnd;
+use crate::ops::seed_probe;
+use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd};
 use crate::planner::preview;
 use crate::ports::probe::{ProbeOutcome, ProbeTarget};
 use crate::ports::{ClusterObject, ObjectKind, SidecarApi, SidecarError, SidecarTarget};
@@ -26,15 +26,12 @@ pub use contract::{EXIT_UNREACHABLE, seed_name_problem};
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("seed-create", "ConsoleSeedCreate");
-/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
-pub const KINDS: (u8, &[ActionKind]) = (30, &[KIND]);
+/// Its names for `ops::actions::all()` (the journal's list of actions).
+pub const KINDS: &[ActionKind] = &[KIND];
 
 /// How long a Running seed's sidecar may keep answering "node key not there yet".
 const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
-// Named by path: this file is itself loaded by `#[path]` (the generated list of
-// `ops/actions/`), so its child would be looked for beside it.
-#[path = "seed/contract.rs"]
 mod contract;
 
 /// How long a seed's pod may take to become Ready once its init plan completed.
@@ -159,7 +156,7 @@ impl SeedEnd {
 }
 
 /// Reads (or generates) the key, refuses a taken name, previews the init plan and checks every
-/// call (unless a dry run). Unguarded: [`super::action::prepare`] refuses in read-only mode first.
+/// call (unless a dry run). Unguarded: [`crate::ops::action::prepare`] refuses in read-only mode first.
 pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, OpsError> {
     let name = input.name.clone();
     let namespace = ops.namespace().to_owned();
@@ -193,7 +190,7 @@ pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, Op
     // A taken name first; else anything the seed's pod needs that the namespace lacks.
     let blocked = match blocked {
         Some(taken) => Some(taken),
-        None => super::pod_needs::missing_for_pod(ops, &seed_node(&request)).await,
+        None => crate::ops::pod_needs::missing_for_pod(ops, &seed_node(&request)).await,
     };
     let plan_id = uuid::Uuid::new_v4();
     let init = preview(
@@ -218,7 +215,7 @@ pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, Op
     // Waiting, the console reads the seed's NodeID from its sidecar whoever executes the plan.
     permissions.sidecar_credential = ops
         .sidecar_credential_refusal(
-            crate::ops::seed::KIND,
+            crate::ops::actions::seed::KIND,
             &[(name.clone(), tasks.clone())],
             input.wait,
             true,
@@ -270,7 +267,7 @@ async fn bring_up(
     let request = &prepared.request;
     let name = request.name.as_str();
     let nodes = vec![name.to_owned()];
-    let kind = crate::ops::seed::KIND;
+    let kind = crate::ops::actions::seed::KIND;
     let detail = prepared.input.detail();
     let node_id = prepared.node_id();
     let what = format!(
@@ -341,7 +338,7 @@ async fn bring_up(
     // creates no pod (a missing ServiceAccount).
     let pod_deadline = POD_READY_DEADLINE.min(ops.settings.driver.deadline);
     if let Err(not_ready) =
-        super::pod_ready::wait_pod_ready(ops, name, pod_deadline, NODE_ID_POLL).await
+        crate::ops::pod_ready::wait_pod_ready(ops, name, pod_deadline, NODE_ID_POLL).await
     {
         return Ok(failed(not_ready.to_string()));
     }

@@ -18,7 +18,7 @@ use crate::ports::probe::fake::FakeProber;
 use crate::ports::probe::{CheckName, ProbeTarget};
 
 const NS: &str = "sei";
-const DEMO_PLATFORM: &str = include_str!("../../../../assets/demo/platform-config.yaml");
+const DEMO_PLATFORM: &str = include_str!("../../../../../assets/demo/platform-config.yaml");
 
 /// Everything one test's cluster holds.
 struct World {
@@ -497,6 +497,4 @@ fn a_sidecar_behind_the_platforms_image_is_a_warning() {
     );
     assert!(evidence_text(finding).contains("images.sidecar of the platform config file"));
 }
-
-#[path = "doctor_workload_tests.rs"]
 mod workload;

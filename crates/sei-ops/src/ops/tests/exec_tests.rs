@@ -3,7 +3,7 @@
 //! refuses it in the shared preamble before any call, journaled.
 use super::*;
 use crate::ops::action::{Previewed, execute, prepare};
-use crate::ops::exec::ExecInput;
+use crate::ops::actions::exec::ExecInput;
 
 fn exec(node: &str) -> ExecInput {
     ExecInput {

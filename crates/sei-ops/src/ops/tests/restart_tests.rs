@@ -3,7 +3,7 @@
 //! deletes the pod under the node's Lease and waits for a new one (another UID) to be Ready.
 use super::*;
 use crate::ops::action::{Previewed, execute, prepare};
-use crate::ops::restart::RestartInput;
+use crate::ops::actions::restart::RestartInput;
 use crate::ports::ObjectKind;
 
 fn restart(node: &str, wait: bool) -> RestartInput {

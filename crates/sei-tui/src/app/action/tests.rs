@@ -67,8 +67,8 @@ fn rollout_goes_from_prompt_to_preview_to_confirmation_to_running() {
     let request = ActionRequest::one(
         "kind-sei",
         "sei",
-        crate::ops::action::SomeOperation::new(crate::ops::rollout::RolloutInput {
-            selection: crate::ops::rollout::Selection::Named(vec!["rpc-0".into()]),
+        crate::ops::action::SomeOperation::new(crate::ops::actions::rollout::RolloutInput {
+            selection: crate::ops::actions::rollout::Selection::Named(vec!["rpc-0".into()]),
             image: crate::actions::image_ref::ImageRef::parse(NEW).expect("image"),
             waves: WaveDefaults::default(),
             canary_nodes: Vec::new(),
@@ -121,11 +121,11 @@ fn the_prompt_validates_the_image_and_warns_without_a_digest() {
         "starts from the current image"
     );
     assert!(
-        form.warnings(crate::ops::rollout::KIND)
+        form.warnings(crate::ops::actions::rollout::KIND)
             .iter()
             .any(|w| w.contains("digest")),
         "{:?}",
-        form.warnings(crate::ops::rollout::KIND)
+        form.warnings(crate::ops::actions::rollout::KIND)
     );
     clear_and_type(&mut model, "Not An Image!");
     assert!(key(&mut model, KeyCode::Enter).is_empty());
@@ -350,7 +350,7 @@ fn the_node_screen_acts_on_its_node() {
     let cmds = key(&mut model, KeyCode::Enter);
     assert!(
         matches!(cmds.as_slice(), [Cmd::PrepareAction { request, .. }]
-            if request.parts[0].operation.downcast::<crate::ops::address::AddressInput>().is_some_and(|a| a.node == "rpc-1")),
+            if request.parts[0].operation.downcast::<crate::ops::actions::address::AddressInput>().is_some_and(|a| a.node == "rpc-1")),
         "{cmds:?}"
     );
     // Esc cancels the dialog, not the node screen.
@@ -393,7 +393,7 @@ fn the_seed_form_moves_field_by_field_and_names_the_bad_one() {
     let cmds = key(&mut model, KeyCode::Enter);
     assert!(
         matches!(cmds.as_slice(), [Cmd::PrepareAction { request, .. }]
-            if request.parts[0].operation.downcast::<crate::ops::seed::SeedInput>().is_some_and(|s| s.name == "seed-1" && s.external_address.is_some())),
+            if request.parts[0].operation.downcast::<crate::ops::actions::seed::SeedInput>().is_some_and(|s| s.name == "seed-1" && s.external_address.is_some())),
         "{cmds:?}"
     );
 }
