@@ -5,7 +5,7 @@
 //! A `Content-Length` over the limit is refused before reading, a body without one is read no
 //! further than the limit; either is `SidecarError::TooLarge` (terminal). On a port-forward the
 //! connection is dropped and the next call opens another. Every transport reads its answers through
-//! [`read_bounded`].
+//! `read_bounded`.
 use bytes::{Buf, Bytes, BytesMut};
 use http_body_util::BodyExt;
 
