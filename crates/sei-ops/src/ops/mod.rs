@@ -21,8 +21,8 @@
 //!
 //! The actions, one module each under `actions` (`address`, `exec`, `pause` with `resume`,
 //! `restart`, `rollout`, `seed`; each module's doc says what it does), declare their
-//! `ActionKind`s, which `actions::FILES` lists (`actions::all()`, `action_kind(name)`: the
-//! journal's `--action` filter and `:journal action:` read it). Shared by them: `rollout_text` (the rollout preview's words), `seed_probe` (a seed's
+//! `ActionKind`s, which `ops::actions::FILES` lists (`ops::actions::all()`, `action_kind(name)`:
+//! the journal's `--action` filter and `:journal action:` read it). Shared by them: `rollout_text` (the rollout preview's words), `seed_probe` (a seed's
 //! published identity as the probe's target, its NodeID), `waiting` (the Warning events that say
 //! why a wait is not progressing), `pod_needs` (a StatefulSet that cannot be rendered or a missing
 //! ServiceAccount blocks the preview, with the fix), `pod_ready`, `sidecar_credential` (the
