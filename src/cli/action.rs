@@ -2,6 +2,15 @@
 //! ops layer's [`Settings`] and ports (read-only refusal first, before any request), previews
 //! and notes printed as text or JSON lines, terminal confirmation. The use cases themselves
 //! are `crate::ops`.
+//!
+//! `ActionContext` resolves the config, the read-only refusal (`ops::action::read_only_refusal`,
+//! before any request, journaled), the identity, the kube config, the namespace and the sidecar
+//! transport, then opens `wiring::Adapters` (the platform config, `ops::Settings`, the adapters
+//! behind `ops::Ports`). `drive` runs any `ops::action::Operation` the same way: the preview
+//! printed from its `PreviewLine`s, `--dry-run` journaled and ended there, what cannot run refused,
+//! the confirmation, `ops::action::execute` with `ActionContext` as the `Report`, and the result
+//! line with the action's own JSON fields and exit code. The action commands are their flags and a
+//! call of `drive`.
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,4 +1,10 @@
 //! `sei-console describe NODE`: the node screen as text, or as JSON/YAML.
+//!
+//! It shows spec, conditions, the plan timeline, events (the node's, its StatefulSet's and its
+//! pod's), StatefulSet and Pods, a seed's peer string, the console-action record and chain health
+//! (its RPC read once; JSON `chainHealth`). A related list it could not read (forbidden or failed)
+//! is named instead of shown empty. With several `--context`, the node of each cluster that has it
+//! (a `Context:` line; a JSON list with `context`). A missing SeiNode exits 1, as kubectl does.
 use std::io::Write;
 
 use clap::{Args, ValueEnum};

@@ -1,4 +1,14 @@
 //! `sei-console get`: the fleet rows as a table, or as JSON/YAML for scripts.
+//!
+//! The columns: mode, chain, phase, the health verdict (HEALTH `✓ ok` or the worst problem; JSON
+//! `verdict`: `healthy`, `severity`, `problems`; the table reads no RPC, so its verdict leaves
+//! chain health out, `-o wide|json` include it), image drift, plan progress, conditions, the last
+//! Warning event (the node's or its pod's, whichever is newer; JSON `lastWarning` and
+//! `podWarning`). `-o wide` adds HEIGHT/LAG and `-o json|yaml` `chainHealth` with `lagAgainst`:
+//! every node's RPC read once, each chain's `reference_rpc` once, each published seed probed once
+//! (`seedProbe`). With several `--context` it is one list over every cluster (a CONTEXT column;
+//! every JSON row carries `context`); a cluster that cannot be read is named on stderr, the others
+//! print, and the exit code is 1.
 use std::io::Write;
 
 use clap::{Args, ValueEnum};

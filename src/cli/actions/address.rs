@@ -1,6 +1,12 @@
 //! `sei-console address NODE --external-address HOST:PORT`: change a node's external address
 //! and persist the update plan that carries it into config.toml — the controller alone builds
 //! no plan for an address change.
+//!
+//! It validates HOST:PORT, previews the `external-address` change in the config-patch (and says the
+//! controller alone would not propagate it until the next image roll), checks the permissions,
+//! patches `spec.externalAddress` with the node's `sei.io/console-actions` record, persists the
+//! update plan under the node's resourceVersion (never over an Active plan), records a
+//! `ConsoleExternalAddress` Event and a journal line, then follows the plan.
 use std::process::ExitCode;
 
 use clap::Args;

@@ -4,6 +4,12 @@
 //! lines). An action like the others (`ops::actions::exec`): its own flags, driven by
 //! `cli::action::drive` (preview, read-only refusal, permission
 //! checks, confirmation, Lease, Console Event and journal lines).
+//!
+//! `--executor auto` picks from the controller's Lease `bc1f5b0a.sei.io` in
+//! `--controller-namespace` and says which; `embedded` executes here with the controller's
+//! semantics (one optimistic-locked status patch per step, resumable after a crash, per-node Lease
+//! `sei-console-exec-<node>`, `StatefulSetRenderFailed` events); `controller` watches a live
+//! controller execute it. Exit 1 if the plan fails.
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

@@ -3,6 +3,12 @@
 //! that apply: no plan is persisted or followed and no
 //! StatefulSet rendered, so `--executor` and `--platform-config` are not offered, and
 //! `--timeout` bounds the wait for the new pod.
+//!
+//! The preview shows the pod's state (phase, Ready, restarts) and checks `get`/`delete pods`,
+//! `create events` and the node Lease; the pod `<node>-0` is deleted under the node's Lease, a
+//! `ConsolePodRestart` Event and journal lines recorded, and the wait (300 s by default) names each
+//! state the new pod (another UID) passes through until it is Running and Ready; exit 1 when it is
+//! not.
 use std::process::ExitCode;
 
 use clap::Args;

@@ -2,6 +2,26 @@
 //! each wave starts when the previous one completed, the first failure halts the rollout and
 //! names the node and task. Running the same command again resumes: nodes already on the image
 //! have nothing to do, a failed node gets a fresh update plan.
+//!
+//! Prepared in phases (`prepare_cluster` → `PreparedCluster`) so `rollout_clusters`
+//! (`--across-clusters`) prepares every cluster before one confirmation and runs them through
+//! `ops::across::execute_in_turn`.
+//!
+//! What it does, in order: validates the reference (a warning without a digest), prints each node's
+//! update plan, config.toml patch and StatefulSet diff, checks the permissions of every call it and
+//! the embedded executor will make, asks on a terminal (refuses without one unless `--yes`), then
+//! per node patches `spec.image` (with its `sei.io/console-actions` record), persists the plan and
+//! records a `ConsoleImageRollout` Event and a journal line. Waves: `--canary N` nodes alone, then
+//! batches of `--batch N` (defaults: the config's `[waves]`); each wave starts when the previous
+//! one completed (plan Complete, `currentImage` the image, pod Ready) and passed the health gate:
+//! every node caught up (height > 1, not catching up, its `/lag_status` not lagging) with its
+//! height advancing through `--soak` (default 60s), within `--health-timeout` (default 10m). A node
+//! that does not pass halts the rollout naming what was seen (`height stuck at H since T`, `lagging
+//! (lag N, /lag_status 417)`, `one block-sync peer`, `RPC unreachable: why`); seeds are not gated
+//! (no RPC); `--no-health-gate` skips the gate. The first failure halts with the node and task,
+//! exit 1. With several `--context` and `--across-clusters` each cluster's preview is printed under
+//! `== cluster NAME ==`, one confirmation names every cluster and its node count (validators and
+//! seeds typed as `CONTEXT/NAME`), and JSON lines carry `context`.
 use std::process::ExitCode;
 
 use clap::Args;

@@ -7,6 +7,14 @@
 //!   under `target/sei-console-cp/<pid>` from the cached binaries, with a watchdog that stops it
 //!   as soon as the test process exits (normally, by panic or by a signal). If the binaries are
 //!   not built yet it fails with a message that says to run `bash tests/run`.
+//!
+//! Beside this module: `second.rs` (a second, bare control plane started by a multi-cluster test,
+//! stopped on drop and by its watchdog, and the merged two-context kubeconfig), `console.rs`
+//! (running the binary with `console-direct.env`, the direct stand-ins, or the production
+//! `console.env`: operator token, port-forward; Running full-node fleets via `exec`; stand-in
+//! homes), `identity.rs` (a ServiceAccount operator with a Role and a token kubeconfig), `audit.rs`
+//! (one identity's requests from the API server's audit log), `controller.rs` (the controller
+//! stand-in) and `real_seed.rs`.
 #![allow(dead_code)] // each test module uses a different subset
 
 use std::future::Future;

@@ -6,6 +6,9 @@
 //! after exit is read back from the PTY itself (termios).
 //!
 //! Every wait is bounded; the console is killed when the handle is dropped.
+//!
+//! The scenarios are in `tests/integration/pty_console.rs` (`bash tests/run --test integration --
+//! pty`).
 #![allow(dead_code)] // each scenario uses a different subset
 
 use std::collections::HashMap;

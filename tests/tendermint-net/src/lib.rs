@@ -15,6 +15,16 @@
 //! strings (`internal/rpc/core/status.go`, `rpc/jsonrpc/server/http_uri_handler.go`); a seed
 //! serves no RPC (`node/seed.go`); `LoadNodeKey` recomputes the ID from the key
 //! (`types/node_key.go`), so a `node_key.json` without `id` (the console's) works.
+//!
+//! Used by `tests/p2p_probe.rs`, `tests/tendermint_rpc.rs` (the RPC quirks chain health relies on)
+//! and the integration tests (`chain_health.rs`). `Network::start(NetworkSpec)` waits until the
+//! validator and the full nodes are past height 1 and the validator lists the seed;
+//! `Network::add_node`/`init_node` with a `Peering` add more, `add_node_with_peers` extra
+//! persistent peers (two full nodes peered to each other have the two block-sync peers blocksync
+//! needs to report caught up). A `Node` has its NodeID, addresses, home and `node_key.json`,
+//! `start`/`stop` (a stopped validator stalls the chain), `rpc_get` (bare `/status`, `/net_info`,
+//! `/lag_status` with the HTTP status), `height`, `wait_for_height_above`, `peer_ids`,
+//! `wait_for_peer` and `connected_strangers` (the probes the node accepted, from its log).
 use std::fs::File;
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,15 @@
 //! The console's watches in one table: what each follows, how it is selected, and whether it
 //! covers the fleet or follows one node. The TUI starts them (`app::effects`); `get` and
 //! `describe` list the same selections once (`cli::fetch`), so the two cannot drift apart.
+//!
+//! Per scope: the SeiNodes; Events with `involvedObject.kind=SeiNode`; Events with
+//! `involvedObject.kind=Pod,type=Warning` (the store keeps those of a SeiNode's pod `<node>-0`);
+//! the pods labelled `sei.io/node`, slimmed to what judges their Warnings outlived
+//! (`fleet::pod_warnings`); and, without a platform config file, the controller's ConfigMap
+//! `sei-controller-config`, whose `images.sidecar` re-judges every row's sidecar drift. Per open
+//! node: its StatefulSet, its pods by `sei.io/node`, the Events of the pod `<node>-0` and those of
+//! the StatefulSet `<node>` (two event watches, because a field selector matches one kind; each
+//! watch's relist replaces only its own store).
 use kube::api::ListParams;
 use kube::runtime::watcher;
 

@@ -1,5 +1,12 @@
 //! A node's chain health over successive readings of its RPC, and the verdict: in sync,
 //! catching up, lagging, stalled or unreachable. Pure: the clock is passed in.
+//!
+//! Stalled means the height stood still past 20 observed block intervals, 30 s at least (the
+//! block's own time when that is older); lagging means its `/lag_status` says so, or `LAG_BLOCKS`
+//! behind its chain's top (the fleet's highest node or the chain's reference RPC); catching up with
+//! one block-sync peer is said apart (blocksync needs two to report caught up). `concern` is how
+//! much a verdict matters (critical, warning, info), read by the fleet's verdict and the doctor's
+//! chain findings.
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 

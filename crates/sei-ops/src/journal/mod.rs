@@ -8,6 +8,13 @@
 //! one before that is dropped) and a new file begins; [`Journal::read`] reads both, the older
 //! first, each at most [`READ_LIMIT_BYTES`] (a longer file, written before rotation existed, is
 //! read from its last [`READ_LIMIT_BYTES`] bytes, and what was skipped is said).
+//!
+//! Recording: `check_writable` is the pre-flight of `require_journal` (`ops::ActionLog::ready`); a
+//! line that cannot be written is `ops::Note::Unrecorded` in the action's output and on the
+//! console's status line, and `ops::NoLog` (no state dir) fails every write instead of dropping it.
+//! Entries carry their `context` (older lines are read from the operator). `JournalFilter` (since,
+//! node, action, operator, contexts, dry runs hidden by default) and `parse_since` are shared by
+//! the `journal` command and `:journal`.
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,9 @@
 //! Reading a node's chain health through the [`NodeRpc`] port: `/status` first (it says whether
 //! the RPC answers at all), then `/lag_status` and `/net_info` side by side. Shared by the
 //! console's poller (`app::chain_health`) and `get -o wide|json` / `describe`.
+//!
+//! `read_all` reads many nodes with a concurrency cap; `serves_rpc` is every mode but seeds (a
+//! seed's health is its P2P probe).
 use std::time::Duration;
 
 use futures::StreamExt;

@@ -7,6 +7,33 @@
 //! `ops` reaches the world only through the ports ([`Ports`]): no kube-rs, clap or ratatui.
 //! A node that `prepare` reports as blocked is never mutated, and a read-only console is
 //! refused before any call.
+//!
+//! What is where. The contract and its preamble: `action` (`Operation`, `Previewed`, `prepare`,
+//! `execute`, `read_only_refusal`, the type-erased `AnyOperation`/`SomeOperation` the console's
+//! model holds) and `across` (an action across clusters, `execute_in_turn`). Here: [`Ports`]
+//! (cluster, access review, sidecar, renderer, clock, journal, holders, prober, node RPC),
+//! [`Settings`] (flags, env and config resolved once by the caller), [`Ops`] (the driver, the
+//! permission checks, the Console Event, the console-action record written in the action's own
+//! patch, the journal line) and the typed [`OpsError`]. `report` (the `Report` trait, typed
+//! `Note`s, `RunEnd` with the action's own JSON result fields and exit code); `follow` (the
+//! executor chosen from the controller's Lease, a plan followed to a typed `FollowEnd`, progress
+//! text); `lease` (the node's Lease).
+//!
+//! The actions, one module each under `actions` (`address`, `exec`, `pause` with `resume`,
+//! `restart`, `rollout`, `seed`; each module's doc says what it does), declare their
+//! `ActionKind`s, which `ops::actions::FILES` lists (`ops::actions::all()`, `action_kind(name)`:
+//! the journal's `--action` filter and `:journal action:` read it). Shared by them: `rollout_text` (the rollout preview's words), `seed_probe` (a seed's
+//! published identity as the probe's target, its NodeID), `waiting` (the Warning events that say
+//! why a wait is not progressing), `pod_needs` (a StatefulSet that cannot be rendered or a missing
+//! ServiceAccount blocks the preview, with the fix), `pod_ready`, `sidecar_credential` (the
+//! pre-flight of the console's own sidecar task calls), `chain_health` (reading a node's RPC
+//! through the `NodeRpc` port) and `doctor` (the fleet doctor, pure: `diagnose(DoctorInput) ->
+//! Vec<Finding>`).
+//!
+//! Tests: scenarios against the in-memory fakes (waves, canary, halt, resume, blocked nodes
+//! untouched, read-only refusal before any call, denied permissions, dry run, address), and per
+//! subject the seed bring-up, the node Lease, render failures, restart, the rollout's health gate
+//! (on tokio's paused clock) and the doctor's classes.
 use crate::actions::event::{ActionKind, EventTarget, console_event};
 use crate::actions::permissions::ExecutionScope;
 use crate::actions::render_fix::PlatformSource;

@@ -2,6 +2,16 @@
 //!
 //! The core (`api`, `planner`, `render`, `tasks`, `executor`, `fleet`) never talks to a cluster,
 //! a socket or the wall clock directly; it receives one of these.
+//!
+//! The modules: this one (`Clock`, `SidecarApi` with `SidecarError` classed transient or terminal,
+//! `PeerDialer` for the seed probe's TCP dial), `cluster_port` (`ClusterApi` with `ClusterError`
+//! kinds: server-side dry-run apply, the console's own SeiNode writes as field manager
+//! `sei-console`, Events, `list_events_for`, `service_account_exists`; `StatusPatch`, `NodeEvent`),
+//! `probe` (the seed probe: `ProbeTarget`, `ProbeOutcome` with its seven checks, `SeedProber`),
+//! `access` (`PermissionCheck`, `AccessReview`, `check_permissions`: namespace-wide first, names
+//! only where denied, 8 in flight), `node_rpc`, `logs` (`PodLogs`, typed `LogError`), and `testing`
+//! (in-memory `FakeCluster` and `FakeSidecar`, behind `cfg(any(test, feature = "testing"))`: never
+//! in the shipped binary).
 use jiff::Timestamp;
 
 /// Source of "now". Tests pass a fixed clock so plans, ages and snapshots are reproducible.

@@ -6,6 +6,11 @@
 //! `Previewed`). Adding one is its file, its `mod` line below and its entry of [`FILES`] (the
 //! file's `pub const ACTIONS`), which [`registered`] reads; a test fails when a file of the
 //! folder is missing from the list.
+//!
+//! Targets are `OneNode`, `Marked` (across clusters too) or `NewNode`; `bindings()` (the default
+//! table plus every action's) is what the keymap and the help overlay read, each help line placed
+//! before a default action's line (`help_before`) or at the context's end; `config_names()` is
+//! handed to `config::load` so the config file's key names are checked.
 use super::action::{ActionRequest, Form};
 use super::errors::FormError;
 use crate::actions::event::ActionKind;

@@ -1,6 +1,18 @@
 //! ratatui views only: screens, widgets and the theme. `view` draws the model; it never
 //! changes it (but for the node screen's layout, recorded for its scrolling), never waits and
 //! never locks.
+//!
+//! The modules: `draw` (what the loop calls) and `view`; `chrome` (the header with the verdict's
+//! sick count, the STALE/forbidden/config banner, the footer whose hints are fitted to the width:
+//! `? help` and the last kept, the middle ones dropped); `fleet`; `node` (one column or two; a
+//! failed plan first on one column) and `node_column` (panes stacked and wrapped into a column,
+//! each pane's start recorded in `Model::node_layout` for scrolling); `help` (the keys from the
+//! keymap table and the legend from `fleet::symbols`); `viewer` and `logs` (over the body);
+//! `dialog` (an action's prompt, preview, confirmation and progress); `verdict` (beside the node
+//! screen's phase); `chain_health`; `doctor`; `wrap` (hanging-indent wrapping); `theme` (the styles
+//! of each `config::ThemeName`; plain for `NO_COLOR`). Snapshots are in `ui/snapshots/`;
+//! `picture_tests` draws the README's `docs/fleet-screen.svg` from the same views and fails when it
+//! is stale.
 mod chain_health;
 #[cfg(test)]
 mod chain_health_tests;

@@ -4,6 +4,11 @@
 //! the node's status and drives tasks that apply StatefulSets, create PVCs and submit sidecar
 //! tasks, so it gets what every action gets: the read-only refusal and the node's Lease from
 //! the preamble, a Console Event and the journal's lines.
+//!
+//! `run` persists through `Driver::persist_as` with the previewed plan ID, posts the Console Event
+//! naming the plan (`ConsolePlanExec`) and journals `started`, follows the plan, then journals
+//! `succeeded` or `failed`. It writes no `sei.io/console-actions` record: only `status` is written,
+//! and the record lives in metadata.
 use crate::actions::event::ActionKind;
 use crate::actions::permissions::plan_checks;
 use crate::api::{Phase, TaskPlan};

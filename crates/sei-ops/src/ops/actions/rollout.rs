@@ -2,6 +2,18 @@
 //! starts when the previous one completed, the first failure halts the rest, and running it
 //! again resumes (nodes already on the image are left alone). Nodes the planner cannot plan
 //! for are blocked in `prepare` and never changed.
+//!
+//! `prepare`: the named or selected nodes; a canary chosen by name goes first, else the first nodes
+//! healthy by `fleet::verdict` (the unhealthy ones passed over are said, `canary_notes`); nodes
+//! already on the image, per-node previews and StatefulSet diffs, blocked nodes (no plan can take
+//! them to the image), the waves, the permission checks, the names to type and the question. `run`
+//! (in `rollout/run.rs`) takes each node's Lease wave by wave, and for each node follows a plan
+//! already Active to its end first, then persists the update plan planned for the new spec
+//! (`Driver::persist_for_spec`) and only then patches `spec.image`, so a live controller finds the
+//! previewed plan Active instead of building its own (pinning under an Active update plan would
+//! strand its observe-image). After the wave gate comes the health gate (`rollout/health_gate.rs`):
+//! a halt fails the node like a failed plan; its verdict goes into the Console Event and the node's
+//! journal line (`reason`).
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::permissions::{rollout_checks, tasks_to_run};

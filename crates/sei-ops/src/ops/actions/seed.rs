@@ -1,6 +1,12 @@
 //! Seed bring-up: a node key generated (or read from an existing Secret), its Secret and the
 //! seed SeiNode created, the init plan followed, and the sidecar's NodeID checked against the
 //! key. The private key only ever goes into the Secret's data.
+//!
+//! The order: the key generated or read, a taken name blocked, the Secret and the SeiNode, the init
+//! plan, the pod Ready (`pod_ready`: why not, bounded), the sidecar's NodeID checked, then the
+//! outside probe through `Ports::prober` against that NodeID. `seed/contract.rs` holds its
+//! `Operation`/`Previewed`, the name check `seed_name_problem`, and exit code 3 for a seed that
+//! runs but is unreachable from outside.
 use std::collections::BTreeMap;
 
 use k8s_openapi::ByteString;
