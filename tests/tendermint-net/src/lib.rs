@@ -65,7 +65,7 @@ pub fn binary() -> &'static Path {
         if let Ok(path) = std::env::var("SEI_TEST_TENDERMINT_NODE") {
             return PathBuf::from(path);
         }
-        let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/control-plane/build");
+        let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("../control-plane/build");
         let out = Command::new("bash")
             .arg(&build)
             .arg("tendermint-node-path")
