@@ -24,7 +24,7 @@ use crate::chain_health::{annotate_rpc, console_as_operator};
 use crate::common::TestNamespace;
 use crate::common::console::{production_env, running_full_nodes};
 use crate::console::Console;
-use crate::tendermint_net::{Mode, Network, NetworkSpec, Peering};
+use tendermint_net::{Mode, Network, NetworkSpec, Peering};
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 
