@@ -188,7 +188,11 @@ async fn compare(ns: &TestNamespace, state: &Path, tui: &mut Console) {
             .await
             .into_keys()
             .collect();
-        assert_eq!(cli, console_filtered(&tui.model, filter), "--filter {filter}");
+        assert_eq!(
+            cli,
+            console_filtered(&tui.model, filter),
+            "--filter {filter}"
+        );
     }
     // Issue 33: `get --filter stalled` printed `[]` while the console showed ⏸.
     let stalled: Vec<String> = cli_states(&ns.name, Some("stalled"), state)

@@ -7,9 +7,9 @@ use std::process::Output;
 use kube::api::PostParams;
 use serde_json::json;
 
+use crate::common::TestNamespace;
 use crate::common::console::{cli, cli_as};
 use crate::common::identity::{Operator, rule};
-use crate::common::TestNamespace;
 
 /// `name` with its 2nd and 3rd letters after the last `-` swapped (`sei-dmeo` for `sei-demo`).
 fn typo(name: &str) -> String {
@@ -83,7 +83,15 @@ async fn a_mistyped_namespace_context_or_node_is_an_error_naming_the_near_ones()
         vec!["describe", "pacific-1-full-9", "-n", &ns.name],
         vec!["logs", "pacific-1-full-9", "-n", &ns.name],
         vec!["pause", "pacific-1-full-9", "-n", &ns.name, "--yes"],
-        vec!["rollout", "pacific-1-full-9", "-n", &ns.name, "--image", "ghcr.io/sei-protocol/sei:v6.4.0", "--yes"],
+        vec![
+            "rollout",
+            "pacific-1-full-9",
+            "-n",
+            &ns.name,
+            "--image",
+            "ghcr.io/sei-protocol/sei:v6.4.0",
+            "--yes",
+        ],
     ] {
         let out = run(&args, state);
         assert_refused(
@@ -100,7 +108,10 @@ async fn a_mistyped_namespace_context_or_node_is_an_error_naming_the_near_ones()
     // What exists still works.
     let out = run(&["get", "-n", &ns.name, "-o", "json"], state);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = run(&["get", "pacific-1-full-0", "-n", &ns.name, "-o", "json"], state);
+    let out = run(
+        &["get", "pacific-1-full-0", "-n", &ns.name, "-o", "json"],
+        state,
+    );
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
@@ -135,7 +146,11 @@ async fn an_operator_who_cannot_look_namespaces_up_is_not_refused() {
         &operator.kubeconfig,
         state.path(),
     );
-    assert_refused(&out, &["pacific-1-full-9", "pacific-1-full-0"], "describe as reader");
+    assert_refused(
+        &out,
+        &["pacific-1-full-9", "pacific-1-full-0"],
+        "describe as reader",
+    );
     // A namespace it cannot look up (GET namespaces is forbidden): not refused by the check;
     // the command says what it meets itself, as before.
     let wrong = typo(&ns.name);
