@@ -87,7 +87,8 @@ pub async fn check(global: &GlobalArgs, nodes: &[String]) -> Result<(), CliError
     let mut lacking: BTreeMap<&str, usize> = BTreeMap::new();
     let mut known: BTreeSet<String> = BTreeSet::new();
     let mut namespaces: BTreeSet<String> = BTreeSet::new();
-    let mut unknown = false;
+    let mut namespace_unknown = false;
+    let mut unseen: BTreeSet<&str> = BTreeSet::new();
     for conn in &connections {
         let namespace = fetch::namespace(global, conn).unwrap_or_default();
         match check_namespace(conn, &namespace).await {
@@ -95,7 +96,7 @@ pub async fn check(global: &GlobalArgs, nodes: &[String]) -> Result<(), CliError
                 missing_namespace.push(error_namespace(conn, &namespace).await);
                 continue;
             }
-            Some(Found::Unknown) | None => unknown = true,
+            Some(Found::Unknown) | None => namespace_unknown = true,
             Some(Found::Yes) => {}
         }
         let api: Api<PartialObjectMeta<SeiNode>> = Api::namespaced(conn.client.clone(), &namespace);
@@ -106,7 +107,9 @@ pub async fn check(global: &GlobalArgs, nodes: &[String]) -> Result<(), CliError
                     *lacking.entry(node.as_str()).or_default() += 1;
                     any_missing = true;
                 }
-                Found::Unknown => unknown = true,
+                Found::Unknown => {
+                    unseen.insert(node.as_str());
+                }
                 Found::Yes => {}
             }
         }
@@ -115,17 +118,17 @@ pub async fn check(global: &GlobalArgs, nodes: &[String]) -> Result<(), CliError
             namespaces.insert(namespace);
         }
     }
-    if unknown {
-        return Ok(());
-    }
-    if !missing_namespace.is_empty() && missing_namespace.len() == connections.len() {
+    if !namespace_unknown
+        && !missing_namespace.is_empty()
+        && missing_namespace.len() == connections.len()
+    {
         return Err(CliError::BadInput(missing_namespace.join("; ")));
     }
     let read = connections.len() - missing_namespace.len();
     let known: Vec<String> = known.into_iter().collect();
     let everywhere: Vec<String> = lacking
         .iter()
-        .filter(|(_, count)| **count == read)
+        .filter(|(node, count)| **count == read && !unseen.contains(*node))
         .map(|(node, _)| format!("{node:?}{}", suggestion(node, &known)))
         .collect();
     if everywhere.is_empty() {
