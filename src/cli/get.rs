@@ -38,7 +38,7 @@ pub enum GetOutput {
 /// Arguments of `get`.
 #[derive(Debug, Clone, Args)]
 pub struct GetArgs {
-    /// Only these SeiNodes (a name that does not exist exits 1, like kubectl).
+    /// Only these SeiNodes (a name that does not exist is an error naming the near ones, exit 2).
     #[arg(value_name = "NODE")]
     pub nodes: Vec<String>,
     /// Only SeiNodes matching this label selector (e.g. sei.io/chain=pacific-1,tier!=canary).
@@ -211,6 +211,11 @@ pub struct TableScope {
     pub namespace: bool,
 }
 
+/// The width the default table fits in (a chat, a ticket, a 120-column terminal).
+pub const TABLE_WIDTH: usize = 120;
+/// Spaces between two columns.
+const GAP: usize = 3;
+
 /// Renders rows as a kubectl-like table.
 pub fn table(rows: &[&FleetRow], wide: bool, with_namespace: bool, now: Timestamp) -> String {
     let scope = TableScope {
@@ -220,58 +225,100 @@ pub fn table(rows: &[&FleetRow], wide: bool, with_namespace: bool, now: Timestam
     table_in(rows, wide, scope, now)
 }
 
+/// A column: its header, and whether the default table may shorten its cells (with `…`) down
+/// to `min` to fit [`TABLE_WIDTH`].
+struct Col {
+    header: &'static str,
+    shrink_to: Option<usize>,
+}
+
+const fn col(header: &'static str) -> Col {
+    Col {
+        header,
+        shrink_to: None,
+    }
+}
+
+const fn shrinkable(header: &'static str, min: usize) -> Col {
+    Col {
+        header,
+        shrink_to: Some(min),
+    }
+}
+
 /// [`table`] with a CONTEXT column when `scope.context`.
+///
+/// The default table fits [`TABLE_WIDTH`] columns on a realistic fleet: NAME, MODE, PHASE,
+/// HEALTH (the verdict, `fleet::verdict`), IMAGE (short, with its drift mark), PLAN (progress and
+/// the current task) and AGE; HEALTH, IMAGE and PLAN are shortened with `…` (widest first) when
+/// the line would be longer. `-o wide` is complete: every column, nothing shortened (CHAIN,
+/// the full IMAGE and PLAN, CONDITIONS, LAST-WARNING, HEIGHT/LAG, CURRENT-IMAGE,
+/// WARNING-MESSAGE).
 pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestamp) -> String {
-    let with_namespace = scope.namespace;
-    let mut header = Vec::new();
+    let mut cols: Vec<Col> = Vec::new();
     if scope.context {
-        header.push("CONTEXT");
+        cols.push(col("CONTEXT"));
     }
-    if with_namespace {
-        header.push("NAMESPACE");
+    if scope.namespace {
+        cols.push(col("NAMESPACE"));
     }
-    header.extend([
-        "NAME",
-        "MODE",
-        "CHAIN",
-        "PHASE",
-        "HEALTH",
-        "IMAGE",
-        "PLAN",
-        "CONDITIONS",
-        "LAST-WARNING",
-        "AGE",
-    ]);
     if wide {
-        header.extend(["HEIGHT/LAG", "CURRENT-IMAGE", "WARNING-MESSAGE"]);
+        cols.extend([
+            col("NAME"),
+            col("MODE"),
+            col("CHAIN"),
+            col("PHASE"),
+            col("HEALTH"),
+            col("IMAGE"),
+            col("PLAN"),
+            col("CONDITIONS"),
+            col("LAST-WARNING"),
+            col("AGE"),
+            col("HEIGHT/LAG"),
+            col("CURRENT-IMAGE"),
+            col("WARNING-MESSAGE"),
+        ]);
+    } else {
+        cols.extend([
+            col("NAME"),
+            col("MODE"),
+            col("PHASE"),
+            shrinkable("HEALTH", 12),
+            shrinkable("IMAGE", 14),
+            shrinkable("PLAN", 10),
+            col("AGE"),
+        ]);
     }
-    let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| (*h).to_owned()).collect()];
+    let mut lines: Vec<Vec<String>> = vec![cols.iter().map(|c| c.header.to_owned()).collect()];
     for row in rows {
         let mut cells = Vec::new();
         if scope.context {
             cells.push(row.key.context.to_string());
         }
-        if with_namespace {
+        if scope.namespace {
             cells.push(row.key.namespace.to_string());
         }
         cells.push(row.key.name.to_string());
         cells.push(text::mode_text(row).to_owned());
-        cells.push(row.chain_id.clone());
+        if wide {
+            cells.push(row.chain_id.clone());
+        }
         cells.push(row.phase.map_or("-".to_owned(), |p| p.as_str().to_owned()));
         cells.push(row.verdict.cell());
-        cells.push(if wide {
+        if wide {
             let mark = text::drift_text(row.drift);
-            if mark.is_empty() {
+            cells.push(if mark.is_empty() {
                 row.image.clone()
             } else {
                 format!("{} {mark}", row.image)
-            }
+            });
+            cells.push(text::plan_cell(row.plan.as_ref(), now));
+            cells.push(text::conditions_cell(row));
+            cells.push(text::warning_cell(row, now));
         } else {
-            text::image_cell(row)
-        });
-        cells.push(text::plan_cell(row.plan.as_ref(), now));
-        cells.push(text::conditions_cell(row));
-        cells.push(text::warning_cell(row, now));
+            cells.push(text::image_cell(row));
+            cells.push(text::plan_short(row.plan.as_ref()));
+        }
         cells.push(text::age(row.created, now));
         if wide {
             // The same HEIGHT/LAG cell as the console: a seed's from its probe.
@@ -288,23 +335,19 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         }
         lines.push(cells);
     }
-    let columns = lines[0].len();
-    let widths: Vec<usize> = (0..columns)
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| unicode_width::UnicodeWidthStr::width(l[i].as_str()))
-                .max()
-                .unwrap_or(0)
-        })
+    let width = |text: &str| unicode_width::UnicodeWidthStr::width(text);
+    let mut widths: Vec<usize> = (0..cols.len())
+        .map(|i| lines.iter().map(|l| width(&l[i])).max().unwrap_or(0))
         .collect();
+    fit(&mut widths, &cols);
     let mut out = String::new();
     for line in &lines {
         let mut text_line = String::new();
         for (i, cell) in line.iter().enumerate() {
-            text_line.push_str(cell);
-            if i + 1 < columns {
-                let pad = widths[i] - unicode_width::UnicodeWidthStr::width(cell.as_str()) + 3;
+            let cell = text::fit_width(cell, widths[i]);
+            text_line.push_str(&cell);
+            if i + 1 < cols.len() {
+                let pad = widths[i].saturating_sub(width(&cell)) + GAP;
                 text_line.push_str(&" ".repeat(pad));
             }
         }
@@ -312,6 +355,27 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         out.push('\n');
     }
     out
+}
+
+/// Narrows the shrinkable columns, the widest first, until the line fits [`TABLE_WIDTH`] or
+/// each is at its minimum (the header's width at least).
+fn fit(widths: &mut [usize], cols: &[Col]) {
+    let total = |widths: &[usize]| widths.iter().sum::<usize>() + GAP * (widths.len() - 1);
+    while total(widths) > TABLE_WIDTH {
+        let widest = cols
+            .iter()
+            .zip(widths.iter())
+            .enumerate()
+            .filter_map(|(i, (col, width))| {
+                let min = col.shrink_to?.max(col.header.len());
+                (*width > min).then_some((*width, i))
+            })
+            .max();
+        match widest {
+            Some((_, i)) => widths[i] -= 1,
+            None => return,
+        }
+    }
 }
 
 pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
@@ -328,16 +392,15 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
     let mut fleets = Vec::new();
     let mut failed = Vec::new();
     let mut namespaces = Vec::new();
-    let with_health = args.output != GetOutput::Table;
     for (context, read) in contexts.iter().zip(futures::future::join_all(reads).await) {
         match read {
             Ok((mut fleet, namespace, conn)) => {
-                // Wide and JSON/YAML carry chain health: each node's RPC read once.
-                if with_health {
-                    // Seeds serve no RPC: their health is the P2P probe, made once.
-                    super::chain_health::read_into(&conn, &mut fleet, None).await;
-                    super::chain_health::probe_seeds_into(&conn, &mut fleet, None).await;
-                }
+                // Every output judges chain health as the console does (the HEALTH verdict
+                // and `--filter stalled|sick|…` read it): each node's RPC read
+                // (`chain_health::read_targets`); seeds serve no RPC: their health is the P2P
+                // probe, made once.
+                super::chain_health::read_into(&conn, &mut fleet, None).await;
+                super::chain_health::probe_seeds_into(&conn, &mut fleet, None).await;
                 // Objects that cannot be decoded are named on stderr; the others print as usual.
                 fetch::report_skipped(&fleet, json);
                 namespaces.push(namespace);
@@ -352,21 +415,15 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         }
     }
     let now = Timestamp::now();
-    // The config's reference RPC of each chain shown, read once (wide and JSON/YAML only).
-    let references = if with_health {
-        let chains = fleets
-            .iter()
-            .flat_map(|f| f.rows())
-            .map(|r| r.chain_id.as_str());
-        super::chain_health::references(global.config.as_deref(), chains).await
-    } else {
-        Default::default()
-    };
+    // The config's reference RPC of each chain shown, read once.
+    let chains = fleets
+        .iter()
+        .flat_map(|f| f.rows())
+        .map(|r| r.chain_id.as_str());
+    let references = super::chain_health::references(global.config.as_deref(), chains).await;
     let tops: Tops = crate::fleet::chain_tops(fleets.iter(), &references);
-    if with_health {
-        for fleet in &mut fleets {
-            fleet.judge_health(now, &tops);
-        }
+    for fleet in &mut fleets {
+        fleet.judge_health(now, &tops);
     }
     let all_namespaces = namespaces.iter().any(Option::is_none);
     let every_row: Vec<&FleetRow> = fleets.iter().flat_map(|fleet| fleet.rows()).collect();

@@ -15,10 +15,13 @@ mod doctor_chain;
 mod doctor_fetch;
 mod fetch;
 pub mod get;
+#[cfg(test)]
+mod get_table_tests;
 pub mod journal;
 pub mod logging;
 pub mod logs;
 pub mod manifest;
+mod names;
 pub mod plan;
 mod platform_image;
 pub mod render;
@@ -426,9 +429,38 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
         .block_on(dispatch(cli))
 }
 
+/// The SeiNodes a command that reaches a cluster names (none for `doctor` and the console);
+/// `None` for the commands that check no name (`plan`, `render`, `journal`, `completions`).
+/// `seed create NAME` creates its node and `seed probe` takes a node or an address, so their
+/// names are not checked here.
+fn named_nodes(command: Option<&Command>) -> Option<Vec<String>> {
+    let one = |node: &String| Some(vec![node.clone()]);
+    match command {
+        Some(Command::Get(args)) => Some(args.nodes.clone()),
+        Some(Command::Rollout(args)) => Some(args.nodes.clone()),
+        Some(Command::Describe(args)) => one(&args.node),
+        Some(Command::Logs(args)) => one(&args.node),
+        Some(Command::Exec(args)) => one(&args.node),
+        Some(Command::Address(args)) => one(&args.node),
+        Some(Command::Restart(args)) => one(&args.node),
+        Some(Command::Pause(args) | Command::Resume(args)) => one(&args.node),
+        Some(Command::Doctor(_) | Command::Seed(_)) | None => Some(Vec::new()),
+        Some(
+            Command::Plan(_)
+            | Command::Render(_)
+            | Command::Journal(_)
+            | Command::Completions { .. },
+        ) => None,
+    }
+}
+
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     if let Some(command) = cli.command.as_ref().and_then(Command::one_cluster) {
         cli.global.single_cluster(command)?;
+    }
+    // Names that do not exist are errors before anything happens (`names`).
+    if let Some(nodes) = named_nodes(cli.command.as_ref()) {
+        names::check(&cli.global, &nodes).await?;
     }
     let global = &cli.global;
     match cli.command {

@@ -104,7 +104,11 @@ pub async fn connect(
                 let reason = if name.is_empty() {
                     "no current-context set".to_owned()
                 } else {
-                    "no such context in the kubeconfig".to_owned()
+                    let near = crate::fleet::names::near(&name, known.iter().map(String::as_str));
+                    format!(
+                        "no such context in the kubeconfig{}",
+                        crate::fleet::names::did_you_mean(&near)
+                    )
                 };
                 return Err(ConnectError::Context {
                     context: name,

@@ -30,6 +30,7 @@ pub mod filter;
 pub mod fleets;
 pub mod health;
 mod health_store;
+pub mod names;
 mod pod_warning_store;
 pub use health_store::{chain_tops, verdict_of};
 pub mod pod_warnings;

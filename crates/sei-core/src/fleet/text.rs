@@ -242,6 +242,28 @@ pub fn context_short(context: &str) -> String {
     short
 }
 
+/// `text` cut to `width` display columns, its last one `…` when cut.
+pub fn fit_width(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    if unicode_width::UnicodeWidthStr::width(text) <= width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
 fn clock(at: Timestamp) -> String {
     at.strftime("%H:%M:%SZ").to_string()
 }

@@ -133,16 +133,18 @@ fn gather(model: &Model) -> Vec<Finding> {
     })
 }
 
-/// The chain verdicts the console has judged from its RPC readings, as findings.
+/// The chain verdicts the console has judged from its RPC readings, as findings: measured
+/// against the same tops as the rows (the fleet's highest heights and the chains' reference
+/// RPCs), with the reading each verdict rests on, as `doctor` on the command line does.
 fn chain_findings(model: &Model) -> Vec<Finding> {
-    let tops = crate::fleet::chain_tops(model.fleet.iter(), &BTreeMap::new());
+    let tops = crate::fleet::chain_tops(model.fleet.iter(), model.fleet.references());
     let mut findings = Vec::new();
     for fleet in model.fleet.iter() {
         for (key, health) in fleet.health_entries() {
             let Some(verdict) = fleet.health_verdict(key, model.now, &tops) else {
                 continue;
             };
-            let read_at = health.last.as_ref().map(|last| last.at);
+            let read_at = health.basis(model.now).map(|basis| basis.at);
             findings.extend(crate::ops::doctor::chain::finding(
                 &key.context,
                 &key.namespace,

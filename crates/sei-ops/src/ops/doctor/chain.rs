@@ -57,8 +57,8 @@ pub fn finding(
             FindingClass::ChainStalled,
             format!("chain stalled at height {height}"),
             format!(
-                "height {height} has not advanced since {since} (more than {threshold_seconds} s \
-                 for this chain's block interval)"
+                "height {height} has not advanced since {since}, the time of its last block \
+                 (stalled past {threshold_seconds} s)"
             ),
             Fix::says(format!(
                 "read seid's log for why blocks stopped (its peers, consensus); if seid is stuck, \
