@@ -76,6 +76,13 @@ pub struct PodWarningJson {
     pub count: i32,
 }
 
+/// `orphaned` of the JSON output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OrphanJson {
+    pub why: String,
+    pub resume: String,
+}
+
 /// One SeiNode of `get -o json|yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -89,8 +96,13 @@ pub struct GetItem {
     pub phase: Option<String>,
     pub image: String,
     pub current_image: Option<String>,
+    /// The image the node's pod runs (its main container's status; `null`: no pod reports one).
+    pub running_image: Option<String>,
+    /// Image or sidecar drift; the image's judged against what runs when known.
     pub drift: bool,
     pub plan: Option<PlanJson>,
+    /// The Active plan has no live executor (`fleet::runners`): why, and what resumes it.
+    pub orphaned: Option<OrphanJson>,
     pub conditions: Vec<ConditionJson>,
     pub last_warning: Option<WarningJson>,
     /// The latest Warning event of the node's pod `<node>-0` its present state has not
@@ -134,6 +146,7 @@ impl GetItem {
             phase: row.phase.map(|p| p.as_str().to_owned()),
             image: row.image.clone(),
             current_image: row.current_image.clone(),
+            running_image: row.running.as_ref().map(|r| r.image.clone()),
             drift: row.drift.any(),
             plan: row.plan.as_ref().map(|p| PlanJson {
                 phase: p.phase.as_str().to_owned(),
@@ -141,6 +154,10 @@ impl GetItem {
                 total: p.total,
                 // `current` is the first task not Complete, also for a Failed plan.
                 current: p.first_incomplete.clone(),
+            }),
+            orphaned: row.orphan.as_ref().map(|o| OrphanJson {
+                why: o.why.clone(),
+                resume: o.resume.clone(),
             }),
             conditions: row
                 .conditions
@@ -233,7 +250,7 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         "AGE",
     ]);
     if wide {
-        header.extend(["HEIGHT/LAG", "CURRENT-IMAGE", "WARNING-MESSAGE"]);
+        header.extend(["HEIGHT/LAG", "CURRENT-IMAGE", "RUNNING", "WARNING-MESSAGE"]);
     }
     let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| (*h).to_owned()).collect()];
     for row in rows {
@@ -259,7 +276,7 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         } else {
             text::image_cell(row)
         });
-        cells.push(text::plan_cell(row.plan.as_ref(), now));
+        cells.push(text::row_plan_cell(row, now));
         cells.push(text::conditions_cell(row));
         cells.push(text::warning_cell(row, now));
         cells.push(text::age(row.created, now));
@@ -272,6 +289,11 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
                 now,
             ));
             cells.push(row.current_image.clone().unwrap_or_else(|| "-".to_owned()));
+            cells.push(
+                row.running
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), |r| r.image.clone()),
+            );
             cells.push(row.warning().map_or("-".to_owned(), |w| {
                 format!("{}{}", w.object_prefix(), w.message)
             }));
