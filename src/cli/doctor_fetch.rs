@@ -428,7 +428,10 @@ impl ConsoleDoctorReader {
         }
     }
 
-    async fn connection(&self, context: &str) -> Result<Connection, String> {
+    async fn connection(
+        &self,
+        context: &str,
+    ) -> Result<Connection, crate::ops::doctor_reads::DoctorReadError> {
         let known = self
             .connections
             .lock()
@@ -440,7 +443,7 @@ impl ConsoleDoctorReader {
         let wanted = (!context.is_empty()).then_some(context);
         let conn = crate::kube::client::connect(self.kubeconfig.as_deref(), wanted)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| crate::ops::doctor_reads::DoctorReadError(e.to_string()))?;
         if let Ok(mut connections) = self.connections.lock() {
             connections.insert(context.to_owned(), conn.clone());
         }
@@ -466,7 +469,7 @@ impl crate::ops::doctor_reads::DoctorReader for ConsoleDoctorReader {
             };
             let mut data = ClusterData::read(&conn, &options)
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| crate::ops::doctor_reads::DoctorReadError(e.to_string()))?;
             let first = crate::ops::doctor::diagnose(crate::ops::doctor::DoctorInput {
                 now,
                 thresholds: &self.thresholds,

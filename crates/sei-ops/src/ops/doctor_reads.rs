@@ -37,8 +37,15 @@ pub struct DoctorReads {
     pub unavailable: Vec<String>,
 }
 
+/// Why a cluster could not be read for the doctor (one line: not connected, SeiNodes not
+/// listed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DoctorReadError(pub String);
+
 /// A boxed future of a read.
-pub type ReadFuture<'a> = Pin<Box<dyn Future<Output = Result<DoctorReads, String>> + Send + 'a>>;
+pub type ReadFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<DoctorReads, DoctorReadError>> + Send + 'a>>;
 
 /// Reads [`DoctorReads`] of the cluster of kubeconfig `context` in `namespace` (every
 /// namespace when `None`); the error is one line.

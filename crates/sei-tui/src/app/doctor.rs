@@ -25,7 +25,7 @@ use crate::ops::doctor::{
     ClusterSnapshot, DoctorInput, Finding, FixAction, NodeSnapshot, PlatformView, SeedProbeResult,
     Severity, diagnose,
 };
-use crate::ops::doctor_reads::{DoctorReads, IndexedReads};
+use crate::ops::doctor_reads::{DoctorReadError, DoctorReads, IndexedReads};
 use crate::ports::probe::ProbeOutcome;
 
 /// The doctor's state: its findings as of the last refresh and the open view's selection.
@@ -106,14 +106,14 @@ pub fn on_tick(model: &mut Model) -> Vec<Cmd> {
 }
 
 /// A cluster's reads came back: kept, indexed (once, here, not on every refresh).
-pub fn on_read(model: &mut Model, context: String, reads: Result<DoctorReads, String>) {
+pub fn on_read(model: &mut Model, context: String, reads: Result<DoctorReads, DoctorReadError>) {
     match reads {
         Ok(reads) => {
             model.doctor.read_errors.remove(&context);
             model.doctor.reads.insert(context, IndexedReads::of(reads));
         }
         Err(error) => {
-            model.doctor.read_errors.insert(context, error);
+            model.doctor.read_errors.insert(context, error.to_string());
         }
     }
     if model.doctor.open {

@@ -194,7 +194,12 @@ pub enum Msg {
     /// The doctor's read of `context` ended (`app::doctor`).
     DoctorRead {
         context: String,
-        reads: Box<Result<crate::ops::doctor_reads::DoctorReads, String>>,
+        reads: Box<
+            Result<
+                crate::ops::doctor_reads::DoctorReads,
+                crate::ops::doctor_reads::DoctorReadError,
+            >,
+        >,
     },
     /// A read of who runs `context`'s Active plans ended (`app::runners`).
     Runners {
