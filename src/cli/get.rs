@@ -86,6 +86,13 @@ pub struct PodWarningJson {
     pub count: i32,
 }
 
+/// `orphaned` of the JSON output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OrphanJson {
+    pub why: String,
+    pub resume: String,
+}
+
 /// One SeiNode of `get -o json|yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -99,8 +106,13 @@ pub struct GetItem {
     pub phase: Option<String>,
     pub image: String,
     pub current_image: Option<String>,
+    /// The image the node's pod runs (its main container's status; `null`: no pod reports one).
+    pub running_image: Option<String>,
+    /// Image or sidecar drift; the image's judged against what runs when known.
     pub drift: bool,
     pub plan: Option<PlanJson>,
+    /// The Active plan has no live executor (`fleet::runners`): why, and what resumes it.
+    pub orphaned: Option<OrphanJson>,
     pub conditions: Vec<ConditionJson>,
     pub last_warning: Option<WarningJson>,
     /// The latest Warning event of the node's pod `<node>-0` its present state has not
@@ -144,6 +156,7 @@ impl GetItem {
             phase: row.phase.map(|p| p.as_str().to_owned()),
             image: row.image.clone(),
             current_image: row.current_image.clone(),
+            running_image: row.running.as_ref().map(|r| r.image.clone()),
             drift: row.drift.any(),
             plan: row.plan.as_ref().map(|p| PlanJson {
                 phase: p.phase.as_str().to_owned(),
@@ -151,6 +164,10 @@ impl GetItem {
                 total: p.total,
                 // `current` is the first task not Complete, also for a Failed plan.
                 current: p.first_incomplete.clone(),
+            }),
+            orphaned: row.orphan.as_ref().map(|o| OrphanJson {
+                why: o.why.clone(),
+                resume: o.resume.clone(),
             }),
             conditions: row
                 .conditions
@@ -276,6 +293,7 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
             col("AGE"),
             col("HEIGHT/LAG"),
             col("CURRENT-IMAGE"),
+            col("RUNNING"),
             col("WARNING-MESSAGE"),
         ]);
     } else {
@@ -312,12 +330,12 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
             } else {
                 format!("{} {mark}", row.image)
             });
-            cells.push(text::plan_cell(row.plan.as_ref(), now));
+            cells.push(text::row_plan_cell(row, now));
             cells.push(text::conditions_cell(row));
             cells.push(text::warning_cell(row, now));
         } else {
             cells.push(text::image_cell(row));
-            cells.push(text::plan_short(row.plan.as_ref()));
+            cells.push(text::row_plan_short(row));
         }
         cells.push(text::age(row.created, now));
         if wide {
@@ -329,6 +347,11 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
                 now,
             ));
             cells.push(row.current_image.clone().unwrap_or_else(|| "-".to_owned()));
+            cells.push(
+                row.running
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), |r| r.image.clone()),
+            );
             cells.push(row.warning().map_or("-".to_owned(), |w| {
                 format!("{}{}", w.object_prefix(), w.message)
             }));

@@ -478,7 +478,11 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Journal(args)) => {
-            journal::run(&args, &cli.global.context, &mut std::io::stdout().lock())?;
+            let mut out = Vec::new();
+            let kubeconfig = cli.global.kubeconfig.as_deref();
+            journal::run(&args, kubeconfig, &cli.global.context, &mut out).await?;
+            std::io::Write::write_all(&mut std::io::stdout().lock(), &out)
+                .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Render(args)) => {

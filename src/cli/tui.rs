@@ -46,6 +46,19 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
         global.kubeconfig.as_deref(),
         contexts.first().map(String::as_str),
     );
+    let controller_namespace = std::env::var("SEI_CONSOLE_CONTROLLER_NAMESPACE")
+        .ok()
+        .filter(|ns| !ns.is_empty())
+        .unwrap_or_else(|| crate::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE.to_owned());
+    let platform_file = std::env::var_os(super::platform_image::PLATFORM_CONFIG_ENV)
+        .filter(|p| !p.is_empty())
+        .map(std::path::PathBuf::from);
+    let doctor_reader = std::sync::Arc::new(super::doctor_fetch::ConsoleDoctorReader::new(
+        global.kubeconfig.clone(),
+        controller_namespace.clone(),
+        platform_file.clone(),
+        config.config.doctor.clone(),
+    ));
     let options = RunOptions {
         kubeconfig: global.kubeconfig.clone(),
         contexts,
@@ -60,15 +73,8 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
         draw: crate::ui::draw,
         default_sidecar_image: default_sidecar_image(global).await?,
         actions: ActionSetup {
-            controller_namespace: std::env::var("SEI_CONSOLE_CONTROLLER_NAMESPACE")
-                .ok()
-                .filter(|ns| !ns.is_empty())
-                .unwrap_or_else(|| {
-                    crate::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE.to_owned()
-                }),
-            platform_file: std::env::var_os(super::platform_image::PLATFORM_CONFIG_ENV)
-                .filter(|p| !p.is_empty())
-                .map(std::path::PathBuf::from),
+            controller_namespace,
+            platform_file,
             operator: identity.to_string(),
             context: identity.context.clone(),
             journal: crate::journal::Journal::default_location().ok(),
@@ -76,6 +82,7 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
                 crate::p2p::tcp::TcpDialer,
             )),
         },
+        doctor_reader: Some(doctor_reader),
     };
     run(options)
         .await

@@ -29,6 +29,7 @@ mod log_lines;
 pub mod logs;
 pub mod platform_config;
 pub mod read_only;
+pub mod runners;
 pub mod timeout;
 pub mod watch;
 pub mod watches;

@@ -36,6 +36,8 @@ pub use health_store::{chain_tops, verdict_of};
 pub mod pod_warnings;
 pub mod probe;
 pub mod rows;
+pub mod runners;
+pub mod running;
 /// Sample objects for the tests of every crate and the benches; not in the shipped binary.
 #[cfg(any(test, feature = "testing"))]
 pub mod sample;
@@ -51,6 +53,8 @@ mod pod_warning_tests;
 mod relist_tests;
 #[cfg(test)]
 mod render_event_tests;
+#[cfg(test)]
+mod running_tests;
 #[cfg(test)]
 mod sort_tests;
 #[cfg(test)]
@@ -137,6 +141,10 @@ pub struct Fleet {
     default_sidecar_image: Option<String>,
     /// The platform config in use, which render-failure events are judged against.
     platform: Option<Box<crate::render::fix::PlatformInUse>>,
+    /// Who runs this cluster's Active plans, as last read (`runners`), and the clock their
+    /// Leases were last judged at (orphans are named against it).
+    runners: Option<runners::Runners>,
+    runners_judged_at: Option<jiff::Timestamp>,
     /// The header counts of `rows`, kept as rows change (a frame never recounts the fleet).
     counts: sort::Counts,
     /// The keys of the rows added, refreshed or removed since `rows_revision` was
@@ -305,6 +313,21 @@ impl Fleet {
                     }
                 };
                 row.set_pod_warning(pod_warning);
+                row.set_orphan(runners::orphan_of_node(
+                    self.runners.as_ref(),
+                    self.runners_judged_at,
+                    node,
+                    &self.context,
+                ));
+                let pod_key = ObjectKey {
+                    name: pod_warnings::pod_of_node(&key.name).into(),
+                    ..key.clone()
+                };
+                row.set_running(
+                    self.node_pods
+                        .get(&pod_key)
+                        .and_then(running::RunningImage::of),
+                );
                 if row.probe_mark != mark {
                     row.probe_mark = mark;
                     row.rejudge();
@@ -434,6 +457,7 @@ impl Fleet {
         self.counts = sort::Counts::default();
         self.seed_probes.clear();
         self.health.clear();
+        self.runners = None;
         self.widths = columns::CellWidths::default();
         self.bump_rows();
         self.clear_detail();

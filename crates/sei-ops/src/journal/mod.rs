@@ -46,6 +46,8 @@ pub enum Outcome {
     Refused,
     /// `--dry-run`: previewed only.
     DryRun,
+    /// Closes a `started` line whose console died before it ended (`ops::interrupted`).
+    Interrupted,
 }
 
 impl Outcome {
@@ -56,6 +58,7 @@ impl Outcome {
             Outcome::Failed => "failed",
             Outcome::Refused => "refused",
             Outcome::DryRun => "dry-run",
+            Outcome::Interrupted => "interrupted",
         }
     }
 }
@@ -80,6 +83,11 @@ pub struct JournalEntry {
     /// verdict (`health gate passed after 60s soak …`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The executor identity (Lease holder, `sei-console-<host>-<pid>`) of the console that
+    /// wrote it: a `started` line whose holder died is closed as `interrupted`. Lines written
+    /// before it existed have none (and are never closed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
 }
 
 impl JournalEntry {
@@ -347,6 +355,7 @@ mod tests {
             detail: "image ghcr.io/sei/seid:v2".into(),
             outcome,
             reason: (outcome == Outcome::Refused).then(|| "read-only mode".into()),
+            holder: None,
         }
     }
 

@@ -149,6 +149,8 @@ pub async fn execute<P: Previewed + ?Sized>(
     ops.refuse_if_read_only(kind, &nodes, &detail)?;
     ops.refuse_if_unrecordable(action_words(kind, &nodes))?;
     ops.refuse(kind, &nodes, &detail, prepared.refusal())?;
+    // Runs on these nodes whose console died are closed before this one records anything.
+    ops.close_interrupted(&nodes).await;
     match prepared.lease() {
         Some(node) => {
             let lease = ops.take_node_lease(&node, report).await?;

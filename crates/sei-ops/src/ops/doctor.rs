@@ -252,18 +252,8 @@ pub struct PlatformView<'a> {
     pub source: &'a PlatformSource,
 }
 
-/// An embedded executor's node Lease (`sei-console-exec-<node>`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExecutorLease {
-    pub namespace: String,
-    pub node: String,
-    /// Empty when released.
-    pub holder: String,
-    pub renewed: Option<Timestamp>,
-    pub duration_seconds: i64,
-    /// The holder is a console of this machine whose process is gone (`ports::HolderProbe`).
-    pub holder_gone: bool,
-}
+/// An embedded executor's node Lease (`sei-console-exec-<node>`), as `fleet::runners` reads it.
+pub use crate::fleet::runners::ExecutorLease;
 
 /// Permissions one fix needs that the operator lacks (from the action's permission checks).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -53,12 +53,17 @@ pub mod action;
 pub mod actions;
 pub mod chain_health;
 pub mod doctor;
+pub mod doctor_reads;
 pub mod follow;
+pub mod interrupted;
+#[cfg(test)]
+mod interrupted_tests;
 mod lease;
 pub mod pod_needs;
 pub mod pod_ready;
 mod report;
 mod rollout_text;
+pub mod runners;
 pub mod seed_probe;
 mod sidecar_credential;
 #[cfg(test)]
@@ -79,11 +84,20 @@ pub trait ActionLog: Send + Sync {
     fn ready(&self) -> Result<(), JournalError> {
         Ok(())
     }
+    /// The lines written so far, oldest first (`ops::interrupted` closes the runs of consoles
+    /// that died); a log that cannot be read back has none.
+    fn entries(&self) -> Vec<JournalEntry> {
+        Vec::new()
+    }
 }
 
 impl ActionLog for Journal {
     fn append(&self, entry: &JournalEntry) -> Result<(), JournalError> {
         Journal::append(self, entry)
+    }
+
+    fn entries(&self) -> Vec<JournalEntry> {
+        self.read().map(|c| c.entries).unwrap_or_default()
     }
 
     fn ready(&self) -> Result<(), JournalError> {
@@ -466,6 +480,34 @@ impl<'a> Ops<'a> {
         }
     }
 
+    /// Closes as `interrupted` the journal's unended runs on `nodes` (names in this namespace)
+    /// whose console died (`ops::interrupted`), saying what the cluster shows: done before an
+    /// action on those nodes records anything.
+    pub async fn close_interrupted(&self, nodes: &[String]) {
+        let entries = self.ports.log.entries();
+        if entries.is_empty() {
+            return;
+        }
+        let wanted: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("{}/{n}", self.namespace()))
+            .collect();
+        let clusters = [(self.settings.context.as_str(), self.ports.cluster)];
+        let with = interrupted::CloseWith {
+            holders: self.ports.holders,
+            own_holder: &self.settings.driver.holder,
+            clusters: &clusters,
+            now: self.ports.clock.now(),
+        };
+        let only = |e: &JournalEntry| {
+            e.context_name() == Some(self.settings.context.as_str())
+                && e.nodes.iter().any(|n| wanted.contains(n))
+        };
+        for line in interrupted::close(&entries, only, &with).await {
+            let _ = self.ports.log.append(&line);
+        }
+    }
+
     /// Journals `refusal` (when there is one) for `nodes` and returns it: what `prepare` said
     /// cannot run is refused before any change, the same way for every action.
     pub fn refuse(
@@ -509,7 +551,7 @@ impl<'a> Ops<'a> {
         outcome: Outcome,
         reason: Option<String>,
     ) -> JournalEntry {
-        journal_entry(
+        let mut entry = journal_entry(
             &self.settings.operator,
             &self.settings.context,
             kind,
@@ -519,7 +561,9 @@ impl<'a> Ops<'a> {
             outcome,
             reason,
             self.ports.clock,
-        )
+        );
+        entry.holder = Some(self.settings.driver.holder.clone());
+        entry
     }
 }
 
@@ -548,6 +592,7 @@ pub fn journal_entry(
         detail: detail.to_owned(),
         outcome,
         reason,
+        holder: None,
     }
 }
 

@@ -36,7 +36,8 @@ pub trait HolderProbe: Send + Sync {
 }
 
 /// Lease holders of this machine's consoles (`<prefix><pid>`, the executor's default identity):
-/// gone when no process has that pid. Holders from elsewhere are never judged gone.
+/// gone when no process has that pid, or it is a zombie (it exited; its parent has not reaped
+/// it yet). Holders from elsewhere are never judged gone.
 #[derive(Debug, Clone)]
 pub struct LocalProcesses {
     /// `sei-console-<host>-`.
@@ -48,9 +49,17 @@ impl HolderProbe for LocalProcesses {
         holder
             .strip_prefix(&self.prefix)
             .and_then(|pid| pid.parse::<u32>().ok())
-            .is_some_and(|pid| {
-                pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists()
-            })
+            .is_some_and(|pid| pid != std::process::id() && !process_runs(pid))
+    }
+}
+
+/// Whether process `pid` exists and is not a zombie (`State: Z` in `/proc/<pid>/status`).
+fn process_runs(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/status")) {
+        Ok(status) => !status
+            .lines()
+            .any(|line| line.starts_with("State:") && line.contains('Z')),
+        Err(_) => false,
     }
 }
 

@@ -82,6 +82,8 @@ pub struct Effects {
     node_rpcs: BTreeMap<String, Arc<dyn NodeRpc>>,
     /// The chains' reference RPCs are read with it (made on the first read).
     reference_reader: Option<ReferenceReader>,
+    /// The doctor's reads besides the watched fleet (handed in by the composition root).
+    doctor_reader: Option<Arc<dyn crate::ops::doctor_reads::DoctorReader>>,
 }
 
 impl Effects {
@@ -109,7 +111,17 @@ impl Effects {
             prober: None,
             node_rpcs: BTreeMap::new(),
             reference_reader: None,
+            doctor_reader: None,
         }
+    }
+
+    /// Reads for the doctor what it does not watch (`Cmd::ReadDoctor`).
+    pub fn with_doctor_reader(
+        mut self,
+        reader: Arc<dyn crate::ops::doctor_reads::DoctorReader>,
+    ) -> Effects {
+        self.doctor_reader = Some(reader);
+        self
     }
 
     /// The RPC reader of `context`'s cluster: port-forwards with its kubeconfig identity.
@@ -318,8 +330,25 @@ impl Effects {
             Cmd::ReadJournal => {
                 let tx = self.tx.clone();
                 let journal = self.actions.as_ref().and_then(|env| env.journal.clone());
+                let own_holder = self
+                    .actions
+                    .as_ref()
+                    .map(|env| env.driver.holder.clone())
+                    .unwrap_or_default();
+                let clusters: Vec<(String, crate::kube::cluster::KubeCluster)> = self
+                    .connections
+                    .borrow()
+                    .iter()
+                    .map(|(context, conn)| {
+                        (
+                            context.clone(),
+                            crate::kube::cluster::KubeCluster::new(conn.client.clone()),
+                        )
+                    })
+                    .collect();
                 tokio::spawn(async move {
-                    let read = tokio::task::spawn_blocking(move || match journal {
+                    let reader = journal.clone();
+                    let read = tokio::task::spawn_blocking(move || match reader {
                         Some(journal) => journal
                             .read()
                             .map_err(|e| JournalReadError::Read(Arc::new(e))),
@@ -327,6 +356,32 @@ impl Effects {
                     })
                     .await
                     .unwrap_or_else(|e| Err(JournalReadError::Task(Arc::new(e))));
+                    // The runs of consoles that died are closed first (`ops::interrupted`).
+                    let read = match (read, journal) {
+                        (Ok(mut contents), Some(journal)) => {
+                            let clusters: Vec<(&str, &dyn crate::ports::ClusterApi)> = clusters
+                                .iter()
+                                .map(|(c, k)| (c.as_str(), k as &dyn crate::ports::ClusterApi))
+                                .collect();
+                            let holders = crate::ops::runners::local_holders();
+                            let with = crate::ops::interrupted::CloseWith {
+                                holders: &holders,
+                                own_holder: &own_holder,
+                                clusters: &clusters,
+                                now: jiff::Timestamp::now(),
+                            };
+                            let closed =
+                                crate::ops::interrupted::close(&contents.entries, |_| true, &with)
+                                    .await;
+                            for line in closed {
+                                if journal.append(&line).is_ok() {
+                                    contents.entries.push(line);
+                                }
+                            }
+                            Ok(contents)
+                        }
+                        (read, _) => read,
+                    };
                     let _ = tx.send(Msg::Journal(read)).await;
                 });
             }
@@ -410,6 +465,62 @@ impl Effects {
             }
             Cmd::ReadHealth { keys } => self.read_health(keys),
             Cmd::ReadReference { chain, url } => self.read_reference(chain, url),
+            Cmd::ReadDoctor { context, namespace } => {
+                let Some(reader) = self.doctor_reader.clone() else {
+                    return;
+                };
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let reads = reader.read(&context, namespace.as_deref()).await;
+                    let _ = tx
+                        .send(Msg::DoctorRead {
+                            context,
+                            reads: Box::new(reads),
+                        })
+                        .await;
+                });
+            }
+            Cmd::ReadRunners {
+                context,
+                namespace,
+                checked,
+            } => {
+                let Some(client) = self.connection(&context).map(|c| c.client) else {
+                    return;
+                };
+                let controller_namespace = self.actions.as_ref().map_or_else(
+                    || crate::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE.to_owned(),
+                    |env| env.controller_namespace.clone(),
+                );
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let read = crate::kube::runners::read_leases(
+                        &client,
+                        namespace.as_deref(),
+                        &controller_namespace,
+                        crate::executor::lease::CONTROLLER_LEASE_NAME,
+                    )
+                    .await;
+                    // The holders' processes are looked up off the loop too (`/proc`).
+                    let runners = crate::ops::runners::judge(
+                        read.scope.as_deref().map_err(String::as_str),
+                        read.controller
+                            .as_ref()
+                            .map(Option::as_ref)
+                            .map_err(String::as_str),
+                        &controller_namespace,
+                        checked,
+                        &crate::ops::runners::local_holders(),
+                        jiff::Timestamp::now(),
+                    );
+                    let _ = tx
+                        .send(Msg::Runners {
+                            context,
+                            runners: Box::new(runners),
+                        })
+                        .await;
+                });
+            }
         }
     }
 }

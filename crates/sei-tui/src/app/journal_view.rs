@@ -111,6 +111,7 @@ pub(crate) mod tests {
             detail: "image ghcr.io/sei-protocol/sei:v6.5.0".into(),
             outcome,
             reason: None,
+            holder: None,
         }
     }
 

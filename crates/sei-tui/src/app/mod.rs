@@ -36,6 +36,7 @@ pub mod node_scroll;
 pub mod pacing;
 pub mod probes;
 pub mod run;
+pub mod runners;
 pub mod settings;
 #[cfg(feature = "testing")]
 mod test_panic;

@@ -47,6 +47,9 @@ pub struct RunOptions {
     pub default_sidecar_image: Option<String>,
     /// What operator actions need besides the connection.
     pub actions: ActionSetup,
+    /// The doctor's reads besides the watched fleet (Leases, pods, PVCs, permissions), made as
+    /// `sei-console doctor` makes them; `None`: the console's doctor has only what it watches.
+    pub doctor_reader: Option<std::sync::Arc<dyn crate::ops::doctor_reads::DoctorReader>>,
 }
 
 /// The parts of the action environment known before connecting.
@@ -206,6 +209,9 @@ pub async fn run(options: RunOptions) -> Result<(), RunError> {
     let mut effects = Effects::new(conn, tx.clone(), options.kubeconfig.clone())
         .with_guard(guard)
         .with_actions(env);
+    if let Some(reader) = options.doctor_reader.clone() {
+        effects = effects.with_doctor_reader(reader);
+    }
     // Without a platform file the default sidecar image is the ConfigMap's: follow it.
     if options.actions.platform_file.is_none() {
         effects = effects.with_platform_config_map(options.actions.controller_namespace.clone());

@@ -323,6 +323,19 @@ fn progress_while_running() {
     insta::assert_snapshot!(screen(&mut model));
 }
 
+/// `q` on the progress dialog asks (issue 33: it did nothing), and at 80x24 the question is
+/// wrapped above the dialog's bottom edge with its instruction whole.
+#[test]
+fn q_on_the_progress_dialog_asks_with_its_instruction_visible_at_80x24() {
+    let mut model = running();
+    press(&mut model, "q");
+    assert!(!model.quit);
+    let text = render(&mut model, 80, 24, &Theme::plain());
+    assert!(text.contains("press q or ctrl-c again to quit"), "{text}");
+    assert!(text.contains("resumes it)"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn result_of_a_complete_and_a_failed_rollout() {
     let mut model = running();

@@ -61,11 +61,12 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     let banner_height = u16::try_from(chrome::banner_lines(model).len()).unwrap_or(1);
     let header_height =
         u16::try_from(chrome::header_lines(model, theme, area.width).len()).unwrap_or(1);
+    let footer_height = chrome::footer_height(model, area.width);
     let [header, banner, body, footer] = Layout::vertical([
         Constraint::Length(header_height),
         Constraint::Length(banner_height),
         Constraint::Min(0),
-        Constraint::Length(1),
+        Constraint::Length(footer_height),
     ])
     .areas(area);
     chrome::header(model, theme, frame, header);
@@ -87,7 +88,19 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     }
     if let Some(flow) = model.action.as_ref().filter(|flow| !flow.hidden) {
         let cluster = flow.context().filter(|_| model.multi_cluster());
-        dialog::render(flow, cluster.as_deref(), model.now, theme, frame, area);
+        // Above the footer: the footer's message (the quit question) stays readable.
+        let above_footer = ratatui::layout::Rect {
+            height: area.height.saturating_sub(footer_height.saturating_sub(1)),
+            ..area
+        };
+        dialog::render(
+            flow,
+            cluster.as_deref(),
+            model.now,
+            theme,
+            frame,
+            above_footer,
+        );
     }
 }
 
@@ -101,6 +114,8 @@ mod doctor_tests;
 mod legend_tests;
 #[cfg(test)]
 mod logs_tests;
+#[cfg(test)]
+mod orphan_tests;
 #[cfg(test)]
 mod pod_warning_tests;
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The doctor's checks of one cluster as a whole: who executes the Active plans (the
 //! controller's Lease, embedded executors' node Leases) and the permissions the fixes need.
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 
 use super::{
     ClusterSnapshot, Evidence, ExecutorLease, Finding, FindingClass, Fix, ObjectRef, Severity,
@@ -26,11 +26,7 @@ fn active_plan(node: &SeiNode) -> Option<&TaskPlan> {
 
 /// Whether the Lease is held now: a holder, renewed within its duration, not known gone.
 fn is_live(lease: &ExecutorLease, now: Timestamp) -> bool {
-    !lease.holder.is_empty()
-        && !lease.holder_gone
-        && lease.renewed.is_some_and(|renewed| {
-            now.duration_since(renewed) < SignedDuration::from_secs(lease.duration_seconds)
-        })
+    lease.is_live(now)
 }
 
 fn lease_of<'c>(cluster: &'c ClusterSnapshot<'_>, node: &SeiNode) -> Option<&'c ExecutorLease> {
@@ -87,7 +83,7 @@ fn controller(cluster: &ClusterSnapshot<'_>, now: Timestamp, out: &mut Vec<Findi
             node: None,
         },
         summary: format!(
-            "no live controller, and {} Active plan(s) nobody runs: {}",
+            "no live controller, and {} Active plan(s) orphaned (nobody runs them): {}",
             stranded.len(),
             names.join(", ")
         ),
@@ -154,7 +150,10 @@ fn orphaned_lease(
             let (severity, who) = if controller_live {
                 (Severity::Info, "the live controller runs the plan")
             } else {
-                (Severity::Warning, "nobody runs its Active plan")
+                (
+                    Severity::Warning,
+                    "its Active plan is orphaned: nobody runs it",
+                )
             };
             (
                 severity,

@@ -141,3 +141,29 @@ fn only_this_machines_console_processes_that_are_gone_count_as_gone() {
     assert!(!probe.is_gone(&format!("sei-console-elsewhere-{}", u32::MAX - 1)));
     assert!(!probe.is_gone("seinode-controller-abc"));
 }
+
+/// A console that exited but was not reaped yet (a zombie: its parent, say a shell script, is
+/// still busy) is gone: its Lease is not renewed by anyone (issue 33).
+#[test]
+fn a_zombie_console_process_counts_as_gone() {
+    let probe = crate::ports::LocalProcesses {
+        prefix: "sei-console-here-".into(),
+    };
+    let mut child = std::process::Command::new("true")
+        .spawn()
+        .expect("spawn true");
+    let holder = format!("sei-console-here-{}", child.id());
+    let status = format!("/proc/{}/status", child.id());
+    let zombie = |text: &str| {
+        text.lines()
+            .any(|l| l.starts_with("State:") && l.contains('Z'))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !std::fs::read_to_string(&status).is_ok_and(|s| zombie(&s)) {
+        assert!(std::time::Instant::now() < deadline, "true never exited");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(probe.is_gone(&holder), "a zombie is gone");
+    child.wait().expect("reap");
+    assert!(probe.is_gone(&holder), "a reaped process is gone");
+}

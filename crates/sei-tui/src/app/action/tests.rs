@@ -535,13 +535,27 @@ fn p_shows_the_last_action_after_its_dialog_closed() {
 
 #[test]
 fn a_second_q_quits_while_an_action_runs() {
-    let (mut model, _) = running_rollout();
-    key(&mut model, KeyCode::Esc);
-    assert!(model.action.as_ref().is_some_and(|f| f.is_running()));
-    press(&mut model, "q");
-    assert!(!model.quit);
-    press(&mut model, "q");
-    assert!(model.quit);
+    // On the fleet with the dialog hidden, and on the progress dialog itself (issue 33: `q`
+    // there did nothing and said nothing).
+    for hide_dialog in [true, false] {
+        let (mut model, _) = running_rollout();
+        if hide_dialog {
+            key(&mut model, KeyCode::Esc);
+        }
+        assert!(model.action.as_ref().is_some_and(|f| f.is_running()));
+        press(&mut model, "q");
+        assert!(!model.quit);
+        assert!(
+            model
+                .flash
+                .as_ref()
+                .is_some_and(|f| f.error && f.text.starts_with("press q or ctrl-c again to quit")),
+            "the question leads with its instruction: {:?}",
+            model.flash
+        );
+        press(&mut model, "q");
+        assert!(model.quit, "dialog hidden: {hide_dialog}");
+    }
 }
 
 #[test]

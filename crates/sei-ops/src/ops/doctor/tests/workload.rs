@@ -37,7 +37,7 @@ fn active_plans_with_no_live_controller_and_no_live_executor_are_critical() {
     assert_eq!(finding.object.node, None);
     assert_eq!(
         finding.summary,
-        "no live controller, and 1 Active plan(s) nobody runs: rpc-0"
+        "no live controller, and 1 Active plan(s) orphaned (nobody runs them): rpc-0"
     );
     assert_eq!(
         finding.fix.command.as_deref(),
