@@ -23,6 +23,8 @@ mod canary;
 mod lease_scenarios;
 #[path = "render_block_tests.rs"]
 mod render_block;
+#[path = "resume_tests.rs"]
+mod resume;
 #[path = "rollout_gate_tests.rs"]
 mod rollout_gate;
 #[path = "seed_scenario_tests.rs"]
