@@ -73,6 +73,8 @@ pub(crate) async fn console_as_operator(ns: &TestNamespace) -> Console {
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .expect("config");
+    // As the console builds it: its requests name it.
+    let config = sei_console::kube::client::with_user_agent(config);
     let connection = Connection {
         client: kube::Client::try_from(config.clone()).expect("client"),
         context: "test".into(),

@@ -436,6 +436,8 @@ async fn a_console_rollout_waits_for_the_health_gate_of_a_node_on_a_real_chain()
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .expect("config");
+    // As the console builds it: its requests name it.
+    let config = sei_console::kube::client::with_user_agent(config);
     let (ns, mut console, journal, _state) = console_on_a_running_node_reading(
         "console-gate",
         sei_console::rpc::node_rpc_for(Some(config)),

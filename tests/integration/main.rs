@@ -18,6 +18,8 @@ mod console;
 mod console_actions;
 mod console_probe;
 mod control_plane;
+mod crash_resume;
+mod crash_resume_actions;
 mod crd_validation;
 mod demo_fleet;
 mod demo_script;
@@ -32,6 +34,7 @@ mod multi_cluster;
 mod multi_cluster_console;
 mod multi_cluster_rollout;
 mod names;
+mod orphans;
 mod pause;
 mod peers;
 mod platform_sidecar;
@@ -56,6 +59,7 @@ mod seed_readiness;
 mod seinode_workload;
 mod sidecar_standins;
 mod statefulset_rollout;
+mod user_agents;
 mod verdict;
 
 /// Every file of this folder is a module of this binary (a file without its `mod` line above

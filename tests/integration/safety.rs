@@ -20,9 +20,11 @@ use crate::common::{TestNamespace, control_plane};
 
 async fn kube_config() -> kube::Config {
     let kubeconfig = Kubeconfig::read_from(&control_plane().kubeconfig).expect("kubeconfig");
-    kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
-        .expect("config")
+        .expect("config");
+    // As the console builds it: its requests name it.
+    sei_console::kube::client::with_user_agent(config)
 }
 
 #[tokio::test]

@@ -183,7 +183,7 @@ impl Operator {
             kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
                 .await
                 .expect("operator config");
-        kube::Client::try_from(config).expect("operator client")
+        kube::Client::try_from(super::named(config)).expect("operator client")
     }
 
     /// Replaces the rules of the operator's Role.

@@ -29,6 +29,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
 pub mod audit;
+pub mod chaos;
 pub mod console;
 pub mod controller;
 pub mod identity;
@@ -119,7 +120,21 @@ pub async fn client() -> Client {
     let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
         .expect("test kubeconfig is valid");
-    Client::try_from(config).expect("build kube client")
+    Client::try_from(named(config)).expect("build kube client")
+}
+
+/// The User-Agent of the test harness's own requests: every request to the API server names
+/// its program (the console `sei-console/VERSION`, the add-ons and stand-ins theirs), as
+/// `integration::user_agents` checks in the audit log.
+pub const TEST_USER_AGENT: &str = concat!("sei-console-tests/", env!("CARGO_PKG_VERSION"));
+
+/// `config` with the harness's User-Agent ([`TEST_USER_AGENT`]).
+pub fn named(mut config: Config) -> Config {
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static(TEST_USER_AGENT),
+    ));
+    config
 }
 
 /// A fresh namespace for one test.

@@ -177,12 +177,14 @@ pub enum OpsError {
     ReadOnly { action: String, hint: &'static str },
     #[error("{0}")]
     Access(#[from] AccessError),
-    /// Another live executor holds the node's Lease: nothing was changed.
-    #[error("{node} is being changed by {holder} (Lease {lease}); nothing was changed")]
+    /// Another live executor holds the node's Lease: nothing was changed. `why` says what
+    /// makes it live (its process runs here, it renewed the Lease recently).
+    #[error("{node} is being changed by {holder} ({why}; Lease {lease}); nothing was changed")]
     Busy {
         node: String,
         holder: String,
         lease: String,
+        why: String,
     },
     #[error("{context}: {source}")]
     Cluster {

@@ -20,6 +20,7 @@ use crate::tasks::testing::*;
 mod canary;
 mod lease_scenarios;
 mod render_block;
+mod resume;
 mod rollout_gate;
 mod seed_scenarios;
 mod sidecar_credential_scenarios;

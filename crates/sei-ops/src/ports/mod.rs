@@ -30,36 +30,92 @@ impl Clock for SystemClock {
 }
 
 /// Whether the process that holds a Lease is gone: a console that crashed left its node Lease
-/// behind, and a rerun waits for it to expire instead of refusing.
+/// behind, and a rerun takes it over instead of refusing.
 pub trait HolderProbe: Send + Sync {
+    /// The holder's process is known gone: exited, or a zombie (`HolderProcess::is_gone`).
     fn is_gone(&self, holder: &str) -> bool;
+
+    /// What this machine can tell of the holder's process. The default knows only `is_gone`.
+    fn process(&self, holder: &str) -> HolderProcess {
+        if self.is_gone(holder) {
+            HolderProcess::Exited
+        } else {
+            HolderProcess::Unknown
+        }
+    }
+}
+
+/// What this machine can tell of a Lease holder's process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HolderProcess {
+    /// Not a console of this machine (another machine, a chosen `SEI_CONSOLE_EXECUTOR_ID`), or
+    /// no `/proc` to look in: only its Lease's renewals tell.
+    Unknown,
+    /// A process of this machine has the holder's pid and runs.
+    Running,
+    /// No process of this machine has the holder's pid: it exited or was killed.
+    Exited,
+    /// Killed or exited, not yet reaped by its parent (`/proc/<pid>/stat` state `Z` or `X`):
+    /// it runs no more code.
+    Zombie,
+}
+
+impl HolderProcess {
+    /// Exited or a zombie: its Lease can be taken over at once.
+    pub fn is_gone(self) -> bool {
+        matches!(self, HolderProcess::Exited | HolderProcess::Zombie)
+    }
 }
 
 /// Lease holders of this machine's consoles (`<prefix><pid>`, the executor's default identity):
-/// gone when no process has that pid, or it is a zombie (it exited; its parent has not reaped
-/// it yet). Holders from elsewhere are never judged gone.
+/// gone when no process has that pid or it is a zombie (as the control plane's watchdog counts
+/// one). Holders from elsewhere are never judged by their process.
 #[derive(Debug, Clone)]
 pub struct LocalProcesses {
-    /// `sei-console-<host>-`.
+    /// `sei-console-<host>-<boot>-` (`executor::driver::local_holder_prefix`).
     pub prefix: String,
 }
 
 impl HolderProbe for LocalProcesses {
     fn is_gone(&self, holder: &str) -> bool {
-        holder
+        self.process(holder).is_gone()
+    }
+
+    fn process(&self, holder: &str) -> HolderProcess {
+        let Some(pid) = holder
             .strip_prefix(&self.prefix)
             .and_then(|pid| pid.parse::<u32>().ok())
-            .is_some_and(|pid| pid != std::process::id() && !process_runs(pid))
+        else {
+            return HolderProcess::Unknown;
+        };
+        if pid == std::process::id() {
+            return HolderProcess::Running;
+        }
+        process_state(pid)
     }
 }
 
-/// Whether process `pid` exists and is not a zombie (`State: Z` in `/proc/<pid>/status`).
-fn process_runs(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/status")) {
-        Ok(status) => !status
-            .lines()
-            .any(|line| line.starts_with("State:") && line.contains('Z')),
-        Err(_) => false,
+/// The state of this machine's process `pid`, from `/proc/<pid>/stat` (`Unknown` without a
+/// `/proc`, as on macOS: never judged gone there).
+pub fn process_state(pid: u32) -> HolderProcess {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        return HolderProcess::Unknown;
+    }
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return if std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            HolderProcess::Running
+        } else {
+            HolderProcess::Exited
+        };
+    };
+    // `pid (comm) S ...`: the command may hold spaces and parentheses; the state follows the
+    // last `)`.
+    let state = stat
+        .rfind(')')
+        .and_then(|at| stat[at + 1..].split_whitespace().next());
+    match state {
+        Some("Z" | "X" | "x") => HolderProcess::Zombie,
+        _ => HolderProcess::Running,
     }
 }
 

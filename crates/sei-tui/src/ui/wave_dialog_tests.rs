@@ -174,6 +174,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
             health_gate: Some(crate::chain::gate::GateSettings::default()),
         },
         already_rolled: Vec::new(),
+        resumed: Vec::new(),
         waves: plan_waves(&names, sizes.canary, sizes.batch),
         sizes,
         nodes,

@@ -119,6 +119,10 @@ pub struct RolloutPrepared {
     pub input: RolloutInput,
     /// Notes for nodes already on the image.
     pub already_rolled: Vec<String>,
+    /// Notes for nodes whose rollout a console that stopped (killed, crashed) left unfinished:
+    /// an Active plan it persisted, or the node on the image with the wave gate not passed.
+    /// They are rolled on from where they are, whatever their images say.
+    pub resumed: Vec<String>,
     pub nodes: Vec<NodeToRoll>,
     /// Nodes no plan can take to the image: never changed.
     pub blocked: Vec<Blocked>,
@@ -219,6 +223,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
     let image = input.image.to_string();
     let mut prepared = RolloutPrepared {
         already_rolled: Vec::new(),
+        resumed: Vec::new(),
         nodes: Vec::new(),
         blocked: Vec::new(),
         waves: Vec::new(),
@@ -246,12 +251,23 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         )));
     }
     for mut node in selected {
+        // A rollout that stopped between its plan's end and its gate left the node on the
+        // image with its Lease never released: the gate runs again.
+        let interrupted = ops.interrupted_by(node.name()).await;
         if let Some(mut note) = already_rolled(&node, &image) {
-            if prepared.input.canary_nodes.iter().any(|c| c == node.name()) {
-                note.push_str(" (chosen as canary: no canary wave for it)");
+            if let Some(holder) = &interrupted {
+                prepared.resumed.push(format!(
+                    "{}: on {image}, but {holder} stopped before the rollout's end (its Lease \
+                     was never released): the wave gate runs again",
+                    node.name()
+                ));
+            } else {
+                if prepared.input.canary_nodes.iter().any(|c| c == node.name()) {
+                    note.push_str(" (chosen as canary: no canary wave for it)");
+                }
+                prepared.already_rolled.push(note);
+                continue;
             }
-            prepared.already_rolled.push(note);
-            continue;
         }
         // Planned with the peers the controller's reconcile would resolve, and the ID the
         // persisted plan will carry.
@@ -261,8 +277,21 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         let ctx = ctx.clone().with_plan_id(plan_id);
         let mut preview = image_pin_preview(&node, &prepared.input.image, &ctx)
             .map_err(|e| OpsError::Step(format!("{}: {e}", node.name())))?;
-        // With a plan Active, the preview is of the update plan after it.
-        if let Some(reason) = &preview.plan.no_plan {
+        // With a plan Active, the preview is of the update plan after it. The Active plan
+        // runs to its end whatever comes after it (a rerun after a crash finishes the plan it
+        // started, even once the images already match).
+        if let (Some(first), Some(holder)) = (&preview.runs_first, &interrupted) {
+            prepared.resumed.push(format!(
+                "{}: {holder} stopped before the end of plan {} ({} of {} tasks done; its \
+                 Lease was never released): the plan runs to its end first",
+                node.name(),
+                first.plan_id,
+                first.tasks_done,
+                first.tasks
+            ));
+        }
+        let resumes = preview.runs_first.is_some() || interrupted.is_some();
+        if let Some(reason) = preview.plan.no_plan.as_ref().filter(|_| !resumes) {
             prepared.blocked.push(Blocked {
                 node: node.name().to_owned(),
                 reason: format!("no plan can take it to {image}: {reason}"),
@@ -474,6 +503,9 @@ impl Previewed for RolloutPrepared {
         }
         for note in &self.already_rolled {
             lines.push(PreviewLine::Note(Note::AlreadyRolled(note.clone())));
+        }
+        for note in &self.resumed {
+            lines.push(PreviewLine::Note(Note::Info(note.clone())));
         }
         for note in &self.peer_notes {
             lines.push(PreviewLine::Note(Note::Info(note.clone())));

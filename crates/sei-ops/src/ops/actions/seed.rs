@@ -7,6 +7,8 @@
 //! outside probe through `Ports::prober` against that NodeID. `seed/contract.rs` holds its
 //! `Operation`/`Previewed`, the name check `seed_name_problem`, and exit code 3 for a seed that
 //! runs but is unreachable from outside.
+//!
+//! Run again after a crash, the same command resumes (`seed/resume.rs`).
 use std::collections::BTreeMap;
 
 use k8s_openapi::ByteString;
@@ -19,7 +21,6 @@ use crate::actions::image_ref::ImageRef;
 use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
 use crate::actions::permissions::{SeedKey, seed_create_checks};
 use crate::api::{NodeKeySource, SecretNameRef, SeedSpec, SeiNode, SeiNodeSpec, TaskPlan};
-use crate::executor::driver::Persisted;
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
 use crate::ops::follow::FollowEnd;
@@ -39,6 +40,7 @@ pub const KINDS: &[ActionKind] = &[KIND];
 const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
 mod contract;
+mod resume;
 
 /// How long a seed's pod may take to become Ready once its init plan completed.
 const POD_READY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
@@ -90,6 +92,9 @@ pub struct SeedPrepared {
     /// Why the seed cannot be created (the name is taken, its pod's ServiceAccount is
     /// missing): nothing is changed.
     pub blocked: Option<String>,
+    /// The seed exists already, created by a console with this request, which stopped before
+    /// its end: why it is resumed rather than created.
+    pub resume: Option<String>,
     pub permissions: PermissionVerdict,
     pub question: String,
 }
@@ -119,6 +124,9 @@ impl SeedPrepared {
             &self.node_id(),
             self.plan.as_ref(),
         );
+        if let Some(resume) = &self.resume {
+            text.push_str(&format!("Resuming: {resume}\n"));
+        }
         if let Some(reason) = &self.blocked {
             text.push_str(&format!("✗ cannot run: {reason}\n"));
         }
@@ -132,7 +140,7 @@ impl SeedPrepared {
             "chainId": self.request.chain_id, "image": self.request.image.to_string(),
             "nodeKeySecret": self.request.secret_name, "generatedKey": self.generated,
             "nodeId": self.node_id(), "peer": self.peer(), "plan": self.plan,
-            "blocked": self.blocked,
+            "blocked": self.blocked, "resume": self.resume,
         })
     }
 
@@ -166,36 +174,49 @@ impl SeedEnd {
 pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, OpsError> {
     let name = input.name.clone();
     let namespace = ops.namespace().to_owned();
-    let (secret_name, key, generated) = match &input.node_key_secret {
-        Some(secret_name) => {
-            let key = read_node_key(ops, secret_name).await?;
-            (secret_name.clone(), key, false)
-        }
-        None => {
-            let key = NodeKey::generate().map_err(|e| OpsError::Step(e.to_string()))?;
-            (format!("{name}-node-key"), key, true)
-        }
-    };
-    let blocked = ops
-        .ports
-        .cluster
-        .get_seinode(&namespace, &name)
-        .await
-        .map_err(OpsError::cluster(format!(
-            "reading SeiNode {namespace}/{name}"
-        )))?
-        .map(|_| format!("SeiNode {namespace}/{name} already exists"));
+    let secret_name = input
+        .node_key_secret
+        .clone()
+        .unwrap_or_else(|| format!("{name}-node-key"));
     let request = SeedRequest {
         namespace: namespace.clone(),
         name: name.clone(),
         chain_id: input.chain_id.clone(),
         image: input.image.clone(),
         external_address: input.external_address.clone(),
-        secret_name,
+        secret_name: secret_name.clone(),
+    };
+    let existing = ops
+        .ports
+        .cluster
+        .get_seinode(&namespace, &name)
+        .await
+        .map_err(OpsError::cluster(format!(
+            "reading SeiNode {namespace}/{name}"
+        )))?;
+    let resume = existing
+        .as_ref()
+        .and_then(|node| resume::resume_of(node, &request));
+    let blocked = existing
+        .filter(|_| resume.is_none())
+        .map(|_| format!("SeiNode {namespace}/{name} already exists"));
+    // A generated key's Secret a stopped run left (with or without its seed) holds the key.
+    let left_secret = match (&input.node_key_secret, &blocked) {
+        (None, None) => resume::console_secret_key(ops, &secret_name).await?,
+        _ => None,
+    };
+    let (key, generated) = match (&input.node_key_secret, left_secret) {
+        (Some(_), _) => (read_node_key(ops, &secret_name).await?, false),
+        (None, Some(key)) => (key, false),
+        (None, None) => (
+            NodeKey::generate().map_err(|e| OpsError::Step(e.to_string()))?,
+            true,
+        ),
     };
     // A taken name first; else anything the seed's pod needs that the namespace lacks.
     let blocked = match blocked {
         Some(taken) => Some(taken),
+        None if resume.is_some() => None,
         None => crate::ops::pod_needs::missing_for_pod(ops, &seed_node(&request)).await,
     };
     let plan_id = uuid::Uuid::new_v4();
@@ -236,6 +257,7 @@ pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, Op
         plan_id,
         plan,
         blocked,
+        resume,
         permissions,
     })
 }
@@ -282,11 +304,13 @@ async fn bring_up(
     );
     // Without waiting, the controller persists the init plan under its own ID.
     let plan = prepared.input.wait.then(|| prepared.plan_id.to_string());
-    let record = ops.action_record(kind, None, &what, plan, report);
-    let key = prepared.generated.then_some(&prepared.key);
-    let created = create_seed(ops, request, key, &record).await?;
-    let uid = created.metadata.uid.clone().unwrap_or_default();
-    ops.event(kind, name, &uid, &what, report).await;
+    if prepared.resume.is_none() {
+        let record = ops.action_record(kind, None, &what, plan, report);
+        let key = prepared.generated.then_some(&prepared.key);
+        let created = create_seed(ops, request, key, &record).await?;
+        let uid = created.metadata.uid.clone().unwrap_or_default();
+        ops.event(kind, name, &uid, &what, report).await;
+    }
     let detail_with_id = format!("{detail}, NodeID {node_id}");
     ops.journal(
         kind,
@@ -307,22 +331,7 @@ async fn bring_up(
             "seed created; not waiting (--no-wait)",
         )));
     }
-    let persisted = ops
-        .driver()
-        .persist_as(
-            ops.namespace(),
-            name,
-            &ops.settings.platform.images.sidecar,
-            Some(prepared.plan_id),
-        )
-        .await
-        .map_err(|e| OpsError::Step(format!("{}/{name}: {e}", ops.namespace())))?;
-    let plan_id = match &persisted {
-        Persisted::Built(plan) | Persisted::Resumed(plan) => plan.id.clone(),
-        Persisted::None(reason) => {
-            return Err(OpsError::Step(format!("{name}: no init plan: {reason}")));
-        }
-    };
+    let plan_id = resume::plan_to_follow(ops, prepared, name).await?;
     let failed = |reason: String| {
         ops.journal(
             kind,
@@ -334,7 +343,11 @@ async fn bring_up(
         );
         unverified(RunEnd::failed(name, reason))
     };
-    match ops.follow(name, &plan_id, report).await {
+    let followed = match &plan_id {
+        Some(plan_id) => ops.follow(name, plan_id, report).await,
+        None => Ok(FollowEnd::Completed),
+    };
+    match followed {
         Ok(FollowEnd::Completed) => {}
         Ok(end) => return Ok(failed(format!("{}/{name}: {end}", ops.namespace()))),
         // A render failure (with its fix) or a driver error, already naming the node.

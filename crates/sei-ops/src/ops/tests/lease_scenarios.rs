@@ -1,5 +1,5 @@
 //! The node's Lease: a live holder refused before any change, a crashed console of this
-//! machine waited out with a countdown.
+//! machine taken over at once, a holder that stopped renewing waited out with a countdown.
 use super::*;
 
 /// A node Lease as another executor left it, renewed `age` ago.
@@ -46,9 +46,10 @@ async fn a_node_another_live_executor_holds_is_refused_before_any_change() {
         .expect("run");
     assert!(!end.ok);
     assert!(
-        end.message
-            .contains("is being changed by sei-console-other-host-7")
-            && end.message.contains("nothing was changed"),
+        end.message.contains(
+            "is being changed by sei-console-other-host-7 (it renewed the Lease 3 s ago \
+             (renewals are due every 10 s"
+        ) && end.message.contains("nothing was changed"),
         "{}",
         end.message
     );
@@ -91,17 +92,51 @@ impl Clock for TickingClock {
 }
 
 #[tokio::test]
-async fn a_crashed_consoles_lease_is_waited_out_with_a_countdown_then_the_rollout_runs() {
+async fn a_crashed_consoles_lease_is_taken_over_at_once_then_the_rollout_runs() {
     let world = World::new();
     world.running_fleet(&["a"]).await;
-    // Renewed 29 s ago by a console of this machine that is gone: 1 s left.
-    foreign_lease(&world, "a", "sei-console-here-4242", 29);
+    // Renewed 3 s ago by a console of this machine that is gone: nothing to wait for.
+    foreign_lease(&world, "a", "sei-console-here-4242", 3);
     world
         .holders
         .0
         .lock()
         .expect("lock")
         .push("sei-console-here-4242".into());
+    let ops = world.ops();
+    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
+        .await
+        .expect("prepare");
+    let report = Recording::default();
+    let started = std::time::Instant::now();
+    let end = crate::ops::action::execute(&ops, &prepared, &report)
+        .await
+        .expect("run");
+    assert!(end.ok, "{end:?}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "no wait"
+    );
+    let lines = report.0.lock().expect("lock").clone();
+    assert!(
+        lines.iter().any(|l| l
+            == "a: took over the Lease of sei-console-here-4242 at once: its process on this \
+                machine has exited; resuming"),
+        "{lines:?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("waiting for the Lease")),
+        "{lines:?}"
+    );
+    assert_eq!(world.image_of("a"), (V2.into(), V2.into()));
+}
+
+#[tokio::test]
+async fn a_holder_that_stopped_renewing_is_waited_out_with_a_countdown_then_the_rollout_runs() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    // Another machine's console, last renewed 29 s ago (renewals are due every 10 s): 1 s left.
+    foreign_lease(&world, "a", "sei-console-elsewhere-77", 29);
     let clock = TickingClock {
         base: world.clock.now(),
         started: std::time::Instant::now(),
@@ -123,12 +158,36 @@ async fn a_crashed_consoles_lease_is_waited_out_with_a_countdown_then_the_rollou
     assert!(end.ok, "{end:?}");
     let lines = report.0.lock().expect("lock").clone();
     assert!(
-        lines.iter().any(|l| l.starts_with(
-            "a: waiting for the Lease of sei-console-here-4242 (no longer running) to expire"
-        )),
+        lines.iter().any(|l| l
+            == "a: waiting for the Lease of sei-console-elsewhere-77 to expire: not renewed for \
+                29 s (renewals are due every 10 s), so its holder is judged gone: 1 s left"),
         "{lines:?}"
     );
     assert_eq!(world.image_of("a"), (V2.into(), V2.into()));
+}
+
+#[tokio::test]
+async fn a_holder_within_its_renew_interval_is_live_wherever_it_runs() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    // 14 s: past the 10 s interval but within its grace.
+    foreign_lease(&world, "a", "sei-console-elsewhere-77", 14);
+    let ops = world.ops();
+    let prepared = rollout::prepare(&ops, rollout_input(&["a"], 1, 3))
+        .await
+        .expect("prepare");
+    let end = crate::ops::action::execute(&ops, &prepared, &Recording::default())
+        .await
+        .expect("run");
+    assert!(!end.ok);
+    assert!(
+        end.message.contains(
+            "is being changed by sei-console-elsewhere-77 (it renewed the Lease 14 s ago"
+        ),
+        "{}",
+        end.message
+    );
+    assert_eq!(world.image_of("a"), (V1.into(), V1.into()));
 }
 
 #[test]
@@ -166,4 +225,30 @@ fn a_zombie_console_process_counts_as_gone() {
     assert!(probe.is_gone(&holder), "a zombie is gone");
     child.wait().expect("reap");
     assert!(probe.is_gone(&holder), "a reaped process is gone");
+}
+
+#[test]
+fn a_killed_child_not_yet_reaped_is_a_zombie_and_gone_then_exited_once_reaped() {
+    use crate::ports::{HolderProcess, process_state};
+    let mut child = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("spawn sleep");
+    let pid = child.id();
+    assert_eq!(process_state(pid), HolderProcess::Running);
+    child.kill().expect("SIGKILL");
+    // Not reaped: the kernel keeps it as a zombie until `wait`.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while process_state(pid) != HolderProcess::Zombie {
+        assert!(std::time::Instant::now() < deadline, "never a zombie");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let probe = crate::ports::LocalProcesses {
+        prefix: "sei-console-here-".into(),
+    };
+    let holder = format!("sei-console-here-{pid}");
+    assert_eq!(probe.process(&holder), HolderProcess::Zombie);
+    assert!(probe.is_gone(&holder));
+    child.wait().expect("reap");
+    assert_eq!(probe.process(&holder), HolderProcess::Exited);
 }
