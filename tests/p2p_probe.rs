@@ -6,10 +6,7 @@
 //! (bad signature, stalls, oversized messages and frames, a loopback listen address seen from
 //! loopback, each wrong-network outcome deterministically, and what the client sent).
 //! Run with `--nocapture` to see every report as an operator would.
-#[path = "p2p_standin/mod.rs"]
 mod p2p_standin;
-#[path = "tendermint_net/mod.rs"]
-mod tendermint_net;
 
 use std::time::Duration;
 

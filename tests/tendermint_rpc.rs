@@ -1,8 +1,6 @@
 //! The sei-tendermint RPC quirks chain health relies on, pinned against real nodes on loopback
 //! (`tests/tendermint_net`, sei-chain c9b42951), each test named after its quirk, read through
 //! the console's own parsers (`chain::rpc`) and verdict (`chain::health`).
-#[path = "tendermint_net/mod.rs"]
-mod tendermint_net;
 
 use std::time::Duration;
 

@@ -9,7 +9,7 @@
 mod actions;
 mod watch_tasks;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -28,9 +28,12 @@ use crate::app::port::{ActionCluster, ActionJournal, ConsolePort, PortFuture};
 use crate::chain::{ReferenceRead, ReferenceUrl, RpcFailure};
 use crate::config::read_only::MutationGuard;
 use crate::fleet::detail::NodeIdLookup;
+use crate::fleet::runners::Runners;
 use crate::fleet::store::ObjectKey;
 use crate::kube::client::{ConnectError, Connection};
+use crate::kube::cluster::KubeCluster;
 use crate::kube::logs::KubeLogs;
+use crate::ports::ClusterApi;
 use crate::ports::logs::PodLogs;
 use crate::ports::node_rpc::NodeRpc;
 use crate::ports::probe::SeedProber;
@@ -224,6 +227,7 @@ impl ConsolePort for KubeBackend {
             journal: env.journal.clone(),
             operator: env.operator.clone(),
             context: env.context.clone(),
+            holder: env.driver.holder.clone(),
         })
     }
 
@@ -241,6 +245,51 @@ impl ConsolePort for KubeBackend {
         Ok(Arc::new(
             env.for_cluster(&conn, &identity).cluster(conn.client),
         ))
+    }
+
+    fn read_runners(
+        &self,
+        context: &str,
+        namespace: Option<String>,
+        checked: BTreeSet<(String, String, String)>,
+    ) -> Option<PortFuture<'static, Runners>> {
+        let client = self.connection(context)?.client;
+        let controller_namespace = self.actions.as_ref().map_or_else(
+            || crate::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE.to_owned(),
+            |env| env.controller_namespace.clone(),
+        );
+        Some(Box::pin(async move {
+            let read = crate::kube::runners::read_leases(
+                &client,
+                namespace.as_deref(),
+                &controller_namespace,
+                crate::executor::lease::CONTROLLER_LEASE_NAME,
+            )
+            .await;
+            // The holders' processes are looked up off the loop too (`/proc`).
+            crate::ops::runners::judge(
+                read.scope.as_deref().map_err(String::as_str),
+                read.controller
+                    .as_ref()
+                    .map(Option::as_ref)
+                    .map_err(String::as_str),
+                &controller_namespace,
+                checked,
+                &crate::ops::runners::local_holders(),
+                jiff::Timestamp::now(),
+            )
+        }))
+    }
+
+    fn clusters(&self) -> Vec<(String, Arc<dyn ClusterApi>)> {
+        self.connections
+            .borrow()
+            .iter()
+            .map(|(context, conn)| {
+                let cluster: Arc<dyn ClusterApi> = Arc::new(KubeCluster::new(conn.client.clone()));
+                (context.clone(), cluster)
+            })
+            .collect()
     }
 }
 

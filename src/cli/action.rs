@@ -2,6 +2,15 @@
 //! ops layer's [`Settings`] and ports (read-only refusal first, before any request), previews
 //! and notes printed as text or JSON lines, terminal confirmation. The use cases themselves
 //! are `crate::ops`.
+//!
+//! `ActionContext` resolves the config, the read-only refusal (`ops::action::read_only_refusal`,
+//! before any request, journaled), the identity, the kube config, the namespace and the sidecar
+//! transport, then opens `wiring::Adapters` (the platform config, `ops::Settings`, the adapters
+//! behind `ops::Ports`). `drive` runs any `ops::action::Operation` the same way: the preview
+//! printed from its `PreviewLine`s, `--dry-run` journaled and ended there, what cannot run refused,
+//! the confirmation, `ops::action::execute` with `ActionContext` as the `Report`, and the result
+//! line with the action's own JSON fields and exit code. The action commands are their flags and a
+//! call of `drive`.
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -63,35 +72,6 @@ pub struct ActionArgs {
     /// Upper bound on the wait between executor passes, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
     pub max_wait_ms: u64,
-}
-
-/// The future of a registered action command.
-pub type CommandFuture<'a> = std::pin::Pin<
-    Box<dyn std::future::Future<Output = Result<std::process::ExitCode, CliError>> + 'a>,
->;
-
-/// An operator action's subcommand, declared in the action's own file under `cli/actions/`
-/// (`cli::pause::COMMANDS`): its words and flags, where its help line goes, and how it runs.
-/// `build.rs` lists every file's `COMMANDS` in `cli::action_commands`.
-#[derive(Clone, Copy)]
-pub struct ActionCommand {
-    pub name: &'static str,
-    /// Its place among the registered commands.
-    pub order: u8,
-    /// Its help line follows this subcommand's (none: after the derived ones).
-    pub help_after: Option<&'static str>,
-    /// It reads every `--context` itself (`rollout --across-clusters`); else several are
-    /// refused before it runs.
-    pub several_clusters: bool,
-    /// The subcommand with its flags and help.
-    pub command: fn() -> clap::Command,
-    pub run: for<'a> fn(&'a GlobalArgs, &'a clap::ArgMatches) -> CommandFuture<'a>,
-}
-
-impl std::fmt::Debug for ActionCommand {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name)
-    }
 }
 
 /// How a command wants its context built (the action flags, or `exec`'s own).

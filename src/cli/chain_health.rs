@@ -1,11 +1,13 @@
-//! Chain health for `get -o wide|json` and `describe`: every node serving RPC in the fleet read
-//! once through a port-forward to its pod (the console's adapter, `rpc::KubeNodeRpc`), at most
-//! `rpc::MAX_FORWARDS` at a time, each read bounded by `ops::chain_health::READ_TIMEOUT`.
+//! Chain health for `get`, `describe` and `doctor`: every node serving RPC in the fleet read
+//! through a port-forward to its pod (the console's adapter, `rpc::KubeNodeRpc`), at most
+//! `rpc::MAX_FORWARDS` at a time, each read bounded by `ops::chain_health::READ_TIMEOUT`; a
+//! failed read is read again as `ops::chain_health::read_until_judged` says, so the verdict
+//! (`chain::health`, the console's judgement) is the console's from the same readings.
 use crate::chain::{Reading, RpcFailure};
 use crate::fleet::Fleet;
 use crate::fleet::store::ObjectKey;
 use crate::kube::client::Connection;
-use crate::ops::chain_health::{READ_TIMEOUT, read_all, serves_rpc};
+use crate::ops::chain_health::{READ_TIMEOUT, RETRY_PAUSE, read_until_judged, serves_rpc};
 use crate::ports::SystemClock;
 use crate::ports::node_rpc::RpcTarget;
 use crate::rpc::{KubeNodeRpc, MAX_FORWARDS};
@@ -18,27 +20,42 @@ pub async fn read_into(conn: &Connection, fleet: &mut Fleet, only: Option<&Objec
         .filter(|(key, node)| only.is_none_or(|only| only == *key) && serves_rpc(node))
         .map(|(key, _)| (key.clone(), RpcTarget::new(&key.namespace, &key.name)))
         .collect();
-    if targets.is_empty() {
-        return;
+    for (key, readings) in read_targets(conn, targets).await {
+        for reading in readings {
+            fleet.record_health(&key, reading);
+        }
     }
-    let rpc = match conn.kube_config.clone().map(KubeNodeRpc::new) {
-        Some(Ok(rpc)) => rpc,
+}
+
+/// Reads every target until its reading can be judged as the console judges it
+/// (`ops::chain_health::read_until_judged`: a failed read is read again, up to
+/// `chain::health::UNREACHABLE_AFTER` times); each target's readings in the order taken.
+pub async fn read_targets<K: Send>(
+    conn: &Connection,
+    targets: Vec<(K, RpcTarget)>,
+) -> Vec<(K, Vec<Reading>)> {
+    if targets.is_empty() {
+        return Vec::new();
+    }
+    match conn.kube_config.clone().map(KubeNodeRpc::new) {
+        Some(Ok(rpc)) => {
+            let times = (READ_TIMEOUT, RETRY_PAUSE);
+            read_until_judged(&rpc, &SystemClock, targets, MAX_FORWARDS, times).await
+        }
         other => {
             let why = match other {
                 Some(Err(err)) => format!("cannot create a client: {err}"),
                 _ => "no kubeconfig to open port-forwards with".to_owned(),
             };
             let at = jiff::Timestamp::now();
-            for (key, _) in targets {
-                let outcome = Err(RpcFailure::Unreachable(why.clone()));
-                fleet.record_health(&key, Reading { at, outcome });
-            }
-            return;
+            targets
+                .into_iter()
+                .map(|(key, _)| {
+                    let outcome = Err(RpcFailure::Unreachable(why.clone()));
+                    (key, vec![Reading { at, outcome }])
+                })
+                .collect()
         }
-    };
-    let readings = read_all(&rpc, &SystemClock, targets, MAX_FORWARDS, READ_TIMEOUT).await;
-    for (key, reading) in readings {
-        fleet.record_health(&key, reading);
     }
 }
 

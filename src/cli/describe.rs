@@ -1,4 +1,10 @@
 //! `sei-console describe NODE`: the node screen as text, or as JSON/YAML.
+//!
+//! It shows spec, conditions, the plan timeline, events (the node's, its StatefulSet's and its
+//! pod's), StatefulSet and Pods, a seed's peer string, the console-action record and chain health
+//! (its RPC read once; JSON `chainHealth`). A related list it could not read (forbidden or failed)
+//! is named instead of shown empty. With several `--context`, the node of each cluster that has it
+//! (a `Context:` line; a JSON list with `context`). A missing SeiNode exits 1, as kubectl does.
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
@@ -65,11 +71,18 @@ pub fn to_json(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> V
         "phase": d.phase.map(|p| p.as_str()),
         "currentImage": d.current_image,
         "currentSidecarImage": d.current_sidecar_image,
-        "drift": {"image": d.drift.image, "sidecar": d.drift.sidecar},
+        "running": d.running.as_ref().map(|r| json!({
+            "image": r.image, "imageID": r.image_id, "since": ts(r.since),
+        })),
+        "drift": {
+            "image": d.drift.image, "sidecar": d.drift.sidecar,
+            "since": d.drift_since.as_ref().map(|s| json!({"at": ts(Some(s.at)), "source": s.source})),
+        },
         "conditions": d.conditions.iter().map(|c| json!({
             "type": c.kind, "status": c.status, "reason": c.reason, "message": c.message,
             "lastTransitionTime": ts(c.since),
         })).collect::<Vec<_>>(),
+        "orphaned": d.orphan.as_ref().map(|o| json!({"why": o.why, "resume": o.resume})),
         "plan": d.plan.as_ref().map(|p| json!({
             "id": p.id,
             "phase": p.phase.as_str(),
@@ -80,6 +93,10 @@ pub fn to_json(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> V
             "tasks": p.tasks.iter().map(|t| json!({
                 "type": t.kind, "status": t.status.as_str(), "retryCount": t.retries,
                 "maxRetries": t.max_retries, "submittedAt": ts(t.submitted_at), "error": t.error,
+                "tookSeconds": match t.took {
+                    crate::fleet::running::TaskTook::Took(d) => Some(d.as_secs()),
+                    _ => None,
+                },
             })).collect::<Vec<_>>(),
             "failedTask": p.failed.as_ref().map(|f| json!({
                 "index": f.index, "type": f.kind, "id": f.id, "error": f.error,

@@ -16,7 +16,7 @@ use crate::actions::permissions::{ExecutionScope, rollout_checks, tasks_to_run};
 use crate::actions::render_fix::PlatformSource;
 use crate::api::SeiNode;
 use crate::config::ExecutorMode;
-use crate::executor::lease::{ControllerLiveness, controller_liveness, node_lease_name};
+use crate::executor::lease::{ControllerLiveness, controller_liveness};
 use crate::kube::client::Connection;
 use crate::kube::lenient::Lenient;
 use crate::ops::doctor::{
@@ -25,7 +25,6 @@ use crate::ops::doctor::{
 };
 use crate::platform::PlatformConfig;
 use crate::ports::access::{AccessError, check_permissions};
-use crate::ports::{HolderProbe, LocalProcesses};
 
 /// Bound on reading one list (an API server that hangs must not hang cron).
 const READ_TIMEOUT: Duration = Duration::from_secs(20);
@@ -149,7 +148,12 @@ impl ClusterData {
             Err(e) => data.missing("persistentvolumeclaims", e),
         }
         match leases {
-            Ok(leases) => data.executor_leases = executor_leases(&leases),
+            Ok(leases) => {
+                data.executor_leases = crate::ops::runners::executor_leases(
+                    &leases,
+                    &crate::ops::runners::local_holders(),
+                );
+            }
             Err(e) => data.missing("leases (embedded executors)", e),
         }
         match accounts {
@@ -373,34 +377,107 @@ impl ClusterData {
     }
 }
 
-/// The embedded executors' node Leases among `leases`, with whether their holder is a console
-/// of this machine that is gone.
-fn executor_leases(leases: &[Lease]) -> Vec<ExecutorLease> {
-    let holders = LocalProcesses {
-        prefix: crate::executor::driver::local_holder_prefix(),
-    };
-    leases
-        .iter()
-        .filter_map(|lease| {
-            let name = lease.metadata.name.as_deref()?;
-            let node = name.strip_prefix("sei-console-exec-")?;
-            debug_assert_eq!(node_lease_name(node), name);
-            let spec = lease.spec.as_ref();
-            let holder = spec
-                .and_then(|s| s.holder_identity.clone())
-                .unwrap_or_default();
-            Some(ExecutorLease {
-                namespace: lease.metadata.namespace.clone().unwrap_or_default(),
-                node: node.to_owned(),
-                holder_gone: !holder.is_empty() && holders.is_gone(&holder),
-                holder,
-                renewed: spec
-                    .and_then(|s| s.renew_time.as_ref().or(s.acquire_time.as_ref()))
-                    .map(|t| t.0),
-                duration_seconds: spec
-                    .and_then(|s| s.lease_duration_seconds)
-                    .map_or(15, i64::from),
-            })
+impl ClusterData {
+    /// What the console's doctor keeps of this read (`ops::doctor_reads`), owned.
+    pub fn into_reads(self, now: Timestamp) -> crate::ops::doctor_reads::DoctorReads {
+        crate::ops::doctor_reads::DoctorReads {
+            read_at: Some(now),
+            controller_namespace: self.controller_namespace,
+            controller: self.controller,
+            executor_leases: self.executor_leases,
+            pods: self.pods,
+            pvcs: self.pvcs,
+            events: self.events,
+            service_accounts: self.service_accounts,
+            denials: self.denials,
+            workload_read: self.workload_read,
+            unavailable: self
+                .unavailable
+                .into_iter()
+                .map(|gap| format!("{}: {}", gap.what, gap.reason))
+                .collect(),
+        }
+    }
+}
+
+/// The console's doctor reads, made as `sei-console doctor` makes them (the composition root
+/// hands it to the console): [`ClusterData::read`] without the seed probes (the console has
+/// its own), then the permission checks of the fixes its findings name.
+pub struct ConsoleDoctorReader {
+    pub kubeconfig: Option<std::path::PathBuf>,
+    pub controller_namespace: String,
+    pub platform_file: Option<std::path::PathBuf>,
+    pub thresholds: crate::config::DoctorThresholds,
+    /// One connection per context, made on first use.
+    connections: std::sync::Mutex<std::collections::BTreeMap<String, Connection>>,
+}
+
+impl ConsoleDoctorReader {
+    pub fn new(
+        kubeconfig: Option<std::path::PathBuf>,
+        controller_namespace: String,
+        platform_file: Option<std::path::PathBuf>,
+        thresholds: crate::config::DoctorThresholds,
+    ) -> ConsoleDoctorReader {
+        ConsoleDoctorReader {
+            kubeconfig,
+            controller_namespace,
+            platform_file,
+            thresholds,
+            connections: std::sync::Mutex::default(),
+        }
+    }
+
+    async fn connection(
+        &self,
+        context: &str,
+    ) -> Result<Connection, crate::ops::doctor_reads::DoctorReadError> {
+        let known = self
+            .connections
+            .lock()
+            .ok()
+            .and_then(|c| c.get(context).cloned());
+        if let Some(conn) = known {
+            return Ok(conn);
+        }
+        let wanted = (!context.is_empty()).then_some(context);
+        let conn = crate::kube::client::connect(self.kubeconfig.as_deref(), wanted)
+            .await
+            .map_err(|e| crate::ops::doctor_reads::DoctorReadError(e.to_string()))?;
+        if let Ok(mut connections) = self.connections.lock() {
+            connections.insert(context.to_owned(), conn.clone());
+        }
+        Ok(conn)
+    }
+}
+
+impl crate::ops::doctor_reads::DoctorReader for ConsoleDoctorReader {
+    fn read<'a>(
+        &'a self,
+        context: &'a str,
+        namespace: Option<&'a str>,
+    ) -> crate::ops::doctor_reads::ReadFuture<'a> {
+        Box::pin(async move {
+            let conn = self.connection(context).await?;
+            let now = Timestamp::now();
+            let options = ReadOptions {
+                namespace,
+                controller_namespace: &self.controller_namespace,
+                platform_file: self.platform_file.as_deref(),
+                probe_seeds: false,
+                now,
+            };
+            let mut data = ClusterData::read(&conn, &options)
+                .await
+                .map_err(|e| crate::ops::doctor_reads::DoctorReadError(e.to_string()))?;
+            let first = crate::ops::doctor::diagnose(crate::ops::doctor::DoctorInput {
+                now,
+                thresholds: &self.thresholds,
+                clusters: vec![data.snapshot()],
+                more: Vec::new(),
+            });
+            data.check_fix_permissions(&conn, &first).await;
+            Ok(data.into_reads(now))
         })
-        .collect()
+    }
 }

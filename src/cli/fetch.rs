@@ -198,7 +198,39 @@ pub async fn fleet(
         Ok(pods) => relist(&mut fleet, pods, FleetDelta::NodePod),
         Err(err) => tracing::warn!(error = %err, "pods not listed"),
     }
+    judge_orphans(conn, namespace, &mut fleet).await;
     Ok(fleet)
+}
+
+/// Names the orphans among the fleet's Active plans (`fleet::runners`): the executors' Leases
+/// and the controller's, read after the plans were (an executor takes its Lease before it
+/// persists a plan, so every plan listed Active has its Lease visible now).
+async fn judge_orphans(conn: &Connection, namespace: Option<&str>, fleet: &mut Fleet) {
+    let checked = fleet.active_plans();
+    if checked.is_empty() {
+        return;
+    }
+    let controller_namespace = super::platform_image::controller_namespace();
+    let read = crate::kube::runners::read_leases(
+        &conn.client,
+        namespace,
+        &controller_namespace,
+        crate::executor::lease::CONTROLLER_LEASE_NAME,
+    )
+    .await;
+    let now = jiff::Timestamp::now();
+    let runners = crate::ops::runners::judge(
+        read.scope.as_deref().map_err(String::as_str),
+        read.controller
+            .as_ref()
+            .map(Option::as_ref)
+            .map_err(String::as_str),
+        &controller_namespace,
+        checked,
+        &crate::ops::runners::local_holders(),
+        now,
+    );
+    fleet.set_runners(runners, now);
 }
 
 pub use crate::fleet::describe::Unavailable;
@@ -314,5 +346,6 @@ pub async fn node(
     relist(&mut fleet, pods, FleetDelta::Pod);
     relist(&mut fleet, pod_events, FleetDelta::DetailEvent);
     relist(&mut fleet, sts_events, FleetDelta::StatefulSetEvent);
+    judge_orphans(conn, ns, &mut fleet).await;
     Ok(NodeFetch { fleet, unavailable })
 }

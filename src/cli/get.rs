@@ -1,4 +1,14 @@
 //! `sei-console get`: the fleet rows as a table, or as JSON/YAML for scripts.
+//!
+//! The columns: mode, chain, phase, the health verdict (HEALTH `✓ ok` or the worst problem; JSON
+//! `verdict`: `healthy`, `severity`, `problems`; the table reads no RPC, so its verdict leaves
+//! chain health out, `-o wide|json` include it), image drift, plan progress, conditions, the last
+//! Warning event (the node's or its pod's, whichever is newer; JSON `lastWarning` and
+//! `podWarning`). `-o wide` adds HEIGHT/LAG and `-o json|yaml` `chainHealth` with `lagAgainst`:
+//! every node's RPC read once, each chain's `reference_rpc` once, each published seed probed once
+//! (`seedProbe`). With several `--context` it is one list over every cluster (a CONTEXT column;
+//! every JSON row carries `context`); a cluster that cannot be read is named on stderr, the others
+//! print, and the exit code is 1.
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
@@ -28,7 +38,7 @@ pub enum GetOutput {
 /// Arguments of `get`.
 #[derive(Debug, Clone, Args)]
 pub struct GetArgs {
-    /// Only these SeiNodes (a name that does not exist exits 1, like kubectl).
+    /// Only these SeiNodes (a name that does not exist is an error naming the near ones, exit 2).
     #[arg(value_name = "NODE")]
     pub nodes: Vec<String>,
     /// Only SeiNodes matching this label selector (e.g. sei.io/chain=pacific-1,tier!=canary).
@@ -76,6 +86,13 @@ pub struct PodWarningJson {
     pub count: i32,
 }
 
+/// `orphaned` of the JSON output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OrphanJson {
+    pub why: String,
+    pub resume: String,
+}
+
 /// One SeiNode of `get -o json|yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -89,8 +106,13 @@ pub struct GetItem {
     pub phase: Option<String>,
     pub image: String,
     pub current_image: Option<String>,
+    /// The image the node's pod runs (its main container's status; `null`: no pod reports one).
+    pub running_image: Option<String>,
+    /// Image or sidecar drift; the image's judged against what runs when known.
     pub drift: bool,
     pub plan: Option<PlanJson>,
+    /// The Active plan has no live executor (`fleet::runners`): why, and what resumes it.
+    pub orphaned: Option<OrphanJson>,
     pub conditions: Vec<ConditionJson>,
     pub last_warning: Option<WarningJson>,
     /// The latest Warning event of the node's pod `<node>-0` its present state has not
@@ -134,6 +156,7 @@ impl GetItem {
             phase: row.phase.map(|p| p.as_str().to_owned()),
             image: row.image.clone(),
             current_image: row.current_image.clone(),
+            running_image: row.running.as_ref().map(|r| r.image.clone()),
             drift: row.drift.any(),
             plan: row.plan.as_ref().map(|p| PlanJson {
                 phase: p.phase.as_str().to_owned(),
@@ -141,6 +164,10 @@ impl GetItem {
                 total: p.total,
                 // `current` is the first task not Complete, also for a Failed plan.
                 current: p.first_incomplete.clone(),
+            }),
+            orphaned: row.orphan.as_ref().map(|o| OrphanJson {
+                why: o.why.clone(),
+                resume: o.resume.clone(),
             }),
             conditions: row
                 .conditions
@@ -201,6 +228,11 @@ pub struct TableScope {
     pub namespace: bool,
 }
 
+/// The width the default table fits in (a chat, a ticket, a 120-column terminal).
+pub const TABLE_WIDTH: usize = 120;
+/// Spaces between two columns.
+const GAP: usize = 3;
+
 /// Renders rows as a kubectl-like table.
 pub fn table(rows: &[&FleetRow], wide: bool, with_namespace: bool, now: Timestamp) -> String {
     let scope = TableScope {
@@ -210,58 +242,101 @@ pub fn table(rows: &[&FleetRow], wide: bool, with_namespace: bool, now: Timestam
     table_in(rows, wide, scope, now)
 }
 
+/// A column: its header, and whether the default table may shorten its cells (with `…`) down
+/// to `min` to fit [`TABLE_WIDTH`].
+struct Col {
+    header: &'static str,
+    shrink_to: Option<usize>,
+}
+
+const fn col(header: &'static str) -> Col {
+    Col {
+        header,
+        shrink_to: None,
+    }
+}
+
+const fn shrinkable(header: &'static str, min: usize) -> Col {
+    Col {
+        header,
+        shrink_to: Some(min),
+    }
+}
+
 /// [`table`] with a CONTEXT column when `scope.context`.
+///
+/// The default table fits [`TABLE_WIDTH`] columns on a realistic fleet: NAME, MODE, PHASE,
+/// HEALTH (the verdict, `fleet::verdict`), IMAGE (short, with its drift mark), PLAN (progress and
+/// the current task) and AGE; HEALTH, IMAGE and PLAN are shortened with `…` (widest first) when
+/// the line would be longer. `-o wide` is complete: every column, nothing shortened (CHAIN,
+/// the full IMAGE and PLAN, CONDITIONS, LAST-WARNING, HEIGHT/LAG, CURRENT-IMAGE,
+/// WARNING-MESSAGE).
 pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestamp) -> String {
-    let with_namespace = scope.namespace;
-    let mut header = Vec::new();
+    let mut cols: Vec<Col> = Vec::new();
     if scope.context {
-        header.push("CONTEXT");
+        cols.push(col("CONTEXT"));
     }
-    if with_namespace {
-        header.push("NAMESPACE");
+    if scope.namespace {
+        cols.push(col("NAMESPACE"));
     }
-    header.extend([
-        "NAME",
-        "MODE",
-        "CHAIN",
-        "PHASE",
-        "HEALTH",
-        "IMAGE",
-        "PLAN",
-        "CONDITIONS",
-        "LAST-WARNING",
-        "AGE",
-    ]);
     if wide {
-        header.extend(["HEIGHT/LAG", "CURRENT-IMAGE", "WARNING-MESSAGE"]);
+        cols.extend([
+            col("NAME"),
+            col("MODE"),
+            col("CHAIN"),
+            col("PHASE"),
+            col("HEALTH"),
+            col("IMAGE"),
+            col("PLAN"),
+            col("CONDITIONS"),
+            col("LAST-WARNING"),
+            col("AGE"),
+            col("HEIGHT/LAG"),
+            col("CURRENT-IMAGE"),
+            col("RUNNING"),
+            col("WARNING-MESSAGE"),
+        ]);
+    } else {
+        cols.extend([
+            col("NAME"),
+            col("MODE"),
+            col("PHASE"),
+            shrinkable("HEALTH", 12),
+            shrinkable("IMAGE", 14),
+            shrinkable("PLAN", 10),
+            col("AGE"),
+        ]);
     }
-    let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| (*h).to_owned()).collect()];
+    let mut lines: Vec<Vec<String>> = vec![cols.iter().map(|c| c.header.to_owned()).collect()];
     for row in rows {
         let mut cells = Vec::new();
         if scope.context {
             cells.push(row.key.context.to_string());
         }
-        if with_namespace {
+        if scope.namespace {
             cells.push(row.key.namespace.to_string());
         }
         cells.push(row.key.name.to_string());
         cells.push(text::mode_text(row).to_owned());
-        cells.push(row.chain_id.clone());
+        if wide {
+            cells.push(row.chain_id.clone());
+        }
         cells.push(row.phase.map_or("-".to_owned(), |p| p.as_str().to_owned()));
         cells.push(row.verdict.cell());
-        cells.push(if wide {
+        if wide {
             let mark = text::drift_text(row.drift);
-            if mark.is_empty() {
+            cells.push(if mark.is_empty() {
                 row.image.clone()
             } else {
                 format!("{} {mark}", row.image)
-            }
+            });
+            cells.push(text::row_plan_cell(row, now));
+            cells.push(text::conditions_cell(row));
+            cells.push(text::warning_cell(row, now));
         } else {
-            text::image_cell(row)
-        });
-        cells.push(text::plan_cell(row.plan.as_ref(), now));
-        cells.push(text::conditions_cell(row));
-        cells.push(text::warning_cell(row, now));
+            cells.push(text::image_cell(row));
+            cells.push(text::row_plan_short(row));
+        }
         cells.push(text::age(row.created, now));
         if wide {
             // The same HEIGHT/LAG cell as the console: a seed's from its probe.
@@ -272,29 +347,30 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
                 now,
             ));
             cells.push(row.current_image.clone().unwrap_or_else(|| "-".to_owned()));
+            cells.push(
+                row.running
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), |r| r.image.clone()),
+            );
             cells.push(row.warning().map_or("-".to_owned(), |w| {
                 format!("{}{}", w.object_prefix(), w.message)
             }));
         }
         lines.push(cells);
     }
-    let columns = lines[0].len();
-    let widths: Vec<usize> = (0..columns)
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| unicode_width::UnicodeWidthStr::width(l[i].as_str()))
-                .max()
-                .unwrap_or(0)
-        })
+    let width = |text: &str| unicode_width::UnicodeWidthStr::width(text);
+    let mut widths: Vec<usize> = (0..cols.len())
+        .map(|i| lines.iter().map(|l| width(&l[i])).max().unwrap_or(0))
         .collect();
+    fit(&mut widths, &cols);
     let mut out = String::new();
     for line in &lines {
         let mut text_line = String::new();
         for (i, cell) in line.iter().enumerate() {
-            text_line.push_str(cell);
-            if i + 1 < columns {
-                let pad = widths[i] - unicode_width::UnicodeWidthStr::width(cell.as_str()) + 3;
+            let cell = text::fit_width(cell, widths[i]);
+            text_line.push_str(&cell);
+            if i + 1 < cols.len() {
+                let pad = widths[i].saturating_sub(width(&cell)) + GAP;
                 text_line.push_str(&" ".repeat(pad));
             }
         }
@@ -302,6 +378,27 @@ pub fn table_in(rows: &[&FleetRow], wide: bool, scope: TableScope, now: Timestam
         out.push('\n');
     }
     out
+}
+
+/// Narrows the shrinkable columns, the widest first, until the line fits [`TABLE_WIDTH`] or
+/// each is at its minimum (the header's width at least).
+fn fit(widths: &mut [usize], cols: &[Col]) {
+    let total = |widths: &[usize]| widths.iter().sum::<usize>() + GAP * (widths.len() - 1);
+    while total(widths) > TABLE_WIDTH {
+        let widest = cols
+            .iter()
+            .zip(widths.iter())
+            .enumerate()
+            .filter_map(|(i, (col, width))| {
+                let min = col.shrink_to?.max(col.header.len());
+                (*width > min).then_some((*width, i))
+            })
+            .max();
+        match widest {
+            Some((_, i)) => widths[i] -= 1,
+            None => return,
+        }
+    }
 }
 
 pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
@@ -318,16 +415,15 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
     let mut fleets = Vec::new();
     let mut failed = Vec::new();
     let mut namespaces = Vec::new();
-    let with_health = args.output != GetOutput::Table;
     for (context, read) in contexts.iter().zip(futures::future::join_all(reads).await) {
         match read {
             Ok((mut fleet, namespace, conn)) => {
-                // Wide and JSON/YAML carry chain health: each node's RPC read once.
-                if with_health {
-                    // Seeds serve no RPC: their health is the P2P probe, made once.
-                    super::chain_health::read_into(&conn, &mut fleet, None).await;
-                    super::chain_health::probe_seeds_into(&conn, &mut fleet, None).await;
-                }
+                // Every output judges chain health as the console does (the HEALTH verdict
+                // and `--filter stalled|sick|…` read it): each node's RPC read
+                // (`chain_health::read_targets`); seeds serve no RPC: their health is the P2P
+                // probe, made once.
+                super::chain_health::read_into(&conn, &mut fleet, None).await;
+                super::chain_health::probe_seeds_into(&conn, &mut fleet, None).await;
                 // Objects that cannot be decoded are named on stderr; the others print as usual.
                 fetch::report_skipped(&fleet, json);
                 namespaces.push(namespace);
@@ -342,21 +438,15 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         }
     }
     let now = Timestamp::now();
-    // The config's reference RPC of each chain shown, read once (wide and JSON/YAML only).
-    let references = if with_health {
-        let chains = fleets
-            .iter()
-            .flat_map(|f| f.rows())
-            .map(|r| r.chain_id.as_str());
-        super::chain_health::references(global.config.as_deref(), chains).await
-    } else {
-        Default::default()
-    };
+    // The config's reference RPC of each chain shown, read once.
+    let chains = fleets
+        .iter()
+        .flat_map(|f| f.rows())
+        .map(|r| r.chain_id.as_str());
+    let references = super::chain_health::references(global.config.as_deref(), chains).await;
     let tops: Tops = crate::fleet::chain_tops(fleets.iter(), &references);
-    if with_health {
-        for fleet in &mut fleets {
-            fleet.judge_health(now, &tops);
-        }
+    for fleet in &mut fleets {
+        fleet.judge_health(now, &tops);
     }
     let all_namespaces = namespaces.iter().any(Option::is_none);
     let every_row: Vec<&FleetRow> = fleets.iter().flat_map(|fleet| fleet.rows()).collect();

@@ -62,8 +62,70 @@ impl JournalArgs {
     }
 }
 
-/// Lists the entries of `contexts` (every one when empty) that the flags keep.
-pub fn run(args: &JournalArgs, contexts: &[String], out: &mut dyn Write) -> Result<(), CliError> {
+/// How long closing an interrupted run may wait for its cluster's answer.
+const CLUSTER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Closes as `interrupted` the runs of consoles that died (`ops::interrupted`), reading what
+/// each one's cluster shows through `kubeconfig` (a cluster that cannot be reached is named);
+/// the lines written are added to `contents`.
+async fn close_interrupted(
+    journal: &Journal,
+    kubeconfig: Option<&std::path::Path>,
+    contents: &mut crate::journal::JournalContents,
+) {
+    use crate::ops::interrupted;
+    let holders = crate::ops::runners::local_holders();
+    let mut contexts: Vec<String> = interrupted::unended(&contents.entries)
+        .iter()
+        .filter_map(|e| e.context_name().map(str::to_owned))
+        .collect();
+    if contexts.is_empty() {
+        return;
+    }
+    contexts.sort();
+    contexts.dedup();
+    let mut clusters = Vec::new();
+    for context in contexts {
+        let connected = tokio::time::timeout(
+            CLUSTER_TIMEOUT,
+            crate::kube::client::connect(kubeconfig, Some(&context)),
+        )
+        .await;
+        if let Ok(Ok(conn)) = connected {
+            clusters.push((context, crate::kube::cluster::KubeCluster::new(conn.client)));
+        }
+    }
+    let clusters: Vec<(&str, &dyn crate::ports::ClusterApi)> = clusters
+        .iter()
+        .map(|(c, k)| (c.as_str(), k as &dyn crate::ports::ClusterApi))
+        .collect();
+    let with = interrupted::CloseWith {
+        holders: &holders,
+        own_holder: &crate::executor::driver::default_holder(),
+        clusters: &clusters,
+        now: jiff::Timestamp::now(),
+    };
+    let closing = interrupted::close(&contents.entries, |_| true, &with);
+    let Ok(lines) = tokio::time::timeout(CLUSTER_TIMEOUT * 3, closing).await else {
+        eprintln!("warning: the clusters did not answer in time; interrupted runs left open");
+        return;
+    };
+    for line in lines {
+        match journal.append(&line) {
+            Ok(()) => contents.entries.push(line),
+            Err(error) => eprintln!("warning: {error}"),
+        }
+    }
+}
+
+/// Lists the entries of `contexts` (every one when empty) that the flags keep, after closing
+/// the runs of consoles that died.
+pub async fn run(
+    args: &JournalArgs,
+    kubeconfig: Option<&std::path::Path>,
+    contexts: &[String],
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     let filter = args.filter(contexts, jiff::Timestamp::now())?;
     let journal = match &args.file {
         // A file the operator names must be there: an empty answer would read as "nothing was
@@ -77,9 +139,10 @@ pub fn run(args: &JournalArgs, contexts: &[String], out: &mut dyn Write) -> Resu
         Some(path) => Journal::at(path),
         None => Journal::default_location().map_err(|e| CliError::Failed(e.to_string()))?,
     };
-    let contents = journal
+    let mut contents = journal
         .read()
         .map_err(|e| CliError::Failed(e.to_string()))?;
+    close_interrupted(&journal, kubeconfig, &mut contents).await;
     for problem in &contents.problems {
         eprintln!("warning: {problem}");
     }
@@ -165,21 +228,23 @@ mod tests {
                 time: "2026-11-30T04:00:00Z".parse().expect("time"),
                 operator: "alice (context prod)".into(),
                 context: Some("prod".into()),
-                action: crate::ops::rollout::KIND.into(),
+                action: crate::ops::actions::rollout::KIND.into(),
                 nodes: vec!["sei/rpc-0".into()],
                 detail: "image seid:v2".into(),
                 outcome: Outcome::Refused,
                 reason: Some("read-only mode".into()),
+                holder: None,
             },
             JournalEntry {
                 time: "2026-11-30T04:05:00Z".parse().expect("time"),
                 operator: "bob (context dev)".into(),
                 context: None,
-                action: crate::ops::seed::KIND.into(),
+                action: crate::ops::actions::seed::KIND.into(),
                 nodes: vec!["sei/seed-a".into()],
                 detail: "seed for pacific-1".into(),
                 outcome: Outcome::Succeeded,
                 reason: None,
+                holder: None,
             },
         ];
         insta::assert_snapshot!(text_table(&entries), @r"

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 pub mod action;
+pub mod actions;
 mod chain_health;
 mod choices;
 pub mod describe;
@@ -14,10 +15,13 @@ mod doctor_chain;
 mod doctor_fetch;
 mod fetch;
 pub mod get;
+#[cfg(test)]
+mod get_table_tests;
 pub mod journal;
 pub mod logging;
 pub mod logs;
 pub mod manifest;
+mod names;
 pub mod plan;
 mod platform_image;
 pub mod render;
@@ -25,19 +29,6 @@ pub mod rollout_clusters;
 pub mod seed_probe;
 mod seed_probes;
 mod tui;
-
-// The operator actions' commands: a `pub mod` line (`cli::rollout`, …) for every file of
-// `cli/actions/` and `FILES`, each file's `COMMANDS` (written by `build.rs`).
-include!(concat!(env!("OUT_DIR"), "/cli_actions.rs"));
-
-/// The operator actions that declare their own subcommand in their file under `cli/actions/`,
-/// in their `order`.
-pub fn action_commands() -> Vec<action::ActionCommand> {
-    let mut commands: Vec<action::ActionCommand> =
-        FILES.iter().flat_map(|file| file.iter().copied()).collect();
-    commands.sort_by_key(|command| command.order);
-    commands
-}
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -55,9 +46,6 @@ pub struct Cli {
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// A subcommand of [`action_commands`] and its arguments (then `command` is `None`).
-    #[arg(skip)]
-    pub action: Option<(action::ActionCommand, clap::ArgMatches)>,
 }
 
 /// kubectl-style connection flags, global to every subcommand.
@@ -116,29 +104,7 @@ pub fn command() -> clap::Command {
             )
             .mut_subcommands(with_context)
     }
-    let actions = action_commands();
-    let mut order: Vec<String> = Cli::command()
-        .get_subcommands()
-        .map(|sub| sub.get_name().to_owned())
-        .collect();
-    for action in &actions {
-        let at = action
-            .help_after
-            .and_then(|after| order.iter().position(|name| name == after))
-            .map_or(order.len(), |at| at + 1);
-        order.insert(at, action.name.to_owned());
-    }
-    let cli = actions.iter().fold(Cli::command(), |cli, action| {
-        cli.subcommand((action.command)())
-    });
-    // Each action's help line where it asks (clap lists them in the order they were added).
-    order
-        .iter()
-        .enumerate()
-        .fold(cli, |cli, (at, name)| {
-            cli.mut_subcommand(name, |sub| sub.display_order(at))
-        })
-        .mut_subcommands(with_context)
+    Cli::command().mut_subcommands(with_context)
 }
 
 /// Parses `args` (the program name first): every `--context` given before or after the
@@ -151,11 +117,6 @@ where
     use clap::FromArgMatches;
     let matches = command().try_get_matches_from(args)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
-    if let Some((name, sub)) = matches.subcommand()
-        && let Some(action) = action_commands().into_iter().find(|a| a.name == name)
-    {
-        cli.action = Some((action, sub.clone()));
-    }
     let mut level = matches.subcommand();
     while let Some((_, sub)) = level {
         if let Some(values) = sub.get_many::<String>(CONTEXT_AFTER_SUBCOMMAND) {
@@ -257,13 +218,10 @@ mod context_tests {
             "a",
         ])
         .expect("parses");
-        assert!(cli.command.is_none());
-        let (action, matches) = cli.action.expect("a registered action");
-        assert_eq!(action.name, "pause");
-        assert_eq!(
-            matches.get_one::<String>("node").map(String::as_str),
-            Some("full-0")
-        );
+        let Some(Command::Pause(pause)) = cli.command else {
+            panic!("pause: {:?}", cli.command);
+        };
+        assert_eq!(pause.node, "full-0");
         assert_eq!(cli.global.context, ["a"]);
         let mut restart = command();
         let help = restart
@@ -317,14 +275,10 @@ mod context_tests {
             ];
             args.extend(extra);
             let cli = parse_from(args).expect("parses");
-            let Some((action, matches)) = cli.action else {
-                panic!("rollout");
+            let Some(Command::Rollout(rollout)) = &cli.command else {
+                panic!("rollout: {:?}", cli.command);
             };
-            assert_eq!(action.name, "rollout");
-            let rollout =
-                <rollout::RolloutArgs as clap::FromArgMatches>::from_arg_matches(&matches)
-                    .expect("rollout's flags");
-            rollout::clusters(&cli.global, &rollout)
+            actions::rollout::clusters(&cli.global, rollout)
         };
         let refused = parse(&[]).expect_err("refused").to_string();
         assert_eq!(
@@ -370,8 +324,53 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Print the TaskPlan the controller would build for a SeiNode manifest.
     Plan(plan::PlanArgs),
+    /// Persist the plan the planner would build for a SeiNode now and follow it to the end
+    Exec(actions::exec::ExecArgs),
+    /// Pin an image on SeiNodes in waves (a canary, then batches), previewing each update plan
+    Rollout(actions::rollout::RolloutArgs),
+    /// Set a SeiNode's external address and persist the update plan that writes it to
+    /// config.toml
+    Address(actions::address::AddressArgs),
+    /// Seed nodes: `seed create NAME --chain-id ID --image REF` brings one up and prints its peer
+    /// string; `seed probe NODE` dials it from here and checks its P2P handshake
+    #[command(subcommand)]
+    Seed(actions::seed::SeedCommand),
     /// List the local journal of operator actions (who did what, when, with what outcome).
     Journal(journal::JournalArgs),
+    /// Restart a SeiNode's pod: delete it for its StatefulSet to create it again, wait until
+    /// Ready
+    Restart(actions::restart::RestartArgs),
+    /// Pause a SeiNode: spec.paused freezes its reconciliation and its StatefulSet scales to zero
+    /// (the pod terminates, the data stays); not on a Failed node
+    Pause(actions::pause::PauseArgs),
+    /// Resume a paused SeiNode: spec.paused cleared, its StatefulSet scales back and the pod
+    /// starts again
+    Resume(actions::pause::PauseArgs),
+}
+
+impl Command {
+    /// The subcommand's name when it works on one cluster: several `--context` are refused
+    /// before it runs (the console, `get`, `describe`, `journal`, `doctor` and `rollout
+    /// --across-clusters` read several).
+    fn one_cluster(&self) -> Option<&'static str> {
+        match self {
+            Command::Logs(_) => Some("logs"),
+            Command::Render(_) => Some("render"),
+            Command::Exec(_) => Some("exec"),
+            Command::Address(_) => Some("address"),
+            Command::Seed(_) => Some("seed"),
+            Command::Restart(_) => Some("restart"),
+            Command::Pause(_) => Some("pause"),
+            Command::Resume(_) => Some("resume"),
+            Command::Get(_)
+            | Command::Describe(_)
+            | Command::Doctor(_)
+            | Command::Completions { .. }
+            | Command::Plan(_)
+            | Command::Rollout(_)
+            | Command::Journal(_) => None,
+        }
+    }
 }
 
 /// Error reported at the edge as one line on stderr.
@@ -430,21 +429,40 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
         .block_on(dispatch(cli))
 }
 
+/// The SeiNodes a command that reaches a cluster names (none for `doctor` and the console);
+/// `None` for the commands that check no name (`plan`, `render`, `journal`, `completions`).
+/// `seed create NAME` creates its node and `seed probe` takes a node or an address, so their
+/// names are not checked here.
+fn named_nodes(command: Option<&Command>) -> Option<Vec<String>> {
+    let one = |node: &String| Some(vec![node.clone()]);
+    match command {
+        Some(Command::Get(args)) => Some(args.nodes.clone()),
+        Some(Command::Rollout(args)) => Some(args.nodes.clone()),
+        Some(Command::Describe(args)) => one(&args.node),
+        Some(Command::Logs(args)) => one(&args.node),
+        Some(Command::Exec(args)) => one(&args.node),
+        Some(Command::Address(args)) => one(&args.node),
+        Some(Command::Restart(args)) => one(&args.node),
+        Some(Command::Pause(args) | Command::Resume(args)) => one(&args.node),
+        Some(Command::Doctor(_) | Command::Seed(_)) | None => Some(Vec::new()),
+        Some(
+            Command::Plan(_)
+            | Command::Render(_)
+            | Command::Journal(_)
+            | Command::Completions { .. },
+        ) => None,
+    }
+}
+
 async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
-    let one_cluster = match &cli.command {
-        Some(Command::Logs(_)) => Some("logs"),
-        Some(Command::Render(_)) => Some("render"),
-        _ => None,
-    };
-    if let Some(command) = one_cluster {
+    if let Some(command) = cli.command.as_ref().and_then(Command::one_cluster) {
         cli.global.single_cluster(command)?;
     }
-    if let Some((action, matches)) = &cli.action {
-        if !action.several_clusters {
-            cli.global.single_cluster(action.name)?;
-        }
-        return (action.run)(&cli.global, matches).await;
+    // Names that do not exist are errors before anything happens (`names`).
+    if let Some(nodes) = named_nodes(cli.command.as_ref()) {
+        names::check(&cli.global, &nodes).await?;
     }
+    let global = &cli.global;
     match cli.command {
         Some(Command::Completions { shell }) => {
             let mut cmd = command();
@@ -460,7 +478,11 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Journal(args)) => {
-            journal::run(&args, &cli.global.context, &mut std::io::stdout().lock())?;
+            let mut out = Vec::new();
+            let kubeconfig = cli.global.kubeconfig.as_deref();
+            journal::run(&args, kubeconfig, &cli.global.context, &mut out).await?;
+            std::io::Write::write_all(&mut std::io::stdout().lock(), &out)
+                .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Render(args)) => {
@@ -476,6 +498,14 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Doctor(args)) => Ok(doctor::run(&cli.global, &args).await),
+        Some(Command::Exec(args)) => actions::exec::run(global, &args).await,
+        // `--across-clusters`: `rollout::clusters` refuses several `--context` without it.
+        Some(Command::Rollout(args)) => actions::rollout::run_clusters(global, &args).await,
+        Some(Command::Address(args)) => actions::address::run(global, &args).await,
+        Some(Command::Seed(command)) => actions::seed::run(global, &command).await,
+        Some(Command::Restart(args)) => actions::restart::run(global, &args).await,
+        Some(Command::Pause(args)) => actions::pause::run(global, &args, true).await,
+        Some(Command::Resume(args)) => actions::pause::run(global, &args, false).await,
         None => {
             tui::open(&cli.global).await?;
             Ok(ExitCode::SUCCESS)

@@ -1,5 +1,10 @@
 //! `sei-console plan`: the TaskPlan the controller would build for a SeiNode manifest, exactly
 //! as it would be stored in `.status.plan`.
+//!
+//! A `status` in the file selects init or update plans, drift, conditions, peers and syncers; the
+//! answer is the plan, or `null` / `no plan: <reason>`. Bad input exits 2 with the CRD's or the
+//! planner's own message. It works offline: the platform config comes only from `--platform-config
+//! FILE` or `SEI_CONSOLE_PLATFORM_CONFIG`, never from the cluster.
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,9 @@
 //! `sei-console render`: print the StatefulSet, Service and PVC the controller would apply for a
 //! SeiNode manifest now, as a Kubernetes `List`.
+//!
+//! The platform config comes from `--platform-config FILE`, else the controller's ConfigMap
+//! `sei-controller-config` (`--controller-namespace`); a render error exits 2 with the controller's
+//! message.
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};

@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use super::action::{ActionOutput, confirm_with_names, exit_code};
-use super::rollout::{PreparedCluster, RolloutArgs, image, prepare_cluster};
+use super::actions::rollout::{PreparedCluster, RolloutArgs, image, prepare_cluster};
 use super::{CliError, GlobalArgs};
 use crate::ops::across::{self, AcrossEnd, ClusterPart, InTurn};
 use crate::ops::{Note, OpsError, Report, RunEnd};

@@ -103,6 +103,12 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
             }
         }),
     };
+    let doctor_reader = Arc::new(super::doctor_fetch::ConsoleDoctorReader::new(
+        global.kubeconfig.clone(),
+        controller_namespace.clone(),
+        platform_file.clone(),
+        config.config.doctor.clone(),
+    ));
     let options = RunOptions {
         contexts,
         namespace: global.namespace.clone(),
@@ -114,6 +120,7 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
         default_sidecar_image,
         controller_namespace,
         platform_file,
+        doctor_reader: Some(doctor_reader),
     };
     run(options, connected)
         .await

@@ -25,7 +25,7 @@ use crate::common::console::{production_env, running_full_nodes};
 use crate::common::identity::{Operator, rule};
 use crate::common::{TestNamespace, repo_path};
 use crate::console::Console;
-use crate::tendermint_net::{Mode, Network, NetworkSpec, Peering};
+use tendermint_net::{Mode, Network, NetworkSpec, Peering};
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 
@@ -73,6 +73,8 @@ pub(crate) async fn console_as_operator(ns: &TestNamespace) -> Console {
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .expect("config");
+    // As the console builds it: its requests name it.
+    let config = sei_console::kube::client::with_user_agent(config);
     let connection = Connection {
         client: kube::Client::try_from(config.clone()).expect("client"),
         context: "test".into(),

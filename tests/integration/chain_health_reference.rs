@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::chain_health::{annotate_rpc, console, console_as_operator, health_by_name};
 use crate::common::TestNamespace;
 use crate::common::console::running_full_nodes;
-use crate::tendermint_net::{Network, NetworkSpec};
+use tendermint_net::{Network, NetworkSpec};
 
 const IMAGE: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 /// More than `chain::health::LAG_BLOCKS` (300).

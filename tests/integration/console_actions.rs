@@ -10,11 +10,11 @@ use k8s_openapi::api::core::v1::Event;
 use kube::api::{DynamicObject, ListParams, PostParams};
 use sei_console::app::action::{ActionPreview, Finished, ProgressLine, Stage};
 use sei_console::app::effects::Effects;
-use sei_console::backend::KubeBackend;
 use sei_console::app::jobs::default_driver_config;
-use sei_console::backend::ActionEnv;
 use sei_console::app::model::{Model, Msg, Scope};
 use sei_console::app::update::update;
+use sei_console::backend::ActionEnv;
+use sei_console::backend::KubeBackend;
 use sei_console::config::ExecutorMode;
 use sei_console::fleet::console_actions;
 use sei_console::journal::Journal;
@@ -428,7 +428,7 @@ async fn a_seed_brought_up_from_the_console_runs_with_its_verified_peer() {
 /// reading, and the verdict in the journal.
 #[tokio::test]
 async fn a_console_rollout_waits_for_the_health_gate_of_a_node_on_a_real_chain() {
-    let network = crate::tendermint_net::Network::start(crate::tendermint_net::NetworkSpec {
+    let network = tendermint_net::Network::start(tendermint_net::NetworkSpec {
         chain_id: "pacific-1".into(),
         full_nodes: 0,
         seed: false,
@@ -440,6 +440,8 @@ async fn a_console_rollout_waits_for_the_health_gate_of_a_node_on_a_real_chain()
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .expect("config");
+    // As the console builds it: its requests name it.
+    let config = sei_console::kube::client::with_user_agent(config);
     let (ns, mut console, journal, _state) = console_on_a_running_node_reading(
         "console-gate",
         sei_console::rpc::node_rpc_for(Some(config)),

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use kube::api::PostParams;
 use sei_console::actions::node_key::NodeKey;
 use sei_console::api::{NodeMode, SeiNode};
-use sei_console::backend::KubeBackend;
 use sei_console::app::model::Msg;
+use sei_console::backend::KubeBackend;
 use sei_console::fleet::sample;
 use sei_console::keymap::{Key, KeyCode};
 use sei_console::kube::client::Connection;
@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 
 use crate::common::TestNamespace;
 use crate::console::Console;
-use crate::tendermint_net::{Mode, Network, NetworkSpec, Peering};
+use tendermint_net::{Mode, Network, NetworkSpec, Peering};
 
 async fn published_seed(ns: &TestNamespace, name: &str, node_key_json: &str, address: &str) {
     let secret = format!("{name}-node-key");
@@ -45,7 +45,7 @@ async fn the_console_probes_published_seeds_against_their_node_key_secret() {
     // The second seed authenticates with its own key; its Secret holds the first one's.
     let imposter = network.add_node("imposter", Mode::Seed, Peering::default());
     imposter
-        .wait_for_logged_connection(&network.validator, crate::tendermint_net::START_TIMEOUT)
+        .wait_for_logged_connection(&network.validator, tendermint_net::START_TIMEOUT)
         .await;
     let address = healthy.p2p.to_string();
     published_seed(&ns, "seed-0", &healthy.node_key_json(), &address).await;

@@ -1,5 +1,6 @@
-//! The local control plane itself: Nodes and StorageClasses match the platform config, and a
-//! control plane started with `--owner` stops (leaving no process) once its owner exits.
+//! The local control plane itself: Nodes and StorageClasses match the platform config, a
+//! control plane started with `--owner` stops (leaving no process) once its owner exits, and a
+//! `start` killed midway (SIGKILL) leaves no process behind.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -133,6 +134,65 @@ async fn a_control_plane_started_with_an_owner_stops_when_the_owner_exits() {
         assert!(
             std::time::Instant::now() < deadline,
             "still running 60 s after the owner exited: {:?}",
+            components
+                .iter()
+                .filter(|pid| running(**pid))
+                .collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(!dir.join("pids").exists(), "stop removes the pid list");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A `start` killed with SIGKILL during its startup runs no trap: its watchdog, started before
+/// the first component, stops what it had launched (issue 33: a demo killed so left its etcd
+/// running for 13 minutes).
+#[tokio::test]
+async fn a_start_killed_during_startup_leaves_no_process_behind() {
+    let dir: PathBuf = std::env::temp_dir().join(format!(
+        "sei-console-killed-start-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let mut start = Command::new("bash")
+        .arg(repo_path("tests/control-plane/start"))
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run start");
+    // Killed once the API server has been launched (etcd and the API server run).
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let launched = |name: &str| {
+        std::fs::read_to_string(dir.join("pids"))
+            .unwrap_or_default()
+            .lines()
+            .any(|line| line.starts_with(&format!("{name} ")))
+    };
+    while !launched("kube-apiserver") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "start launched no API server in 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Read before the kill too: the watchdog may have stopped everything (and removed the
+    // list) by the time the kill is reaped.
+    let mut components = pids(&dir);
+    start.kill().expect("SIGKILL start");
+    start.wait().expect("reap start");
+    components.extend(pids(&dir));
+    components.sort_unstable();
+    components.dedup();
+    assert!(
+        components.len() >= 3,
+        "watchdog, etcd, kube-apiserver: {components:?}"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while components.iter().any(|pid| running(*pid)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running 30 s after start was killed: {:?}",
             components
                 .iter()
                 .filter(|pid| running(**pid))

@@ -96,6 +96,24 @@ async fn the_demo_shows_real_chain_health_and_stops_everything_it_started() {
     let mut lines = BufReader::new(demo.stdout.take().expect("stdout")).lines();
     let mut seen = Vec::new();
     let dir = wait_for_hold(&mut lines, &mut seen).await;
+    let told = seen.last().cloned().unwrap_or_default();
+    assert!(
+        told.starts_with(&format!(
+            "demo: KUBECONFIG={}/operator.kubeconfig is the one to use",
+            dir.display()
+        )),
+        "the demo names the operator's kubeconfig first: {told}"
+    );
+    // The next line says why the admin kubeconfig cannot drive the sidecars.
+    let why = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+        .await
+        .ok()
+        .and_then(|line| line.ok().flatten())
+        .unwrap_or_default();
+    assert!(
+        why.contains("client certificate") && why.contains("refuses actions that call a sidecar"),
+        "{why}"
+    );
     assert!(
         seen.iter()
             .any(|l| l.starts_with("demo: 5/5 starting real sei-tendermint nodes")),

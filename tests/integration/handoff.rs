@@ -347,7 +347,7 @@ async fn two_consoles_on_one_node_one_executes_and_the_loser_changes_nothing() {
 }
 
 #[tokio::test]
-async fn a_rerun_after_a_crash_waits_for_the_lease_and_resumes_without_rerunning_tasks() {
+async fn a_rerun_after_a_crash_takes_the_lease_over_at_once_and_resumes_without_rerunning_tasks() {
     let ns = TestNamespace::new("handoff-crash").await;
     let ctl = TestNamespace::new("handoff-crash-ctl").await;
     let state = tempfile::tempdir().expect("tempdir");
@@ -391,8 +391,8 @@ async fn a_rerun_after_a_crash_waits_for_the_lease_and_resumes_without_rerunning
     assert!(
         notes
             .iter()
-            .any(|n| n.contains("waiting for the Lease of sei-console-")
-                && n.contains("(no longer running) to expire")),
+            .any(|n| n.contains("took over the Lease of sei-console-")
+                && n.contains("at once: its process on this machine has exited")),
         "{notes:?}"
     );
     let plan_id = plan_at_crash["id"].as_str().expect("plan at crash");
@@ -418,7 +418,7 @@ async fn a_rerun_after_a_crash_waits_for_the_lease_and_resumes_without_rerunning
         assert_eq!(seen.runs, 1, "{id}: {seen:?}");
     }
     eprintln!(
-        "handoff crash: plan {plan_id}; the rerun waited and finished in {waited:?}; ledger {:?}",
+        "handoff crash: plan {plan_id}; the rerun took the Lease over and finished in {waited:?}; ledger {:?}",
         after
             .values()
             .map(|s| (s.task_type.clone(), s.posts, s.runs))

@@ -73,8 +73,10 @@ async fn logs_print_each_container_follow_new_lines_and_show_the_previous_contai
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .expect("config");
-    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
-        kube::Api::namespaced(kube::Client::try_from(config).expect("client"), &ns.name);
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> = kube::Api::namespaced(
+        kube::Client::try_from(crate::common::named(config)).expect("client"),
+        &ns.name,
+    );
     let mut forward = pods
         .portforward("full-a-0", &[8443])
         .await

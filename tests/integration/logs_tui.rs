@@ -5,8 +5,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use kube::api::{DynamicObject, PostParams};
-use sei_console::backend::KubeBackend;
 use sei_console::app::model::Msg;
+use sei_console::backend::KubeBackend;
 use sei_console::keymap::{Key, KeyCode};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -7,8 +7,8 @@ use std::time::Duration;
 use kube::api::{Api, PostParams};
 use sei_console::api::{NodeMode, SeiNode};
 use sei_console::backend::KubeBackend;
-use sei_console::kube::client::connect;
 use sei_console::fleet::watches::WatchKind;
+use sei_console::kube::client::connect;
 use serde_json::Value;
 use tokio::sync::mpsc;
 

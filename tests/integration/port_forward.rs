@@ -106,6 +106,8 @@ async fn sidecar_as(operator: &Operator) -> HttpSidecar {
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .expect("config");
+    // As the console builds it: its requests name it.
+    let config = sei_console::kube::client::with_user_agent(config);
     let env = production_env();
     let transport = transport_from_env(|k| env.get(k).cloned(), Some(config)).expect("transport");
     assert_eq!(transport.name(), "port-forward");

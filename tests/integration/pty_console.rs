@@ -252,7 +252,7 @@ async fn pty_ctrl_c_while_an_action_runs_asks_and_changes_nothing_unasked() {
     terminal.wait_for_text("config-patch: submitted", Duration::from_secs(90));
 
     terminal.key(Key::Ctrl('c'));
-    terminal.wait_for_text("an action is running: quitting stops it mid-plan", FRAME);
+    terminal.wait_for_text("press q or ctrl-c again to quit", FRAME);
     // Asked, not done: the console still runs, the terminal is still its own, the plan goes on.
     std::thread::sleep(Duration::from_secs(1));
     assert!(terminal.running(), "ctrl-c quit without asking");
@@ -275,6 +275,82 @@ async fn pty_ctrl_c_while_an_action_runs_asks_and_changes_nothing_unasked() {
     let status = terminal.wait_exit(EXIT);
     assert!(status.success(), "{status:?}");
     assert_restored(&terminal);
+}
+
+/// At 80x24, `q` on the progress dialog asks (issue 33: it did nothing and said nothing), the
+/// question wrapped so its instruction and its end are on screen; a second `q` quits and the
+/// plan stays Active, orphaned: `get` names it and the command that resumes it.
+#[tokio::test]
+async fn pty_q_on_the_progress_dialog_at_80_columns_asks_then_quits_leaving_an_orphan() {
+    let ns = TestNamespace::new("pty-q").await;
+    let state = state_dir("pty-q");
+    let node = "full-0";
+    running_full_nodes_with_standins(
+        &ns,
+        &[node.to_owned()],
+        OLD,
+        &BTreeMap::new(),
+        state.path(),
+        &[node],
+    )
+    .await;
+    let home = sidecar_home(&ns.name, node);
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::write(home.join(HOLD_FILE), "config-patch\n").expect("hold file");
+
+    let mut terminal = start(&ns, state.path(), 80, 24);
+    terminal.wait_for_text(node, START);
+    terminal.type_text("i");
+    terminal.wait_for_text("Image rollout", FRAME);
+    terminal.key(Key::Ctrl('u'));
+    terminal.type_text(NEW);
+    terminal.key(Key::Text("\t"));
+    terminal.key(Key::Text("\x1b[C"));
+    terminal.wait_for_text("health gate off", FRAME);
+    terminal.key(Key::Enter);
+    terminal.wait_for_text("enter/y continue", Duration::from_secs(60));
+    terminal.key(Key::Enter);
+    terminal.wait_for_text("y/enter confirm", FRAME);
+    terminal.type_text("y");
+    terminal.wait_for_text("config-patch: submitted", Duration::from_secs(90));
+    terminal.wait_for_text("q quit (asks first)", FRAME);
+
+    terminal.type_text("q");
+    let screen = terminal.wait_for_text("press q or ctrl-c again to quit", FRAME);
+    let text = screen.contents();
+    assert!(
+        text.contains("resumes it)"),
+        "the whole question is on screen at 80 columns:\n{text}"
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(terminal.running(), "the first q only asks");
+    terminal.type_text("q");
+    let status = terminal.wait_exit(EXIT);
+    assert!(status.success(), "{status:?}");
+    assert_restored(&terminal);
+
+    let stored = ns.seinodes().get(node).await.expect("get");
+    assert_eq!(stored.data["status"]["plan"]["phase"], "Active");
+    // Nobody runs it now: the executor's Lease names a console that is gone.
+    let state_path = state.path().to_owned();
+    let namespace = ns.name.clone();
+    let get = tokio::task::spawn_blocking(move || {
+        crate::common::console::cli(&["get", "-n", &namespace, "-o", "json"], &state_path)
+    })
+    .await
+    .expect("get");
+    assert!(
+        get.status.success(),
+        "{}",
+        String::from_utf8_lossy(&get.stderr)
+    );
+    let items: serde_json::Value = serde_json::from_slice(&get.stdout).expect("get -o json");
+    let resume = items[0]["orphaned"]["resume"].as_str().unwrap_or_default();
+    assert!(
+        resume.starts_with(&format!("sei-console exec {node} -n {}", ns.name)),
+        "{items:#}"
+    );
+    std::fs::remove_file(home.join(HOLD_FILE)).expect("release the task");
 }
 
 #[tokio::test]

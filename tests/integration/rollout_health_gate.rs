@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::common::TestNamespace;
 use crate::common::console::{console_in, production_env, running_full_nodes};
-use crate::tendermint_net::{Mode, Network, NetworkSpec, Peering};
+use tendermint_net::{Mode, Network, NetworkSpec, Peering};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";

@@ -9,10 +9,10 @@ use kube::api::{ListParams, ObjectMeta, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use sei_console::actions::event::{EventTarget, console_event};
+use sei_console::config::read_only::MutationGuard;
 use sei_console::kube::access::check_permissions;
 use sei_console::kube::cluster::KubeCluster;
 use sei_console::kube::identity;
-use sei_console::config::read_only::MutationGuard;
 use sei_console::kube::read_only::guarded_client;
 use sei_console::ports::access::{AccessError, PermissionCheck};
 use sei_console::ports::{ClusterApi, ClusterObject, EventType, NodeEvent, SystemClock};
@@ -21,9 +21,11 @@ use crate::common::{TestNamespace, control_plane};
 
 async fn kube_config() -> kube::Config {
     let kubeconfig = Kubeconfig::read_from(&control_plane().kubeconfig).expect("kubeconfig");
-    kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
-        .expect("config")
+        .expect("config");
+    // As the console builds it: its requests name it.
+    sei_console::kube::client::with_user_agent(config)
 }
 
 #[tokio::test]
@@ -69,7 +71,7 @@ async fn read_only_client_refuses_every_mutation_before_sending_it() {
         .expect_err("event refused");
     assert!(recorded.message.contains("read-only mode"), "{recorded}");
     let console = console_event(
-        sei_console::ops::rollout::KIND,
+        sei_console::ops::actions::rollout::KIND,
         &EventTarget {
             namespace: &ns.name,
             name: "rpc-0",

@@ -8,7 +8,7 @@ use kube::api::{DynamicObject, PostParams};
 use sei_console::actions::node_key::NodeKey;
 use serde_json::{Value, json};
 
-use crate::tendermint_net::{Network, NetworkSpec};
+use tendermint_net::{Network, NetworkSpec};
 
 use crate::common::console::cli;
 use crate::common::{TestNamespace, seinode_resource};

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::common::console::cli;
 use crate::common::{TestNamespace, seinode_resource};
-use crate::tendermint_net::{Network, NetworkSpec};
+use tendermint_net::{Network, NetworkSpec};
 
 async fn seed(ns: &TestNamespace, name: &str, node_key_json: &str, address: &str) {
     ns.create_node_key_secret(&format!("{name}-node-key"), node_key_json)

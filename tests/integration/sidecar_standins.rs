@@ -101,6 +101,8 @@ async fn pod_proxy_failures_are_transient_and_never_read_as_not_ready() {
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .expect("kubeconfig");
+    // As the console builds it: its requests name it.
+    let config = sei_console::kube::client::with_user_agent(config);
     let transport = sei_console::sidecar::http::SidecarTransport::pod_proxy(config)
         .expect("pod proxy transport");
     let timeouts = sei_console::sidecar::http::SidecarTimeouts {

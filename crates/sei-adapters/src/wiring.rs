@@ -2,6 +2,11 @@
 //! the commands (`cli::action`) and the console's action jobs both open an [`Adapters`] from a
 //! kube client, its sidecar transport and the action's settings, and hand its [`Ports`] to the
 //! use cases.
+//!
+//! `Adapters::open(client, Wiring)` resolves the platform config
+//! (`kube::platform_config::resolve_platform`) and builds `ops::Settings`, `KubeCluster`,
+//! `KubeAccess`, the `HttpSidecar`, the `PlatformRenderer`, the clock, the journal, the Lease
+//! holders, the prober and the node RPC; `Adapters::ops()` hands them to the use cases.
 use std::path::PathBuf;
 use std::sync::Arc;
 

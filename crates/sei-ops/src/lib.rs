@@ -5,6 +5,12 @@
 //!
 //! It depends on `sei-core` only among the workspace crates: no kube-rs, terminal or command-line
 //! parser is in its dependency tree (`tests/crate_graph.rs` in the workspace root checks it).
+//!
+//! Why `ports`, `tasks`, `executor` and `actions` are here and not in the core: the tasks and the
+//! executor's driver call the cluster and the sidecar through the async port traits, `ports`
+//! carries `tokio::io` (`PeerStream`) and `futures` streams (`PodLogs`), and the executor's pure
+//! step (`executor::step`) shares its module with the driver; `journal` records `actions`'
+//! `ActionName`. Moving the pure halves down is a later cut.
 pub mod actions;
 pub mod executor;
 pub mod journal;

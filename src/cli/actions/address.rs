@@ -1,14 +1,20 @@
 //! `sei-console address NODE --external-address HOST:PORT`: change a node's external address
 //! and persist the update plan that carries it into config.toml — the controller alone builds
 //! no plan for an address change.
+//!
+//! It validates HOST:PORT, previews the `external-address` change in the config-patch (and says the
+//! controller alone would not propagate it until the next image roll), checks the permissions,
+//! patches `spec.externalAddress` with the node's `sei.io/console-actions` record, persists the
+//! update plan under the node's resourceVersion (never over an Active plan), records a
+//! `ConsoleExternalAddress` Event and a journal line, then follows the plan.
 use std::process::ExitCode;
 
-use clap::{Args, FromArgMatches};
+use clap::Args;
 
-use super::action::{ActionArgs, ActionCommand, CommandFuture, drive};
-use super::{CliError, GlobalArgs};
 use crate::actions::address::ExternalAddress;
-use crate::ops::address::AddressInput;
+use crate::cli::action::{ActionArgs, drive};
+use crate::cli::{CliError, GlobalArgs};
+use crate::ops::actions::address::AddressInput;
 
 #[derive(Debug, Args)]
 pub struct AddressArgs {
@@ -22,31 +28,7 @@ pub struct AddressArgs {
     pub action: ActionArgs,
 }
 
-pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
-    name: "address",
-    order: 20,
-    help_after: Some("rollout"),
-    several_clusters: false,
-    command: address_command,
-    run: run_address,
-}];
-
-fn address_command() -> clap::Command {
-    AddressArgs::augment_args(clap::Command::new("address")).about(
-        "Set a SeiNode's external address and persist the update plan that writes it to \
-         config.toml",
-    )
-}
-
-fn run_address<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
-    Box::pin(async move {
-        let args = AddressArgs::from_arg_matches(matches)
-            .map_err(|e| CliError::BadInput(e.to_string()))?;
-        run(global, &args).await
-    })
-}
-
-async fn run(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, CliError> {
+pub async fn run(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, CliError> {
     let address = ExternalAddress::parse(&args.external_address)
         .map_err(|e| CliError::BadInput(e.to_string()))?;
     let input = AddressInput {

@@ -1,22 +1,26 @@
 //! `sei-console exec NODE`: build the plan the planner would build for the node now, persist it
 //! (only when no Active plan exists) and follow it to the end: executed by the embedded executor,
 //! or handed off to a live controller. One progress line per task transition (`-o json`: JSON
-//! lines). An action like the others (`ops::exec`): declared here as an [`ActionCommand`] with
-//! its own flags and driven by `cli::action::drive` (preview, read-only refusal, permission
+//! lines). An action like the others (`ops::actions::exec`): its own flags, driven by
+//! `cli::action::drive` (preview, read-only refusal, permission
 //! checks, confirmation, Lease, Console Event and journal lines).
+//!
+//! `--executor auto` picks from the controller's Lease `bc1f5b0a.sei.io` in
+//! `--controller-namespace` and says which; `embedded` executes here with the controller's
+//! semantics (one optimistic-locked status patch per step, resumable after a crash, per-node Lease
+//! `sei-console-exec-<node>`, `StatefulSetRenderFailed` events); `controller` watches a live
+//! controller execute it. Exit 1 if the plan fails.
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, FromArgMatches, ValueEnum};
+use clap::{Args, ValueEnum};
 
-use super::action::{
-    ActionArgs, ActionCommand, ActionOutput, CommandFuture, ContextOptions, drive,
-};
-use super::{CliError, GlobalArgs};
+use crate::cli::action::{ActionArgs, ActionOutput, ContextOptions, drive};
+use crate::cli::{CliError, GlobalArgs};
 use crate::config::ExecutorMode;
 use crate::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE;
-use crate::ops::exec::ExecInput;
+use crate::ops::actions::exec::ExecInput;
 
 /// Who executes the persisted plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -73,31 +77,8 @@ pub struct ExecArgs {
     pub max_wait_ms: u64,
 }
 
-pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
-    name: "exec",
-    // First of the actions: `rollout` places its help line after this one.
-    order: 5,
-    help_after: Some("plan"),
-    several_clusters: false,
-    command: exec_command,
-    run: run_exec,
-}];
-
-fn exec_command() -> clap::Command {
-    // `about` after `augment_args`: the args struct's own doc would replace it.
-    ExecArgs::augment_args(clap::Command::new("exec")).about(
-        "Persist the plan the planner would build for a SeiNode now and follow it to the end",
-    )
-}
-
-fn run_exec<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
-    Box::pin(run(global, matches))
-}
-
 /// Runs the command. Exit 0 when the plan completes (or nothing is to be done), 1 when it fails.
-async fn run(global: &GlobalArgs, matches: &clap::ArgMatches) -> Result<ExitCode, CliError> {
-    let args =
-        ExecArgs::from_arg_matches(matches).map_err(|e| CliError::BadInput(e.to_string()))?;
+pub async fn run(global: &GlobalArgs, args: &ExecArgs) -> Result<ExitCode, CliError> {
     let output = match args.output {
         ExecOutput::Text => ActionOutput::Text,
         ExecOutput::Json => ActionOutput::Json,

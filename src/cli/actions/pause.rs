@@ -1,13 +1,20 @@
 //! `sei-console pause NODE` and `sei-console resume NODE`: `spec.paused` set or cleared (the
 //! StatefulSet scales to zero and back), then a wait, bounded, for the pod to go or come back.
-//! Both declare their own subcommand here ([`COMMANDS`]).
+//! Both take the same flags ([`PauseArgs`]): `cli::Command::Pause` and `Command::Resume`.
+//!
+//! The preview shows the StatefulSet diff (server-side dry run: `spec.replicas: 1 -> 0`), the pod
+//! now and who applies the StatefulSet (the live controller, else the console once itself). A
+//! Failed node is refused with upstream's reason (`spec.paused has no effect on nodes in
+//! PhaseFailed; delete and recreate to recover from a failed node`); an already paused (or resumed)
+//! node is said and nothing is asked. Events `ConsoleNodePause`/`ConsoleNodeResume`, journal lines
+//! `pause`/`resume`; the wait is at most 300 s.
 use std::process::ExitCode;
 
-use clap::{Args, FromArgMatches};
+use clap::Args;
 
-use super::action::{ActionArgs, ActionCommand, CommandFuture, drive};
-use super::{CliError, GlobalArgs};
-use crate::ops::pause::PauseInput;
+use crate::cli::action::{ActionArgs, drive};
+use crate::cli::{CliError, GlobalArgs};
+use crate::ops::actions::pause::PauseInput;
 
 #[derive(Debug, Args)]
 pub struct PauseArgs {
@@ -18,55 +25,12 @@ pub struct PauseArgs {
     pub action: ActionArgs,
 }
 
-pub const COMMANDS: &[ActionCommand] = &[
-    ActionCommand {
-        name: "pause",
-        order: 50,
-        help_after: None,
-        several_clusters: false,
-        command: pause_command,
-        run: run_pause,
-    },
-    ActionCommand {
-        name: "resume",
-        order: 60,
-        help_after: None,
-        several_clusters: false,
-        command: resume_command,
-        run: run_resume,
-    },
-];
-
-// `about` after the flags: the flattened `ActionArgs` would put its own doc in its place.
-fn pause_command() -> clap::Command {
-    PauseArgs::augment_args(clap::Command::new("pause")).about(
-        "Pause a SeiNode: spec.paused freezes its reconciliation and its StatefulSet scales to \
-         zero (the pod terminates, the data stays); not on a Failed node",
-    )
-}
-
-fn resume_command() -> clap::Command {
-    PauseArgs::augment_args(clap::Command::new("resume")).about(
-        "Resume a paused SeiNode: spec.paused cleared, its StatefulSet scales back and the pod \
-         starts again",
-    )
-}
-
-fn run_pause<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
-    Box::pin(run(global, matches, true))
-}
-
-fn run_resume<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
-    Box::pin(run(global, matches, false))
-}
-
-async fn run(
+/// Pauses (`paused`) or resumes the node.
+pub async fn run(
     global: &GlobalArgs,
-    matches: &clap::ArgMatches,
+    args: &PauseArgs,
     paused: bool,
 ) -> Result<ExitCode, CliError> {
-    let args =
-        PauseArgs::from_arg_matches(matches).map_err(|e| CliError::BadInput(e.to_string()))?;
     let input = PauseInput {
         node: args.node.clone(),
         paused,

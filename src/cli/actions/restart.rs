@@ -1,16 +1,22 @@
 //! `sei-console restart NODE`: delete the node's pod `<node>-0` so that its StatefulSet creates
-//! it again, then wait (bounded) until the new pod is Running and Ready. Declared here as an
-//! [`ActionCommand`] with only the flags that apply: no plan is persisted or followed and no
+//! it again, then wait (bounded) until the new pod is Running and Ready. Its flags are only those
+//! that apply: no plan is persisted or followed and no
 //! StatefulSet rendered, so `--executor` and `--platform-config` are not offered, and
 //! `--timeout` bounds the wait for the new pod.
+//!
+//! The preview shows the pod's state (phase, Ready, restarts) and checks `get`/`delete pods`,
+//! `create events` and the node Lease; the pod `<node>-0` is deleted under the node's Lease, a
+//! `ConsolePodRestart` Event and journal lines recorded, and the wait (300 s by default) names each
+//! state the new pod (another UID) passes through until it is Running and Ready; exit 1 when it is
+//! not.
 use std::process::ExitCode;
 
-use clap::{Args, FromArgMatches};
+use clap::Args;
 
-use super::action::{ActionArgs, ActionCommand, ActionOutput, CommandFuture, drive};
-use super::{CliError, GlobalArgs};
+use crate::cli::action::{ActionArgs, ActionOutput, drive};
+use crate::cli::{CliError, GlobalArgs};
 use crate::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE;
-use crate::ops::restart::RestartInput;
+use crate::ops::actions::restart::RestartInput;
 
 #[derive(Debug, Args)]
 pub struct RestartArgs {
@@ -40,28 +46,7 @@ pub struct RestartArgs {
     pub controller_namespace: String,
 }
 
-pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
-    name: "restart",
-    order: 40,
-    help_after: None,
-    several_clusters: false,
-    command: restart_command,
-    run: run_restart,
-}];
-
-fn restart_command() -> clap::Command {
-    RestartArgs::augment_args(clap::Command::new("restart").about(
-        "Restart a SeiNode's pod: delete it for its StatefulSet to create it again, wait until Ready",
-    ))
-}
-
-fn run_restart<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
-    Box::pin(run(global, matches))
-}
-
-async fn run(global: &GlobalArgs, matches: &clap::ArgMatches) -> Result<ExitCode, CliError> {
-    let args =
-        RestartArgs::from_arg_matches(matches).map_err(|e| CliError::BadInput(e.to_string()))?;
+pub async fn run(global: &GlobalArgs, args: &RestartArgs) -> Result<ExitCode, CliError> {
     // The shared flags, with the defaults of those that do not apply.
     let action = ActionArgs {
         dry_run: args.dry_run,

@@ -2,20 +2,38 @@
 //! each wave starts when the previous one completed, the first failure halts the rollout and
 //! names the node and task. Running the same command again resumes: nodes already on the image
 //! have nothing to do, a failed node gets a fresh update plan.
+//!
+//! Prepared in phases (`prepare_cluster` → `PreparedCluster`) so `rollout_clusters`
+//! (`--across-clusters`) prepares every cluster before one confirmation and runs them through
+//! `ops::across::execute_in_turn`.
+//!
+//! What it does, in order: validates the reference (a warning without a digest), prints each node's
+//! update plan, config.toml patch and StatefulSet diff, checks the permissions of every call it and
+//! the embedded executor will make, asks on a terminal (refuses without one unless `--yes`), then
+//! per node patches `spec.image` (with its `sei.io/console-actions` record), persists the plan and
+//! records a `ConsoleImageRollout` Event and a journal line. Waves: `--canary N` nodes alone, then
+//! batches of `--batch N` (defaults: the config's `[waves]`); each wave starts when the previous
+//! one completed (plan Complete, `currentImage` the image, pod Ready) and passed the health gate:
+//! every node caught up (height > 1, not catching up, its `/lag_status` not lagging) with its
+//! height advancing through `--soak` (default 60s), within `--health-timeout` (default 10m). A node
+//! that does not pass halts the rollout naming what was seen (`height stuck at H since T`, `lagging
+//! (lag N, /lag_status 417)`, `one block-sync peer`, `RPC unreachable: why`); seeds are not gated
+//! (no RPC); `--no-health-gate` skips the gate. The first failure halts with the node and task,
+//! exit 1. With several `--context` and `--across-clusters` each cluster's preview is printed under
+//! `== cluster NAME ==`, one confirmation names every cluster and its node count (validators and
+//! seeds typed as `CONTEXT/NAME`), and JSON lines carry `context`.
 use std::process::ExitCode;
 
-use clap::{Args, FromArgMatches};
+use clap::Args;
 
-use super::action::{
-    ActionArgs, ActionCommand, ActionContext, CommandFuture, ContextOptions, Refusal,
-};
-use super::{CliError, GlobalArgs};
 use crate::actions::image_ref::ImageRef;
 use crate::api::NodeMode;
 use crate::chain::gate::GateSettings;
+use crate::cli::action::{ActionArgs, ActionContext, ContextOptions, Refusal};
+use crate::cli::{CliError, GlobalArgs};
 use crate::config::WaveDefaults;
 use crate::ops::action::{self as contract, Previewed};
-use crate::ops::rollout::{RolloutInput, RolloutPrepared, Selection};
+use crate::ops::actions::rollout::{RolloutInput, RolloutPrepared, Selection};
 
 #[derive(Debug, Args)]
 pub struct RolloutArgs {
@@ -58,30 +76,6 @@ pub struct RolloutArgs {
     pub action: ActionArgs,
 }
 
-pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
-    name: "rollout",
-    order: 10,
-    help_after: Some("exec"),
-    // `--across-clusters`: `clusters` refuses several `--context` without it.
-    several_clusters: true,
-    command: rollout_command,
-    run: run_rollout,
-}];
-
-fn rollout_command() -> clap::Command {
-    RolloutArgs::augment_args(clap::Command::new("rollout")).about(
-        "Pin an image on SeiNodes in waves (a canary, then batches), previewing each update plan",
-    )
-}
-
-fn run_rollout<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
-    Box::pin(async move {
-        let args = RolloutArgs::from_arg_matches(matches)
-            .map_err(|e| CliError::BadInput(e.to_string()))?;
-        run_clusters(global, &args).await
-    })
-}
-
 /// The clusters a rollout goes to, in order: one (the first `--context` or the current
 /// context), or every `--context` when the operator asked with `--across-clusters`.
 pub fn clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<Vec<Option<String>>, CliError> {
@@ -99,14 +93,14 @@ pub fn clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<Vec<Option<St
 }
 
 /// `rollout` over every cluster [`clusters`] names: one as before, several through
-/// [`super::rollout_clusters::run`] (every preview, one confirmation, cluster after cluster).
+/// [`crate::cli::rollout_clusters::run`] (every preview, one confirmation, cluster after cluster).
 pub async fn run_clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
     let clusters = clusters(global, args)?;
     if clusters.len() == 1 {
         return run(global, args).await;
     }
     let names: Vec<String> = clusters.into_iter().flatten().collect();
-    super::rollout_clusters::run(global, args, &names).await
+    crate::cli::rollout_clusters::run(global, args, &names).await
 }
 
 /// The rollout in one cluster: preview, confirmation, waves (the way every action goes).
@@ -157,10 +151,10 @@ pub async fn prepare_cluster(
     let detail = format!("image {image}");
     let words = selection.words();
     let refusal = (!args.action.dry_run).then(|| Refusal {
-        kind: Some(crate::ops::rollout::KIND),
+        kind: Some(crate::ops::actions::rollout::KIND),
         nodes: &words,
         detail: &detail,
-        action: contract::action_words(crate::ops::rollout::KIND, &words),
+        action: contract::action_words(crate::ops::actions::rollout::KIND, &words),
     });
     let mut options: ContextOptions = (&args.action).into();
     options.json_context = json_context.map(str::to_owned);
@@ -200,7 +194,7 @@ impl PreparedCluster {
 
     pub fn journal_dry_run(&self) {
         self.context.journal_dry_run(
-            crate::ops::rollout::KIND,
+            crate::ops::actions::rollout::KIND,
             &self.prepared.names(),
             &self.prepared.input.detail(),
         );

@@ -5,20 +5,20 @@
 //! it: both are words of the one `seed` command.
 use std::process::ExitCode;
 
-use clap::{Args, FromArgMatches, Subcommand};
+use clap::{Args, Subcommand};
 
-use super::action::{ActionArgs, ActionCommand, CommandFuture, drive};
-use super::{CliError, GlobalArgs};
 use crate::actions::address::ExternalAddress;
 use crate::actions::image_ref::ImageRef;
-use crate::ops::seed::SeedInput;
+use crate::cli::action::{ActionArgs, drive};
+use crate::cli::{CliError, GlobalArgs};
+use crate::ops::actions::seed::SeedInput;
 
 #[derive(Debug, Subcommand)]
 pub enum SeedCommand {
     /// Bring up a seed node with a new (or existing) node key and print its peer string.
     Create(SeedCreateArgs),
     /// Dial a seed like a peer would, complete the P2P handshake and check what it advertises.
-    Probe(super::seed_probe::SeedProbeArgs),
+    Probe(crate::cli::seed_probe::SeedProbeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -43,37 +43,10 @@ pub struct SeedCreateArgs {
     pub action: ActionArgs,
 }
 
-pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
-    name: "seed",
-    order: 30,
-    help_after: Some("address"),
-    several_clusters: false,
-    command: seed_command,
-    run: run_seed,
-}];
-
-fn seed_command() -> clap::Command {
-    SeedCommand::augment_subcommands(clap::Command::new("seed"))
-        .about(
-            "Seed nodes: `seed create NAME --chain-id ID --image REF` brings one up and prints \
-             its peer string; `seed probe NODE` dials it from here and checks its P2P handshake",
-        )
-        .subcommand_required(true)
-        .arg_required_else_help(true)
-}
-
-fn run_seed<'a>(global: &'a GlobalArgs, matches: &'a clap::ArgMatches) -> CommandFuture<'a> {
-    Box::pin(async move {
-        let command = SeedCommand::from_arg_matches(matches)
-            .map_err(|e| CliError::BadInput(e.to_string()))?;
-        run(global, &command).await
-    })
-}
-
-async fn run(global: &GlobalArgs, command: &SeedCommand) -> Result<ExitCode, CliError> {
+pub async fn run(global: &GlobalArgs, command: &SeedCommand) -> Result<ExitCode, CliError> {
     match command {
         SeedCommand::Create(args) => create(global, args).await,
-        SeedCommand::Probe(args) => super::seed_probe::run(global, args).await,
+        SeedCommand::Probe(args) => crate::cli::seed_probe::run(global, args).await,
     }
 }
 

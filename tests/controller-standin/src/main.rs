@@ -83,6 +83,9 @@ impl Ports {
     }
 }
 
+/// The User-Agent of its requests to the API server.
+const USER_AGENT: &str = concat!("controller-standin/", env!("CARGO_PKG_VERSION"));
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
@@ -101,13 +104,21 @@ async fn run(args: Args) -> Result<(), String> {
     let connection = sei_console::kube::client::connect(Some(&args.kubeconfig), None)
         .await
         .map_err(|e| e.to_string())?;
-    let sidecar = sei_console::sidecar::env::client_from_env(connection.kube_config.clone())?;
+    // Its requests name this program, not the console whose library it runs on.
+    let config = connection
+        .kube_config
+        .clone()
+        .map(|c| sei_console::kube::client::with_agent(c, USER_AGENT))
+        .ok_or("the connection has no kube config")?;
+    let client =
+        sei_console::kube::timeout::client(config.clone(), false).map_err(|e| e.to_string())?;
+    let sidecar = sei_console::sidecar::env::client_from_env(Some(config))?;
     let identity = args.identity.clone().unwrap_or_else(|| {
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into());
         format!("controller-standin-{host}_{}", uuid::Uuid::new_v4())
     });
     let ports: &'static Ports = Box::leak(Box::new(Ports {
-        cluster: Box::leak(Box::new(KubeCluster::new(connection.client.clone()))),
+        cluster: Box::leak(Box::new(KubeCluster::new(client))),
         sidecar: Box::leak(Box::new(sidecar)),
         renderer: Box::leak(Box::new(PlatformRenderer::new(platform))),
         clock: &SystemClock,

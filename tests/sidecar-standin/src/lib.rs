@@ -5,6 +5,12 @@
 //! in-memory readiness flag, config-patch / config-apply / config-validate writing real files
 //! under `<home>/config`, and `/v0/node-id` from `config/node_key.json`. See `tasks` for what
 //! each task type does here. Never linked into the shipped `sei-console` binary.
+//!
+//! `engine` is the task state machine and store, `server` the routes, `tasks/` the handlers; a
+//! `Router` serves many nodes on one port; task types listed in `<home>/.standin-fail-tasks` fail.
+//! `real` runs one real `seictl serve` per SeiNode, chosen per node on first contact; the stand-in
+//! answers only for nodes annotated `sei-console.test/sidecar: standin` (the list of what the real
+//! one cannot run here, and why: `tests/sidecar-standin/README.md`).
 pub mod engine;
 pub mod rbac_proxy;
 pub mod real;

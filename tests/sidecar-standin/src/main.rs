@@ -107,14 +107,22 @@ async fn main() -> ExitCode {
 }
 
 /// The client the proxies review tokens and access with (the real proxy uses its pod's
-/// ServiceAccount, bound to system:auth-delegator).
+/// ServiceAccount, bound to system:auth-delegator), and the router reads SeiNodes with. Its
+/// requests say who sent them (`sidecar-standin/VERSION`), as the API server's audit log shows.
 async fn reviewer(file: &std::path::Path) -> Result<kube::Client, String> {
     let kubeconfig = kube::config::Kubeconfig::read_from(file).map_err(|e| e.to_string())?;
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .map_err(|e| e.to_string())?;
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static(USER_AGENT),
+    ));
     kube::Client::try_from(config).map_err(|e| e.to_string())
 }
+
+/// The User-Agent of this add-on's requests to the API server.
+const USER_AGENT: &str = concat!("sidecar-standin/", env!("CARGO_PKG_VERSION"));
 
 enum Running {
     Single(Standin),

@@ -104,7 +104,11 @@ pub async fn connect(
                 let reason = if name.is_empty() {
                     "no current-context set".to_owned()
                 } else {
-                    "no such context in the kubeconfig".to_owned()
+                    let near = crate::fleet::names::near(&name, known.iter().map(String::as_str));
+                    format!(
+                        "no such context in the kubeconfig{}",
+                        crate::fleet::names::did_you_mean(&near)
+                    )
                 };
                 return Err(ConnectError::Context {
                     context: name,
@@ -151,13 +155,19 @@ pub async fn connect(
 pub const USER_AGENT: &str = concat!("sei-console/", env!("CARGO_PKG_VERSION"));
 
 /// `config` with the console's User-Agent on every request.
-pub fn with_user_agent(mut config: Config) -> Config {
+pub fn with_user_agent(config: Config) -> Config {
+    with_agent(config, USER_AGENT)
+}
+
+/// `config` with `agent` as the one User-Agent of every request (the console's, or a test
+/// stand-in's own on the console's library: `controller-standin/VERSION`).
+pub fn with_agent(mut config: Config, agent: &'static str) -> Config {
     config
         .headers
         .retain(|(name, _)| name != http::header::USER_AGENT);
     config.headers.push((
         http::header::USER_AGENT,
-        http::HeaderValue::from_static(USER_AGENT),
+        http::HeaderValue::from_static(agent),
     ));
     config
 }

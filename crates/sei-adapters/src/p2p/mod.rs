@@ -11,6 +11,17 @@
 //!
 //! [`probe`] reaches the network only through [`crate::ports::PeerDialer`]; [`tcp::TcpDialer`]
 //! is the production adapter.
+//!
+//! The modules: `secret` (ephemeral X25519, Merlin challenge, HKDF-SHA256 keys), `frame` (1044-byte
+//! ChaCha20-Poly1305 frames, a nonce counter per direction), `wire` (the prost messages `Preface`,
+//! `Handshake`, `NodeInfo`; size caps; the repeated-singular-field check), `conn`
+//! (`SecretConnection` over any `AsyncRead + AsyncWrite`: buffered frames, capped length-prefixed
+//! reads, a frame-count cap), `handshake` (our signed Handshake and NodeInfo; upstream's checks of
+//! the peer's), `address` (`NodeAddress`, loopback), `probe` (one deadline over connect, secret
+//! connection, Handshake and NodeInfo), `judge` (the seven verdicts, pure; `CheckCounts`: passed,
+//! failed, not reached, undecided), `prober` (`P2pProber`, the `ports::probe::SeedProber` adapter),
+//! `report` (text), `tcp` (the production dialer); test vectors in `p2p/testdata/`. An adapter:
+//! `ops` and the console never name it; the composition root hands the prober in.
 pub mod address;
 pub mod conn;
 pub mod frame;

@@ -7,6 +7,9 @@
 //! At most [`MAX_FORWARDS`] forwards are open and at most as many reads run at once; an idle
 //! forward is reused while it works and the least recently used one is closed to make room.
 //! Every read has a deadline and its answer is capped at `ports::node_rpc::MAX_ANSWER_BYTES`.
+//!
+//! `node_rpc_for` gives the actions' RPC adapter of a kubeconfig, or `NoNodeRpc`, which fails every
+//! read saying why (`wiring::Wiring::node_rpc`).
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -1,6 +1,11 @@
 //! Reading a sidecar's answer with a size bound (`limits::SIDECAR_BODY`): a sidecar that
 //! answers with more (a bug, a proxy's error page gone wild, anything in between) is refused
 //! with a typed error naming the limit, without the console holding the whole of it.
+//!
+//! A `Content-Length` over the limit is refused before reading, a body without one is read no
+//! further than the limit; either is `SidecarError::TooLarge` (terminal). On a port-forward the
+//! connection is dropped and the next call opens another. Every transport reads its answers through
+//! `read_bounded`.
 use bytes::{Buf, Bytes, BytesMut};
 use http_body_util::BodyExt;
 

@@ -11,6 +11,13 @@
 //! The planner ignores them (as the controller does: the API server prunes unknown fields, so a
 //! node read from a cluster never has any). `schema::unknown_field_paths` lists them, by walking
 //! the upstream CRD's own schema, so the edge can warn about them.
+//!
+//! The files: `seinode.rs` (SeiNode, SeiNodeSpec, NodeMode, spec helpers), `common.rs` and
+//! `modes.rs` (the sub-specs), `status.rs` (SeiNodeStatus, Phase), `plan.rs` (TaskPlan,
+//! PlannedTask, FailedTaskInfo), `conditions.rs` (types, reasons, the SetStatusCondition rules),
+//! `task_kind.rs` (`TaskKind`, serde-renamed to the upstream strings), `sidecar.rs` (the seictl
+//! sidecar's wire types), `schema.rs` (the embedded CRD schema, the unknown-field walk),
+//! `validation.rs`, `unknown.rs`.
 mod common;
 mod conditions;
 mod modes;

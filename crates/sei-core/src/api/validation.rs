@@ -426,5 +426,4 @@ fn check_rules(
 }
 
 #[cfg(test)]
-#[path = "validation_tests.rs"]
 mod tests;

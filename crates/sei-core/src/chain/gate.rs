@@ -3,16 +3,16 @@
 //! A node passes when it is caught up (sei-k8s-controller's `WaitCaughtUp`: height above 1 and
 //! not catching up; and its own `/lag_status` not over its threshold) and its height advanced
 //! through the soak time since it was first seen so. It halts the rollout when its height stands
-//! still for longer than the stall threshold (`NodeHealth::stall_threshold`), or when the
+//! still for longer than the stall threshold (`health::STALL_AFTER`), or when the
 //! timeout passes first, naming what was seen last. The clock is passed in: the driver
-//! (`ops::rollout`) reads the RPC and the clock through the ports.
+//! (`ops::actions::rollout`) reads the RPC and the clock through the ports.
 use std::fmt;
 use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
-use super::health::{BLOCK_SYNC_PEERS, NodeHealth, Reading, Snapshot};
+use super::health::{BLOCK_SYNC_PEERS, Reading, Snapshot};
 use super::rpc::RpcFailure;
 
 /// How long a node must stay caught up with its height advancing, unless asked otherwise.
@@ -263,7 +263,6 @@ impl GateVerdict {
 pub struct HealthGate {
     settings: GateSettings,
     started: Timestamp,
-    health: NodeHealth,
     first_height: Option<u64>,
     /// The height last seen and when this gate first saw it.
     standing: Option<(u64, Timestamp)>,
@@ -280,7 +279,6 @@ impl HealthGate {
         HealthGate {
             settings,
             started,
-            health: NodeHealth::default(),
             first_height: None,
             standing: None,
             soak_from: None,
@@ -303,7 +301,6 @@ impl HealthGate {
             }
             Ok(snapshot) => self.answered(at, snapshot),
         }
-        self.health.record(reading);
     }
 
     fn answered(&mut self, at: Timestamp, snapshot: &Snapshot) {
@@ -357,7 +354,7 @@ impl HealthGate {
     /// The height stood still past the stall threshold.
     fn stuck(&self, now: Timestamp) -> Option<Unhealthy> {
         let (height, since) = self.standing?;
-        (now.duration_since(since) > self.health.stall_threshold())
+        (now.duration_since(since) > super::health::STALL_AFTER)
             .then_some(Unhealthy::Stuck { height, since })
     }
 
@@ -426,5 +423,4 @@ fn signed(duration: Duration) -> SignedDuration {
 }
 
 #[cfg(test)]
-#[path = "gate_tests.rs"]
 mod tests;

@@ -3,6 +3,12 @@
 //! fleet's nodes are measured against instead of the fleet's own highest node. Pure: the URL,
 //! its validation, and the last read the console made of it. An unreachable reference is kept
 //! as such, and the lag falls back to the fleet's highest height (`fleet::chain_tops`).
+//!
+//! The fleet keeps them (`Fleets::set_references`, `record_reference`, `references_due`, `top_of`):
+//! an answering reference is its chain's top (`LagSource::Reference`), an unreachable one leaves
+//! the fleet's top as `LagSource::FleetReferenceUnreachable`. The console reads each every 5 s
+//! (`app::chain_health`); `get`, `describe` and `doctor` read each once
+//! (`cli::chain_health::references`, `read_references`).
 use std::collections::BTreeMap;
 
 use jiff::Timestamp;

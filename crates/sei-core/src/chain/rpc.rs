@@ -12,6 +12,9 @@
 //!   builds say 299, which we accept as well.
 //! - Any other error of a GET answers HTTP **200** with the bare error object
 //!   `{code, message, data}`, so a 200 is not a result until its body says so.
+//!
+//! A failed read is an `RpcFailure`: forbidden, no pod, refused, timeout, too large, HTTP, RPC
+//! error, bad answer or unreachable.
 use serde::Serialize;
 use serde_json::Value;
 

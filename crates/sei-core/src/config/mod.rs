@@ -4,6 +4,11 @@
 //! Reading is forgiving: a file that does not parse gives one message naming the line and all
 //! defaults; a bad value gives a message naming its line and the default for that setting only.
 //! Writing ([`edit`]) changes one value with `toml_edit`, so comments and order survive.
+//!
+//! [`Config`] holds the theme (`ThemeName`, its config name and the `T` cycle), executor mode,
+//! read-only, the fleet filter, wave defaults and key overrides. `edit` saves the theme and the
+//! filter (`save_theme`, `save_filter`); `keys` names screens and actions (`KeyOverride`,
+//! `keymap_with`); `paths` finds the XDG config and state dirs.
 use std::path::{Path, PathBuf};
 
 mod decode;

@@ -73,15 +73,23 @@ pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> S
     line(format!("Phase:            {}", phase_text(d.phase)));
     line(format!("Image:            {}", d.spec.image));
     let drift = if d.drift.any() {
-        drift_text(d.drift)
+        format!(
+            "{}{}",
+            drift_text(d.drift),
+            super::running::since_text(d.drift_since.as_ref(), now)
+        )
     } else {
-        "= in sync"
+        "= in sync".to_owned()
     };
     line(format!(
         "Current image:    {}  {drift}",
         d.current_image
             .clone()
             .unwrap_or_else(|| "(not observed yet)".to_owned())
+    ));
+    line(format!(
+        "Runs:             {}",
+        super::running::runs_text(d.running.as_ref(), now)
     ));
     line(format!(
         "Sidecar image:    {}",
@@ -172,16 +180,21 @@ pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> S
                 p.failed_phase.map_or("-", |x| x.as_str()),
                 if p.id.is_empty() { "-" } else { &p.id }
             ));
+            if let Some(orphan) = &d.orphan {
+                line(format!("  Orphaned:       {}", orphan.why));
+                line(format!("  Resume it:      {}", orphan.resume));
+            }
             for t in &p.tasks {
                 let submitted = t
                     .submitted_at
                     .map_or("-".to_owned(), |s| format!("{} ago", age(Some(s), now)));
                 line(format!(
-                    "  {} {:<28} {:>5} {:>9}  {}",
+                    "  {} {:<28} {:>5} {:>9} {:>13}  {}",
                     task_symbol(t.status, t.current),
                     t.kind,
                     format!("{}/{}", t.retries, t.max_retries),
                     submitted,
+                    super::running::took_text(t.took, now),
                     t.error
                 ));
             }

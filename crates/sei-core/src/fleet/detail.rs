@@ -9,6 +9,7 @@ use k8s_openapi::api::core::v1::Pod;
 use super::Fleet;
 use super::events::{EventBrief, in_time_order};
 use super::rows::{Drift, drift};
+use super::running::{DriftSince, RunningImage, TaskTook, drift_since, task_durations};
 use super::store::ObjectKey;
 use crate::api::{NodeMode, Phase, PlanPhase, SeiNode, TaskPlan, TaskStatus};
 
@@ -45,6 +46,8 @@ pub struct TaskLine {
     pub retries: i64,
     pub max_retries: i64,
     pub submitted_at: Option<Timestamp>,
+    /// How long it took, as far as the plan records it (`running::task_durations`).
+    pub took: TaskTook,
     pub error: String,
     /// The first task that is not Complete.
     pub current: bool,
@@ -75,6 +78,7 @@ pub struct PlanDetail {
 impl PlanDetail {
     pub fn of(plan: &TaskPlan) -> PlanDetail {
         let current = plan.current_task_index();
+        let took = task_durations(plan);
         PlanDetail {
             id: plan.id.clone(),
             phase: plan.phase,
@@ -90,6 +94,7 @@ impl PlanDetail {
                     retries: task.retry_count,
                     max_retries: task.max_retries,
                     submitted_at: task.submitted_at.as_ref().map(|t| t.0),
+                    took: took.get(i).copied().unwrap_or(TaskTook::Unknown),
                     error: task.error.clone(),
                     current: Some(i) == current,
                 })
@@ -263,9 +268,18 @@ pub struct NodeDetail {
     pub phase: Option<Phase>,
     pub current_image: Option<String>,
     pub current_sidecar_image: Option<String>,
+    /// The image its pod runs (`None`: no pod, or it reports none yet).
+    pub running: Option<RunningImage>,
+    /// Image drift against what runs when that is known (`running::image_drift`).
     pub drift: Drift,
+    /// Since when the node has drifted: the update's condition or plan (`None` without drift,
+    /// or when neither says).
+    pub drift_since: Option<DriftSince>,
     pub conditions: Vec<ConditionLine>,
     pub plan: Option<PlanDetail>,
+    /// Its Active plan has no live executor, and the command that resumes it
+    /// (`fleet::runners`).
+    pub orphan: Option<super::runners::Orphan>,
     pub events: Vec<EventBrief>,
     pub statefulset: Option<StatefulSetSummary>,
     pub pods: Vec<PodSummary>,
@@ -404,15 +418,33 @@ impl NodeDetail {
             .map(StatefulSetSummary::of);
         let pods = fleet.pods.values().map(PodSummary::of).collect();
         let mode = node.spec.mode().ok();
+        // The node screen's own pod watch, else the fleet's slim pods.
+        let pod_name = super::pod_warnings::pod_of_node(&key.name);
+        let running = fleet
+            .pods
+            .values()
+            .find(|p| p.metadata.name.as_deref() == Some(pod_name.as_str()))
+            .and_then(RunningImage::of)
+            .or_else(|| fleet.row(key).and_then(|row| row.running.clone()));
+        let current_image = non_empty(status.and_then(|s| s.current_image.as_ref()));
+        let mut drift = drift(node, default_sidecar_image);
+        drift.image = super::running::image_drift(
+            &node.spec.image,
+            current_image.as_deref(),
+            running.as_ref(),
+        );
         Some(NodeDetail {
             key: key.clone(),
             spec: spec_summary(node, default_sidecar_image),
             phase: status.and_then(|s| s.phase),
-            current_image: non_empty(status.and_then(|s| s.current_image.as_ref())),
+            current_image,
             current_sidecar_image: non_empty(status.and_then(|s| s.current_sidecar_image.as_ref())),
-            drift: drift(node, default_sidecar_image),
+            running,
+            drift_since: drift.any().then(|| drift_since(node)).flatten(),
+            drift,
             conditions,
             plan: status.and_then(|s| s.plan.as_ref()).map(PlanDetail::of),
+            orphan: fleet.row(key).and_then(|row| row.orphan.clone()),
             statefulset,
             pods,
             seed_peer: (mode == Some(NodeMode::Seed)).then(|| seed_peer(fleet, key, node)),

@@ -1,8 +1,10 @@
 //! The `/` filter: whitespace-separated terms, all of which must match.
 //!
 //! Terms: `mode:seed`, `phase:Failed` (also `phase:none` for a node without phase),
-//! `chain:arctic-1`, `ns:NAME`, `ctx:NAME` (the kubeconfig context), `drift`, `running:IMAGE` (the observed image holds IMAGE),
-//! `stale-image` (observed on another image than the spec's), `warning` (a Warning event or a
+//! `chain:arctic-1`, `ns:NAME`, `ctx:NAME` (the kubeconfig context), `drift` (against what the
+//! pod runs when known, `fleet::running`), `running:IMAGE` (the image the pod runs, else the
+//! observed `status.currentImage`, holds IMAGE), `stale-image` (runs, else was observed on,
+//! another image than the spec's), `warning` (a Warning event or a
 //! node not healthy), `failed` (something failed: phase, plan, a condition, the render, a
 //! stalled chain), `sick` (not healthy by its verdict, `fleet::verdict`), `healthy`, the chain
 //! health of the node's RPC (`stalled`, `lagging`, `catching-up`, `unreachable`, `in-sync`), a leading
@@ -25,10 +27,12 @@ pub enum Term {
     /// `ctx:NAME`: the row's kubeconfig context.
     Context(String),
     Drift,
-    /// `running:TEXT`: the observed image (`status.currentImage`) holds TEXT.
+    /// `running:TEXT`: the image the pod runs (else the observed `status.currentImage`) holds
+    /// TEXT.
     Running(String),
-    /// `stale-image`: an image was observed and it is not the spec's (an empty `currentImage`,
-    /// never observed, is drift to the controller but not a node on an old image).
+    /// `stale-image`: the pod runs another image than the spec's; without a pod, an image was
+    /// observed and it is not the spec's (an empty `currentImage`, never observed, is drift to
+    /// the controller but not a node on an old image).
     StaleImage,
     /// A Warning event, or a node that is not healthy.
     Warning,
@@ -161,13 +165,18 @@ fn term_matches(term: &Term, row: &FleetRow) -> bool {
         Term::Context(context) => row.key.context.eq_ignore_ascii_case(context),
         Term::Drift => row.drift.any(),
         Term::Running(needle) => row
-            .current_image
+            .running
             .as_ref()
+            .map(|r| &r.image)
+            .or(row.current_image.as_ref())
             .is_some_and(|image| image.to_lowercase().contains(needle.as_str())),
-        Term::StaleImage => row
-            .current_image
-            .as_ref()
-            .is_some_and(|image| *image != row.image),
+        Term::StaleImage => match &row.running {
+            Some(running) => !running.is(&row.image),
+            None => row
+                .current_image
+                .as_ref()
+                .is_some_and(|image| *image != row.image),
+        },
         Term::Warning => row.warning().is_some() || !row.verdict.is_healthy(),
         Term::Failed => row.verdict.has_failed(),
         Term::Sick => !row.verdict.is_healthy(),

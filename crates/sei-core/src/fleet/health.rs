@@ -28,10 +28,22 @@ pub struct HealthBrief {
     pub no_pod: bool,
     /// What the lag is measured against (the chain's top), shown after a lag figure.
     pub against: Option<LagSource>,
+    /// When the verdict's reading was taken, if reads failed since (the verdict is held over
+    /// them, `chain::health`): the cell shows its age.
+    pub held_from: Option<Timestamp>,
 }
 
 impl HealthBrief {
-    pub fn of(verdict: &Verdict, health: &NodeHealth, top: ChainTop) -> HealthBrief {
+    pub fn of(
+        verdict: &Verdict,
+        health: &NodeHealth,
+        top: ChainTop,
+        now: Timestamp,
+    ) -> HealthBrief {
+        let held_from = health
+            .basis(now)
+            .filter(|basis| basis.failed_since > 0)
+            .map(|basis| basis.at);
         let mut brief = HealthBrief {
             state: verdict.state(),
             height: health.height(),
@@ -41,6 +53,7 @@ impl HealthBrief {
             one_peer: false,
             no_pod: false,
             against: top.source,
+            held_from,
         };
         match verdict {
             Verdict::Pending | Verdict::InSync { .. } => {}
@@ -66,8 +79,17 @@ impl HealthBrief {
     /// The full cell: `✓ 123456`, `⟳ 1200 -3400`, `⟳ 1200 1 peer`, `↓ 1200 -500`,
     /// `⏸ 1200 2m`, `✗ refused`, `…`; a lag figure measured against the chain's reference
     /// RPC ends in `ref` (`↓ 1200 -500 ref`), one measured against the fleet because the
-    /// reference did not answer in `ref✗`.
+    /// reference did not answer in `ref✗`. A verdict held over failed reads ends in the age of
+    /// its reading (`✓ 123456 12s old`).
     pub fn cell(&self, now: Timestamp) -> String {
+        let cell = self.verdict_cell(now);
+        match self.held_from {
+            Some(at) => format!("{cell} {} old", age(Some(at), now)),
+            None => cell,
+        }
+    }
+
+    fn verdict_cell(&self, now: Timestamp) -> String {
         let mark = self.state.mark();
         let height = self.height.map(|h| h.to_string());
         match (self.state, height) {
@@ -112,7 +134,14 @@ pub fn lines(
     now: Timestamp,
     against: Against<'_>,
 ) -> Vec<(&'static str, String)> {
-    let mut out = vec![("sync", verdict_line(verdict, now))];
+    let mut sync = verdict_line(verdict, now);
+    if let Some(basis) = health
+        .and_then(|h| h.basis(now))
+        .filter(|b| b.failed_since > 0)
+    {
+        sync.push_str(&held_words(basis, now));
+    }
+    let mut out = vec![("sync", sync)];
     if let Some(line) = against.reference_line(now) {
         out.push(("reference", line));
     }
@@ -184,6 +213,17 @@ pub fn lines(
     out
 }
 
+/// After a verdict held over failed reads: how old its reading is and how many failed since.
+pub fn held_words(basis: crate::chain::health::Basis, now: Timestamp) -> String {
+    let failed = basis.failed_since;
+    format!(
+        " (from the reading of {} ago; {failed} read{} failed since, unreachable after {})",
+        age(Some(basis.at), now),
+        if failed == 1 { "" } else { "s" },
+        crate::chain::health::UNREACHABLE_AFTER
+    )
+}
+
 fn yes_no(flag: bool) -> &'static str {
     if flag { "yes" } else { "no" }
 }
@@ -213,7 +253,7 @@ pub fn verdict_line(verdict: &Verdict, now: Timestamp) -> String {
             since,
             threshold_seconds,
         } => format!(
-            "{head}: height stuck at {height} since {} ({} ago; threshold {threshold_seconds} s)",
+            "{head}: height stuck at {height} since {}, its last block ({} ago; threshold {threshold_seconds} s)",
             since.strftime("%H:%M:%SZ"),
             age(Some(*since), now)
         ),
@@ -264,6 +304,7 @@ pub fn source_words(source: LagSource) -> &'static str {
         LagSource::FleetReferenceUnreachable => {
             "the fleet top (the chain's reference RPC is unreachable)"
         }
+        LagSource::Peers => "its block-sync peers (their highest height)",
     }
 }
 
@@ -361,6 +402,12 @@ pub struct HealthJson {
     pub node_id_matches: Option<bool>,
     pub read_at: Option<Timestamp>,
     pub answered_at: Option<Timestamp>,
+    /// When the reading the verdict rests on was taken (the last read, or the last good one
+    /// while the verdict is held over failed reads), and its age in seconds.
+    pub verdict_read_at: Option<Timestamp>,
+    pub verdict_read_age_seconds: Option<i64>,
+    /// Failed reads in a row since the last good one.
+    pub failed_reads: u32,
     pub error: Option<RpcFailure>,
     /// What the lag is measured against: the chain's reference RPC or the fleet top.
     pub lag_against: Option<LagAgainstJson>,
@@ -392,6 +439,7 @@ impl HealthJson {
             .and_then(|h| h.last_good.as_deref())
             .map(|(at, snapshot)| (at, snapshot));
         let status = good.map(|(_, s)| &s.status);
+        let basis = health.and_then(|h| h.basis(now));
         let node_id = status
             .map(|s| s.node_id.clone())
             .filter(|id| !id.is_empty());
@@ -427,6 +475,9 @@ impl HealthJson {
             known_node_id: known_node_id.map(str::to_owned),
             read_at: health.and_then(|h| h.last.as_ref()).map(|r| r.at),
             answered_at: good.map(|(at, _)| *at),
+            verdict_read_at: basis.map(|b| b.at),
+            verdict_read_age_seconds: basis.map(|b| now.duration_since(b.at).as_secs()),
+            failed_reads: health.map_or(0, NodeHealth::failures),
             error: health
                 .and_then(|h| h.last.as_ref())
                 .and_then(|r| r.failure.clone()),

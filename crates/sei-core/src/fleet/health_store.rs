@@ -242,7 +242,7 @@ impl Fleets {
         };
         let Some(brief) = fleet
             .health(key)
-            .map(|health| HealthBrief::of(&health.verdict(now, top), health, top))
+            .map(|health| HealthBrief::of(&health.verdict(now, top), health, top, now))
         else {
             return;
         };
@@ -260,7 +260,7 @@ impl Fleet {
                 let row: &FleetRow = self.row(key)?;
                 let top = top_for(tops, &row.chain_id);
                 let verdict = health.verdict(now, top);
-                let brief = HealthBrief::of(&verdict, health, top);
+                let brief = HealthBrief::of(&verdict, health, top, now);
                 (row.health != Some(brief)).then(|| (key.clone(), Some(brief)))
             })
             .collect();

@@ -1,6 +1,6 @@
 //! The fleet's side of the pods' Warnings (`pod_warnings`): the Warning events of the SeiNodes'
 //! pods and the pods themselves as deltas bring them, and each node's row told its pod's live
-//! Warning when either changes.
+//! Warning and the image its pod runs (`fleet::running`) when either changes.
 use k8s_openapi::api::core::v1::{Event, Pod};
 
 use super::Fleet;
@@ -62,7 +62,8 @@ impl Fleet {
         }
     }
 
-    /// Judges the pod Warnings of the node `key` again (its pod or their events changed).
+    /// Judges the pod Warnings and the running image of the node `key` again (its pod or their
+    /// events changed).
     fn refresh_pod_warning(&mut self, key: &ObjectKey) {
         let Some(row) = self.rows.get_mut(key) else {
             return;
@@ -73,9 +74,17 @@ impl Fleet {
             &self.pod_warnings,
             &self.node_pods,
         );
+        let pod_key = ObjectKey {
+            name: pod_warnings::pod_of_node(&key.name).into(),
+            ..key.clone()
+        };
+        let running = self
+            .node_pods
+            .get(&pod_key)
+            .and_then(super::running::RunningImage::of);
         // Counted out as it was, in again as it is (the same counts when nothing changed).
         self.counts.remove(row);
-        let changed = row.set_pod_warning(event);
+        let changed = row.set_pod_warning(event) | row.set_running(running);
         self.counts.add(row);
         if changed {
             self.widths.grow(row);

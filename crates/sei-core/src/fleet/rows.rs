@@ -178,8 +178,13 @@ pub struct FleetRow {
     pub phase: Option<Phase>,
     pub image: String,
     pub current_image: Option<String>,
+    /// The image its pod runs (`fleet::running`; `None`: no pod, or it reports none yet).
+    pub running: Option<super::running::RunningImage>,
+    /// Image drift against what runs when that is known (`running::image_drift`).
     pub drift: Drift,
     pub plan: Option<PlanSummary>,
+    /// Its Active plan has no live executor (`fleet::runners`), and how to resume it.
+    pub orphan: Option<super::runners::Orphan>,
     pub conditions: Vec<ConditionBrief>,
     /// The SeiNode's own latest Warning event.
     pub last_warning: Option<WarningBrief>,
@@ -218,8 +223,10 @@ impl FleetRow {
             phase: None,
             image: String::new(),
             current_image: None,
+            running: None,
             drift: Drift::default(),
             plan: None,
+            orphan: None,
             conditions: Vec::new(),
             last_warning: None,
             pod_warning: None,
@@ -255,6 +262,7 @@ impl FleetRow {
                 .filter(|i| !i.is_empty()),
         );
         self.drift = drift(node, default_sidecar_image);
+        self.judge_image_drift();
         match (status.and_then(|s| s.plan.as_ref()), &mut self.plan) {
             (None, slot) => *slot = None,
             (Some(plan), Some(summary)) => summary.refresh(plan),
@@ -303,6 +311,36 @@ impl FleetRow {
         self.pod_warning = brief;
         self.judge_and_index();
         true
+    }
+
+    /// Sets whether its Active plan is orphaned; says whether that changed the row.
+    pub fn set_orphan(&mut self, orphan: Option<super::runners::Orphan>) -> bool {
+        if orphan == self.orphan {
+            return false;
+        }
+        self.orphan = orphan;
+        self.judge_and_index();
+        true
+    }
+
+    /// Sets the image the node's pod runs; says whether that changed the row (its drift is
+    /// judged again).
+    pub fn set_running(&mut self, running: Option<super::running::RunningImage>) -> bool {
+        if running == self.running {
+            return false;
+        }
+        self.running = running;
+        self.judge_image_drift();
+        self.judge_and_index();
+        true
+    }
+
+    fn judge_image_drift(&mut self) {
+        self.drift.image = super::running::image_drift(
+            &self.image,
+            self.current_image.as_deref(),
+            self.running.as_ref(),
+        );
     }
 
     /// The Warning the WARNING column shows: the newer of the node's own and its pod's (the

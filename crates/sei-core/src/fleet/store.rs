@@ -10,6 +10,10 @@
 //! mode sub-specs), and a map holding it inline would leave half-full tree nodes of that size.
 //! An apply whose `resourceVersion` equals the stored one (a relist after a reconnect, a watch
 //! replaying what we have) changes nothing, so it reports `Change::Nothing` and nothing redraws.
+//!
+//! Any object with `k8s_openapi::Metadata` can be stored ([`Object`]), not kube-rs's `Resource`:
+//! the core knows no client. An [`ObjectKey`] shares its strings (`Arc<str>`), so listings copy
+//! keys without allocating; keys of several clusters carry their context, first in the order.
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::sync::Arc;

@@ -19,6 +19,8 @@ pub const PLAN_ACTIVE: &str = "▶";
 pub const PLAN_COMPLETE: &str = "✓";
 pub const PLAN_FAILED: &str = "✗";
 pub const TASK_WAITING: &str = "·";
+/// After an Active plan's progress: nobody runs it (`fleet::runners`).
+pub const ORPHANED: &str = "orphaned";
 
 pub const DRIFT_IMAGE: &str = "≠image";
 pub const DRIFT_SIDECAR: &str = "≠sidecar";

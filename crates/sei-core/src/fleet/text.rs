@@ -74,14 +74,46 @@ pub fn drift_text(drift: Drift) -> &'static str {
     }
 }
 
-/// Image cell: short image, then the drift mark.
+/// Image cell: short image, then the drift mark, then what the pod runs when that is another
+/// image (`sei:v6.4.0 ≠image runs sei:v6.3.0`).
 pub fn image_cell(row: &FleetRow) -> String {
+    let mut text = short_image(&row.image).to_owned();
     let mark = drift_text(row.drift);
-    if mark.is_empty() {
-        short_image(&row.image).to_owned()
-    } else {
-        format!("{} {mark}", short_image(&row.image))
+    if !mark.is_empty() {
+        text.push(' ');
+        text.push_str(mark);
     }
+    if let Some(running) = row.running.as_ref().filter(|r| !r.is(&row.image)) {
+        text.push_str(" runs ");
+        text.push_str(short_image(&running.image));
+    }
+    text
+}
+
+/// The row's plan cell: [`plan_cell`], or `▶ 5/7 orphaned` for an Active plan nobody runs.
+pub fn row_plan_cell(row: &FleetRow, now: Timestamp) -> String {
+    match (&row.plan, &row.orphan) {
+        (Some(plan), Some(_)) => orphaned_plan(plan),
+        (plan, _) => plan_cell(plan.as_ref(), now),
+    }
+}
+
+/// [`row_plan_cell`], compact.
+pub fn row_plan_short(row: &FleetRow) -> String {
+    match (&row.plan, &row.orphan) {
+        (Some(plan), Some(_)) => orphaned_plan(plan),
+        (plan, _) => plan_short(plan.as_ref()),
+    }
+}
+
+fn orphaned_plan(plan: &PlanSummary) -> String {
+    format!(
+        "{} {}/{} {}",
+        plan_symbol(plan.phase),
+        plan.done,
+        plan.total,
+        symbols::ORPHANED
+    )
 }
 
 /// Plan cell: `▶ 3/7 config-validate r1/3 2m`, `✗ 4/7 replace-pod r3/3`, `✓ 7/7`, `-`.
@@ -240,6 +272,28 @@ pub fn context_short(context: &str) -> String {
     let mut short: String = tail.chars().take(CONTEXT_SHORT - 1).collect();
     short.push('…');
     short
+}
+
+/// `text` cut to `width` display columns, its last one `…` when cut.
+pub fn fit_width(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    if unicode_width::UnicodeWidthStr::width(text) <= width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
 }
 
 fn clock(at: Timestamp) -> String {

@@ -31,6 +31,8 @@ pub enum Severity {
 pub enum ProblemKind {
     PhaseFailed,
     PlanFailed,
+    /// An Active plan nobody runs (`fleet::runners`).
+    PlanOrphaned,
     ConditionFailing,
     RenderFailed,
     WarningEvent,
@@ -136,6 +138,13 @@ pub fn judge(row: &FleetRow) -> NodeVerdict {
             Severity::Critical,
             ProblemKind::PlanFailed,
             format!("plan failed{at}"),
+        );
+    }
+    if row.orphan.is_some() {
+        add(
+            Severity::Warning,
+            ProblemKind::PlanOrphaned,
+            "plan orphaned: nobody runs it".to_owned(),
         );
     }
     for condition in row.bad_conditions() {

@@ -3,7 +3,16 @@
 //! health, the API server's, the controller's platform config). The console's adapter starts
 //! them (`kube::watch`, for `app::effects`); `get` and `describe` list the same selections once
 //! (`cli::fetch`), so the two cannot drift apart. Plain data: the kube-rs forms of a
-//! [`Selection`] are the adapter's (`kube::selection`).
+//! [`Selection`] are the adapter's (`kube::watch::KubeSelection`).
+//!
+//! Per scope: the SeiNodes; Events with `involvedObject.kind=SeiNode`; Events with
+//! `involvedObject.kind=Pod,type=Warning` (the store keeps those of a SeiNode's pod `<node>-0`);
+//! the pods labelled `sei.io/node`, slimmed to what judges their Warnings outlived
+//! (`fleet::pod_warnings`); and, without a platform config file, the controller's ConfigMap
+//! `sei-controller-config`, whose `images.sidecar` re-judges every row's sidecar drift. Per open
+//! node: its StatefulSet, its pods by `sei.io/node`, the Events of the pod `<node>-0` and those of
+//! the StatefulSet `<node>` (two event watches, because a field selector matches one kind; each
+//! watch's relist replaces only its own store).
 use jiff::Timestamp;
 
 use super::FleetDelta;

@@ -8,6 +8,11 @@
 //! bound, then a depth bound counted on a streaming parser that stops at the first level over
 //! the limit, so the cost is bounded by the limit, not by the input. JSON read from the cluster
 //! is bounded by serde_json's own recursion limit (128 levels, an error, never a crash).
+//!
+//! The bounds: `MANIFEST`, `CONFIG_FILE`, `SIDECAR_BODY` and `LOG_LINE_BYTES`; `check_brackets`
+//! does for TOML what `check_yaml` does for YAML, and `read_bounded` never reads past the size
+//! limit. `elide` cuts a value over 200 characters, saying its length, and `elide_long_lines` does
+//! it per line.
 use std::borrow::Cow;
 
 use saphyr_parser::{Event, Parser};

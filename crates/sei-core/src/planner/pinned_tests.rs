@@ -634,7 +634,7 @@ fn preview_re_evaluates_the_state_sync_gate_when_syncers_are_given() {
 /// Upstream's init plans never run observe-image, so a node leaves its init plan Running with
 /// `currentImage` empty and the next reconcile builds the backfill update plan (empty counts as
 /// drift). A rollout arriving then finds that plan Active and must let it end before it pins
-/// the image (`ops::rollout`).
+/// the image (`ops::actions::rollout`).
 #[test]
 fn quirk_init_plan_sets_no_current_image_so_an_update_plan_follows_every_init() {
     let mut node = full_node("f");

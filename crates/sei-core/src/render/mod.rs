@@ -6,6 +6,11 @@
 //! ([`rbac_proxy_config_map`]) and, for snapshot bootstraps, a Job ([`bootstrap_job`]) and its
 //! Service ([`bootstrap_service`]). Every render-time error carries the controller's wording
 //! (spec/tasks-and-resources.md §5.13).
+//!
+//! The renderer's guards (probe ports, keyring containment, bootstrap isolation) fail with the
+//! upstream error wording; `fix` turns a render failure into the operator's fix and judges a
+//! `StatefulSetRenderFailed` event against the platform config in use (`fleet::Fleet` holds that
+//! config, `fleet::detail` judges the node's latest render failure with it).
 use std::collections::BTreeMap;
 
 use crate::api::SeiNode;

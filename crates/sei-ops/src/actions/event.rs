@@ -9,8 +9,8 @@ use crate::ports::Clock;
 pub const CONSOLE_COMPONENT: &str = "sei-console";
 
 /// An operator action, as the journal and its Events name it. Each action declares its own
-/// (`ops::restart::KIND`) beside its `Operation`; `ops::actions()` lists them for the journal's
-/// `--action` filter. No `match` over actions anywhere: the names are data.
+/// (`ops::actions::restart::KIND`) beside its `Operation`; `ops::actions::all()` lists them for
+/// the journal's `--action` filter. No `match` over actions anywhere: the names are data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ActionKind {
     name: &'static str,

@@ -6,6 +6,16 @@
 //! a driver killed between steps resumes where the last patch left off, never re-running a
 //! Complete task. Each pass first syncs the StatefulSet as the controller loop does, emitting
 //! `StatefulSetRenderFailed` when that fails.
+//!
+//! Its entry points: `Driver::persist` (the sidecar probe of a Running node, then a plan only when
+//! none is Active), `persist_as` (a new plan under the previewed plan ID, after resolving peers:
+//! `peering`), `persist_for_spec`, `drive` and `drive_leased` (drives under a Lease the caller
+//! holds, and hands off, `DriveReport::handed_off_to`, when the controller's Lease is live before a
+//! step), `follow` (a plan followed by ID to a `FollowOutcome`: finished, cleared with the evidence
+//! `handleTerminalPlan` leaves, or replaced) and `clear_completed_plan` (the next reconcile's
+//! terminal-plan handling). Errors, progress events, the report and the settings are in
+//! `driver/report.rs`; the StatefulSet sync and its typed `RenderFailure` in
+//! `driver/statefulset_sync.rs`.
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -500,5 +510,4 @@ pub use follow::{FollowOutcome, plan_transitions};
 mod statefulset_sync;
 
 #[cfg(test)]
-#[path = "driver_tests.rs"]
 mod tests;

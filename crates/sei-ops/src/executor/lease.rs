@@ -7,12 +7,19 @@ use jiff::Timestamp;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 
-use crate::ports::{ClusterApi, ClusterError};
+use crate::ports::{ClusterApi, ClusterError, HolderProcess};
 
 /// The controller's leader-election Lease name (kubebuilder `LeaderElectionID`).
 pub const CONTROLLER_LEASE_NAME: &str = "bc1f5b0a.sei.io";
 /// How long a node Lease stays valid without renewal.
 pub const NODE_LEASE_DURATION: Duration = Duration::from_secs(30);
+
+/// How often a holder renews its node Lease: a third of its duration (`NodeLease::renew`).
+pub const NODE_LEASE_RENEW_INTERVAL: Duration =
+    Duration::from_secs(NODE_LEASE_DURATION.as_secs() / 3);
+/// How much later than its renew interval a renewal may come (the renewing loop's tick, a slow
+/// request, clock skew) before its holder is judged gone.
+pub const NODE_LEASE_RENEW_GRACE: Duration = Duration::from_secs(5);
 
 /// Name of the Lease an embedded executor holds for a node.
 pub fn node_lease_name(node: &str) -> String {
@@ -29,6 +36,55 @@ pub fn lease_is_live(lease: &Lease, now: Timestamp) -> Option<String> {
         .checked_add(jiff::SignedDuration::from_secs(duration))
         .ok()?;
     (expires > now).then_some(holder)
+}
+
+/// How the holder of a node Lease stands, judged from its Lease and what this machine can tell
+/// of its process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HolderVerdict {
+    /// It renewed within its renew interval (and, when it is a console of this machine, its
+    /// process runs): refused at once.
+    Live {
+        renewed_ago: u64,
+        process: HolderProcess,
+    },
+    /// A console of this machine whose process exited or is a zombie: it runs no more code, so
+    /// its Lease is taken over at once.
+    Gone(HolderProcess),
+    /// It has not renewed for longer than its renew interval allows (any machine): judged gone,
+    /// its Lease is waited out (`expires_in` seconds, 0 when expired).
+    Silent { renewed_ago: u64, expires_in: u64 },
+}
+
+/// Judges the holder of `lease` at `now`; `process` is what this machine knows of it
+/// (`ports::HolderProbe::process`).
+pub fn judge_holder(lease: &Lease, now: Timestamp, process: HolderProcess) -> HolderVerdict {
+    if process.is_gone() {
+        return HolderVerdict::Gone(process);
+    }
+    let spec = lease.spec.as_ref();
+    let renewed = spec
+        .and_then(|s| s.renew_time.as_ref().or(s.acquire_time.as_ref()))
+        .map(|t| t.0);
+    let duration = spec
+        .and_then(|s| s.lease_duration_seconds)
+        .map_or(NODE_LEASE_DURATION.as_secs(), |d| {
+            u64::try_from(d).unwrap_or(0)
+        });
+    let renewed_ago = renewed.map_or(u64::MAX, |at| {
+        u64::try_from(now.as_second() - at.as_second()).unwrap_or(0)
+    });
+    let allowed = duration / 3 + NODE_LEASE_RENEW_GRACE.as_secs();
+    if renewed_ago <= allowed {
+        return HolderVerdict::Live {
+            renewed_ago,
+            process,
+        };
+    }
+    HolderVerdict::Silent {
+        renewed_ago,
+        expires_in: duration.saturating_sub(renewed_ago),
+    }
 }
 
 /// What the controller's leader-election Lease says.
@@ -128,6 +184,30 @@ impl NodeLease {
         holder: &str,
         now: Timestamp,
     ) -> Result<NodeLease, LeaseError> {
+        Self::take(cluster, namespace, node, holder, now, None).await
+    }
+
+    /// [`NodeLease::acquire`], also taking the Lease over while it is still held by `gone`, a
+    /// holder judged gone ([`HolderVerdict::Gone`]); held by anyone else, it is refused.
+    pub async fn take_over(
+        cluster: &dyn ClusterApi,
+        namespace: &str,
+        node: &str,
+        holder: &str,
+        now: Timestamp,
+        gone: &str,
+    ) -> Result<NodeLease, LeaseError> {
+        Self::take(cluster, namespace, node, holder, now, Some(gone)).await
+    }
+
+    async fn take(
+        cluster: &dyn ClusterApi,
+        namespace: &str,
+        node: &str,
+        holder: &str,
+        now: Timestamp,
+        gone: Option<&str>,
+    ) -> Result<NodeLease, LeaseError> {
         let name = node_lease_name(node);
         let api = |source| LeaseError::Api {
             node: node.to_owned(),
@@ -147,7 +227,9 @@ impl NodeLease {
                 Err(err) => return Err(api(err)),
             },
             Some(current) => {
-                if let Some(other) = lease_is_live(&current, now).filter(|h| h != holder) {
+                if let Some(other) =
+                    lease_is_live(&current, now).filter(|h| h != holder && Some(h.as_str()) != gone)
+                {
                     return Err(LeaseError::HeldByOther {
                         namespace: namespace.to_owned(),
                         node: node.to_owned(),
@@ -184,7 +266,7 @@ impl NodeLease {
         let due = self
             .renewed_at
             .checked_add(jiff::SignedDuration::from_secs(
-                (NODE_LEASE_DURATION.as_secs() / 3) as i64,
+                NODE_LEASE_RENEW_INTERVAL.as_secs() as i64,
             ))
             .map_or(true, |at| now >= at);
         if !due {
@@ -269,6 +351,52 @@ mod tests {
                 .await
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn a_holder_is_live_within_its_renew_interval_gone_when_its_process_is_silent_after() {
+        let lease = lease_body("ns", "a", "x", t(0));
+        let live = |at, process| judge_holder(&lease, t(at), process);
+        assert_eq!(
+            live(15, HolderProcess::Unknown),
+            HolderVerdict::Live {
+                renewed_ago: 15,
+                process: HolderProcess::Unknown
+            }
+        );
+        assert_eq!(
+            live(16, HolderProcess::Unknown),
+            HolderVerdict::Silent {
+                renewed_ago: 16,
+                expires_in: 14
+            }
+        );
+        assert_eq!(
+            live(40, HolderProcess::Running),
+            HolderVerdict::Silent {
+                renewed_ago: 40,
+                expires_in: 0
+            }
+        );
+        for gone in [HolderProcess::Exited, HolderProcess::Zombie] {
+            assert_eq!(live(1, gone), HolderVerdict::Gone(gone));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_live_lease_is_taken_over_only_from_the_holder_judged_gone() {
+        let cluster = FakeCluster::new();
+        NodeLease::acquire(&cluster, "ns", "a", "dead", t(0))
+            .await
+            .expect("acquire");
+        let err = NodeLease::take_over(&cluster, "ns", "a", "me", t(1), "someone-else")
+            .await
+            .err();
+        assert!(matches!(err, Some(LeaseError::HeldByOther { holder, .. }) if holder == "dead"));
+        let lease = NodeLease::take_over(&cluster, "ns", "a", "me", t(1), "dead")
+            .await
+            .expect("take over");
+        assert_eq!(lease.holder, "me");
     }
 
     #[tokio::test]

@@ -225,5 +225,4 @@ pub fn execute_pass(
 }
 
 #[cfg(test)]
-#[path = "step_tests.rs"]
 mod tests;

@@ -8,6 +8,13 @@
 //! one before that is dropped) and a new file begins; [`Journal::read`] reads both, the older
 //! first, each at most [`READ_LIMIT_BYTES`] (a longer file, written before rotation existed, is
 //! read from its last [`READ_LIMIT_BYTES`] bytes, and what was skipped is said).
+//!
+//! Recording: `check_writable` is the pre-flight of `require_journal` (`ops::ActionLog::ready`); a
+//! line that cannot be written is `ops::Note::Unrecorded` in the action's output and on the
+//! console's status line, and `ops::NoLog` (no state dir) fails every write instead of dropping it.
+//! Entries carry their `context` (older lines are read from the operator). `JournalFilter` (since,
+//! node, action, operator, contexts, dry runs hidden by default) and `parse_since` are shared by
+//! the `journal` command and `:journal`.
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -39,6 +46,8 @@ pub enum Outcome {
     Refused,
     /// `--dry-run`: previewed only.
     DryRun,
+    /// Closes a `started` line whose console died before it ended (`ops::interrupted`).
+    Interrupted,
 }
 
 impl Outcome {
@@ -49,6 +58,7 @@ impl Outcome {
             Outcome::Failed => "failed",
             Outcome::Refused => "refused",
             Outcome::DryRun => "dry-run",
+            Outcome::Interrupted => "interrupted",
         }
     }
 }
@@ -73,6 +83,11 @@ pub struct JournalEntry {
     /// verdict (`health gate passed after 60s soak …`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The executor identity (Lease holder, `sei-console-<host>-<pid>`) of the console that
+    /// wrote it: a `started` line whose holder died is closed as `interrupted`. Lines written
+    /// before it existed have none (and are never closed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
 }
 
 impl JournalEntry {
@@ -340,6 +355,7 @@ mod tests {
             detail: "image ghcr.io/sei/seid:v2".into(),
             outcome,
             reason: (outcome == Outcome::Refused).then(|| "read-only mode".into()),
+            holder: None,
         }
     }
 

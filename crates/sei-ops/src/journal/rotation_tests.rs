@@ -12,6 +12,7 @@ fn entry(n: usize) -> JournalEntry {
         detail: format!("image ghcr.io/sei/seid:v{n}"),
         outcome: Outcome::Succeeded,
         reason: None,
+        holder: None,
     }
 }
 

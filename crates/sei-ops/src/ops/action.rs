@@ -149,6 +149,8 @@ pub async fn execute<P: Previewed + ?Sized>(
     ops.refuse_if_read_only(kind, &nodes, &detail)?;
     ops.refuse_if_unrecordable(action_words(kind, &nodes))?;
     ops.refuse(kind, &nodes, &detail, prepared.refusal())?;
+    // Runs on these nodes whose console died are closed before this one records anything.
+    ops.close_interrupted(&nodes).await;
     match prepared.lease() {
         Some(node) => {
             let lease = ops.take_node_lease(&node, report).await?;
@@ -250,21 +252,21 @@ mod tests {
         assert_eq!(read_only_refusal(None, "x".into()), None);
         let refused = read_only_refusal(
             Some("started with --read-only"),
-            action_words(crate::ops::restart::KIND, &["full-0".to_owned()]),
+            action_words(crate::ops::actions::restart::KIND, &["full-0".to_owned()]),
         );
         assert_eq!(
             refused.expect("refused").to_string(),
             "read-only mode: refusing to run restart on full-0; nothing was sent to the cluster (started with --read-only)"
         );
         assert_eq!(
-            action_words(crate::ops::seed::KIND, &[]),
+            action_words(crate::ops::actions::seed::KIND, &[]),
             "run seed-create on a new seed"
         );
     }
 
     #[test]
     fn every_action_is_registered_once_with_a_console_reason_and_the_names_stay_as_journaled() {
-        let names: Vec<(&str, &str)> = crate::ops::actions()
+        let names: Vec<(&str, &str)> = crate::ops::actions::all()
             .iter()
             .map(|k| (k.name(), k.event_reason()))
             .collect();

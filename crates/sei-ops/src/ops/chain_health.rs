@@ -1,11 +1,16 @@
 //! Reading a node's chain health through the [`NodeRpc`] port: `/status` first (it says whether
 //! the RPC answers at all), then `/lag_status` and `/net_info` side by side. Shared by the
-//! console's poller (`app::chain_health`) and `get -o wide|json` / `describe`.
+//! console's poller (`app::chain_health`) and `get` / `describe` / `doctor`, which read each node
+//! until its reading can be judged as the console judges it ([`read_until_judged`]).
+//!
+//! `read_all` reads many nodes with a concurrency cap; `serves_rpc` is every mode but seeds (a
+//! seed's health is its P2P probe).
 use std::time::Duration;
 
 use futures::StreamExt;
 
 use crate::api::{NodeMode, SeiNode};
+use crate::chain::health::{UNREACHABLE_AFTER, is_definitive};
 use crate::chain::{LagStatus, NetInfo, Reading, RpcFailure, Snapshot, Status};
 use crate::ports::Clock;
 use crate::ports::node_rpc::{NodeRpc, RpcTarget};
@@ -57,6 +62,46 @@ pub async fn read_all<K: Send>(
                     outcome,
                 },
             )
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await
+}
+
+/// The pause before a one-shot command reads a failed node again.
+pub const RETRY_PAUSE: Duration = Duration::from_millis(500);
+
+/// A one-shot command's readings: every target read once, a failed read read again after
+/// `pause` until it answers, its failure is an answer (`chain::health::is_definitive`), or
+/// [`UNREACHABLE_AFTER`] reads in a row have failed, so the command calls a node unreachable
+/// after as many failures as the console does. Each target's readings in the order taken, at
+/// most `concurrency` targets at once.
+pub async fn read_until_judged<K: Send>(
+    rpc: &dyn NodeRpc,
+    clock: &dyn Clock,
+    targets: Vec<(K, RpcTarget)>,
+    concurrency: usize,
+    (timeout, pause): (Duration, Duration),
+) -> Vec<(K, Vec<Reading>)> {
+    futures::stream::iter(targets)
+        .map(|(key, target)| async move {
+            let mut readings = Vec::new();
+            for attempt in 1..=UNREACHABLE_AFTER {
+                let outcome = read(rpc, &target, timeout).await;
+                let again = outcome
+                    .as_ref()
+                    .err()
+                    .is_some_and(|failure| !is_definitive(failure));
+                readings.push(Reading {
+                    at: clock.now(),
+                    outcome,
+                });
+                if !again || attempt == UNREACHABLE_AFTER {
+                    break;
+                }
+                tokio::time::sleep(pause).await;
+            }
+            (key, readings)
         })
         .buffer_unordered(concurrency.max(1))
         .collect()
@@ -120,5 +165,31 @@ mod tests {
             &read[0].1.outcome,
             Err(RpcFailure::Forbidden(why)) if why.contains("pods/portforward")
         ));
+    }
+
+    #[tokio::test]
+    async fn a_one_shot_read_reads_a_failing_node_as_often_as_the_console_waits_it_out() {
+        let rpc = FakeNodeRpc::default();
+        rpc.fail("slow", RpcFailure::Timeout(5));
+        rpc.fail("gone", RpcFailure::NoPod("gone-0".into()));
+        rpc.answer("up", "/status", 200, STATUS);
+        let clock = FixedClock("2026-12-01T12:00:00Z".parse().expect("time"));
+        let targets = ["slow", "gone", "up"]
+            .map(|name| (name, RpcTarget::new("ns", name)))
+            .to_vec();
+        let mut read =
+            read_until_judged(&rpc, &clock, targets, 4, (READ_TIMEOUT, Duration::ZERO)).await;
+        read.sort_by_key(|(name, _)| *name);
+        let counts: Vec<(&str, usize)> = read.iter().map(|(n, r)| (*n, r.len())).collect();
+        assert_eq!(
+            counts,
+            [("gone", 1), ("slow", UNREACHABLE_AFTER as usize), ("up", 1)]
+        );
+        let mut health = crate::chain::NodeHealth::default();
+        for (_, readings) in read.into_iter().filter(|(name, _)| *name == "slow") {
+            readings.into_iter().for_each(|r| health.record(r));
+        }
+        let verdict = health.verdict(clock.0, Default::default());
+        assert_eq!(verdict.state(), crate::chain::State::Unreachable);
     }
 }

@@ -20,16 +20,10 @@ use crate::executor::lease::ControllerLiveness;
 use crate::platform::PlatformConfig;
 use crate::ports::access::Denial;
 use crate::ports::probe::ProbeOutcome;
-
-#[path = "doctor_chain.rs"]
 pub mod chain;
-#[path = "doctor_cluster.rs"]
 mod cluster;
-#[path = "doctor_node.rs"]
 mod node;
-#[path = "doctor_render.rs"]
 mod render;
-#[path = "doctor_workload.rs"]
 mod workload;
 
 /// How bad a finding is; ranks first. `critical`: the node is down or cannot be changed;
@@ -258,18 +252,8 @@ pub struct PlatformView<'a> {
     pub source: &'a PlatformSource,
 }
 
-/// An embedded executor's node Lease (`sei-console-exec-<node>`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExecutorLease {
-    pub namespace: String,
-    pub node: String,
-    /// Empty when released.
-    pub holder: String,
-    pub renewed: Option<Timestamp>,
-    pub duration_seconds: i64,
-    /// The holder is a console of this machine whose process is gone (`ports::HolderProbe`).
-    pub holder_gone: bool,
-}
+/// An embedded executor's node Lease (`sei-console-exec-<node>`), as `fleet::runners` reads it.
+pub use crate::fleet::runners::ExecutorLease;
 
 /// Permissions one fix needs that the operator lacks (from the action's permission checks).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -394,5 +378,4 @@ pub(crate) fn scope_args(context: &str, namespace: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "doctor_tests.rs"]
 mod tests;

@@ -1,23 +1,35 @@
 //! The node's Lease, taken before any change of the node (spec patch, plan, Event, journal) and
 //! held while the console follows its plan, so two consoles never act on one node and a refused
-//! action has changed nothing. A Lease left by a crashed console of this machine is waited out
-//! with a countdown (the rerun then resumes the Active plan); one held by a live executor
-//! refuses at once.
+//! action has changed nothing. Its holder is judged (`executor::lease::judge_holder`):
+//!
+//! - a console of this machine whose process exited, or is a zombie its parent has not reaped
+//!   yet: gone, its Lease taken over at once (`Note::TookOverLease`), the rerun resumes the
+//!   Active plan without waiting;
+//! - a holder (any machine) that has not renewed for longer than its renew interval allows:
+//!   gone, its Lease waited out with a countdown (`Note::WaitingForLease`), then the rerun
+//!   resumes;
+//! - a live holder (renewed within its interval; on this machine, its process runs): refused at
+//!   once (`OpsError::Busy`, naming why it counts as live).
 use std::future::Future;
 use std::time::Duration;
 
 use super::{Note, Ops, OpsError, Report};
-use crate::executor::lease::{LeaseError, NODE_LEASE_DURATION, NodeLease, node_lease_name};
+use crate::executor::lease::{
+    HolderVerdict, LeaseError, NODE_LEASE_DURATION, NODE_LEASE_RENEW_INTERVAL, NodeLease,
+    judge_holder, node_lease_name,
+};
+use crate::ports::HolderProcess;
 
 /// How often a held Lease is renewed (renewal itself happens every third of its duration).
 const RENEW_EVERY: Duration = Duration::from_secs(2);
-/// How often a wait for a crashed holder's Lease says how long is left.
+/// How often a wait for a silent holder's Lease says how long is left.
 const COUNTDOWN_EVERY: Duration = Duration::from_secs(5);
 const WAIT_POLL: Duration = Duration::from_millis(500);
 
 impl Ops<'_> {
-    /// Takes the node's Lease: at once when free, after a countdown when its holder is a console
-    /// of this machine that is gone; refuses (`OpsError::Busy`) when a live executor holds it.
+    /// Takes the node's Lease: at once when free or when its holder is a console of this
+    /// machine that is gone (exited, or a zombie); after a countdown when its holder stopped
+    /// renewing; refuses (`OpsError::Busy`) when a live holder has it.
     pub async fn take_node_lease(
         &self,
         node: &str,
@@ -25,63 +37,103 @@ impl Ops<'_> {
     ) -> Result<NodeLease, OpsError> {
         let namespace = self.namespace();
         let holder = &self.settings.driver.holder;
-        // A gone holder's Lease expires within its duration; a little more for clock skew.
+        let cluster = self.ports.cluster;
+        // A silent holder's Lease expires within its duration; a little more for clock skew.
         let deadline = tokio::time::Instant::now() + NODE_LEASE_DURATION + Duration::from_secs(5);
         let mut last_countdown: Option<tokio::time::Instant> = None;
+        let mut gone: Option<(String, HolderProcess)> = None;
         loop {
             let now = self.ports.clock.now();
-            match NodeLease::acquire(self.ports.cluster, namespace, node, holder, now).await {
-                Ok(lease) => return Ok(lease),
-                Err(LeaseError::HeldByOther { holder: other, .. })
-                    if self.ports.holders.is_gone(&other)
-                        && tokio::time::Instant::now() < deadline =>
-                {
+            let taken = match &gone {
+                Some((other, _)) => {
+                    NodeLease::take_over(cluster, namespace, node, holder, now, other).await
+                }
+                None => NodeLease::acquire(cluster, namespace, node, holder, now).await,
+            };
+            let other = match taken {
+                Ok(lease) => {
+                    if let Some((other, process)) = gone {
+                        report.note(&Note::TookOverLease {
+                            node: node.to_owned(),
+                            holder: other,
+                            zombie: process == HolderProcess::Zombie,
+                        });
+                    }
+                    return Ok(lease);
+                }
+                Err(LeaseError::HeldByOther { holder: other, .. }) => other,
+                Err(err) => return Err(OpsError::Step(err.to_string())),
+            };
+            let busy = |why: String| OpsError::Busy {
+                node: format!("{namespace}/{node}"),
+                holder: other.clone(),
+                lease: node_lease_name(node),
+                why,
+            };
+            if tokio::time::Instant::now() >= deadline {
+                return Err(busy(format!(
+                    "it still held the Lease after {} s of waiting",
+                    (NODE_LEASE_DURATION + Duration::from_secs(5)).as_secs()
+                )));
+            }
+            let lease = cluster
+                .get_lease(namespace, &node_lease_name(node))
+                .await
+                .map_err(|e| OpsError::Step(format!("reading the Lease of {node}: {e}")))?;
+            // Gone between the two reads: take it again.
+            let Some(lease) = lease else { continue };
+            match judge_holder(&lease, now, self.ports.holders.process(&other)) {
+                HolderVerdict::Gone(process) => gone = Some((other, process)),
+                HolderVerdict::Live {
+                    renewed_ago,
+                    process,
+                } => return Err(busy(live_why(renewed_ago, process))),
+                HolderVerdict::Silent {
+                    renewed_ago,
+                    expires_in,
+                } => {
                     let due = last_countdown.is_none_or(|at| at.elapsed() >= COUNTDOWN_EVERY);
                     if due {
                         last_countdown = Some(tokio::time::Instant::now());
-                        let left = self.lease_left(node).await;
                         report.note(&Note::WaitingForLease {
                             node: node.to_owned(),
                             holder: other,
-                            seconds_left: left,
+                            renewed_ago,
+                            seconds_left: expires_in,
                         });
                     }
                     tokio::time::sleep(WAIT_POLL).await;
                 }
-                Err(LeaseError::HeldByOther { holder: other, .. }) => {
-                    return Err(OpsError::Busy {
-                        node: format!("{namespace}/{node}"),
-                        holder: other,
-                        lease: node_lease_name(node),
-                    });
-                }
-                Err(err) => return Err(OpsError::Step(err.to_string())),
             }
         }
     }
 
-    /// Seconds until the node's Lease expires (0 when unknown).
-    async fn lease_left(&self, node: &str) -> u64 {
-        let Ok(Some(lease)) = self
+    /// The holder of the node's Lease when that holder stopped before releasing it (a console
+    /// of this machine that exited or is a zombie, a holder that stopped renewing, a Lease
+    /// expired with its holder still named): the action it ran on the node was interrupted,
+    /// and the same command resumes it. `None` when the Lease is free, released, live or ours,
+    /// or cannot be read.
+    pub async fn interrupted_by(&self, node: &str) -> Option<String> {
+        let lease = self
             .ports
             .cluster
             .get_lease(self.namespace(), &node_lease_name(node))
             .await
-        else {
-            return 0;
-        };
-        let Some(spec) = lease.spec else { return 0 };
-        let renewed = spec.renew_time.or(spec.acquire_time).map(|t| t.0);
-        let duration = i64::from(spec.lease_duration_seconds.unwrap_or(30));
-        renewed
-            .and_then(|at| {
-                at.checked_add(jiff::SignedDuration::from_secs(duration))
-                    .ok()
-            })
-            .map_or(0, |expires| {
-                let left = expires.as_second() - self.ports.clock.now().as_second();
-                u64::try_from(left).unwrap_or(0)
-            })
+            .ok()??;
+        let holder = lease
+            .spec
+            .as_ref()?
+            .holder_identity
+            .clone()
+            .filter(|h| !h.is_empty() && *h != self.settings.driver.holder)?;
+        let now = self.ports.clock.now();
+        if crate::executor::lease::lease_is_live(&lease, now).is_none() {
+            return Some(holder);
+        }
+        match judge_holder(&lease, now, self.ports.holders.process(&holder)) {
+            HolderVerdict::Live { .. } => None,
+            HolderVerdict::Gone(_) | HolderVerdict::Silent { .. } => Some(holder),
+        }
     }
 
     /// Runs `work` while keeping `lease` renewed, then releases it. A lost Lease stops the work
@@ -110,5 +162,19 @@ impl Ops<'_> {
         // Releasing is best effort: an unreleased Lease simply expires.
         let _ = lease.release(cluster).await;
         outcome
+    }
+}
+
+/// Why a holder counts as live, in the operator's words.
+fn live_why(renewed_ago: u64, process: HolderProcess) -> String {
+    let interval = NODE_LEASE_RENEW_INTERVAL.as_secs();
+    match process {
+        HolderProcess::Running => {
+            format!("its process runs on this machine and renewed the Lease {renewed_ago} s ago")
+        }
+        _ => format!(
+            "it renewed the Lease {renewed_ago} s ago (renewals are due every {interval} s; \
+             once it stops renewing, the same command waits it out and resumes)"
+        ),
     }
 }

@@ -1,12 +1,39 @@
-//! The operator actions as use cases, one file per action (`rollout`, `address`, `seed`,
-//! `exec`), shared by the commands (`cli`) and the console (`app`). Each action has a typed
-//! `prepare` (inputs validated once, previews, StatefulSet diff, permission checks, blocked
-//! nodes and why, names to type, the question to ask) and a `run` (waves, halt, resume, Event,
-//! journal, following the plan) reporting typed progress through [`Report`].
+//! The operator actions as use cases, one file per action under [`actions`] (`rollout`,
+//! `address`, `seed`, `exec`, …), shared by the commands (`cli`) and the console (`app`). Each
+//! action has a typed `prepare` (inputs validated once, previews, StatefulSet diff, permission
+//! checks, blocked nodes and why, names to type, the question to ask) and a `run` (waves, halt,
+//! resume, Event, journal, following the plan) reporting typed progress through [`Report`].
 //!
 //! `ops` reaches the world only through the ports ([`Ports`]): no kube-rs, clap or ratatui.
 //! A node that `prepare` reports as blocked is never mutated, and a read-only console is
 //! refused before any call.
+//!
+//! What is where. The contract and its preamble: `action` (`Operation`, `Previewed`, `prepare`,
+//! `execute`, `read_only_refusal`, the type-erased `AnyOperation`/`SomeOperation` the console's
+//! model holds) and `across` (an action across clusters, `execute_in_turn`). Here: [`Ports`]
+//! (cluster, access review, sidecar, renderer, clock, journal, holders, prober, node RPC),
+//! [`Settings`] (flags, env and config resolved once by the caller), [`Ops`] (the driver, the
+//! permission checks, the Console Event, the console-action record written in the action's own
+//! patch, the journal line) and the typed [`OpsError`]. `report` (the `Report` trait, typed
+//! `Note`s, `RunEnd` with the action's own JSON result fields and exit code); `follow` (the
+//! executor chosen from the controller's Lease, a plan followed to a typed `FollowEnd`, progress
+//! text); `lease` (the node's Lease).
+//!
+//! The actions, one module each under `actions` (`address`, `exec`, `pause` with `resume`,
+//! `restart`, `rollout`, `seed`; each module's doc says what it does), declare their
+//! `ActionKind`s, which `ops::actions::FILES` lists (`ops::actions::all()`, `action_kind(name)`:
+//! the journal's `--action` filter and `:journal action:` read it). Shared by them: `rollout_text` (the rollout preview's words), `seed_probe` (a seed's
+//! published identity as the probe's target, its NodeID), `waiting` (the Warning events that say
+//! why a wait is not progressing), `pod_needs` (a StatefulSet that cannot be rendered or a missing
+//! ServiceAccount blocks the preview, with the fix), `pod_ready`, `sidecar_credential` (the
+//! pre-flight of the console's own sidecar task calls), `chain_health` (reading a node's RPC
+//! through the `NodeRpc` port) and `doctor` (the fleet doctor, pure: `diagnose(DoctorInput) ->
+//! Vec<Finding>`).
+//!
+//! Tests: scenarios against the in-memory fakes (waves, canary, halt, resume, blocked nodes
+//! untouched, read-only refusal before any call, denied permissions, dry run, address), and per
+//! subject the seed bring-up, the node Lease, render failures, restart, the rollout's health gate
+//! (on tokio's paused clock) and the doctor's classes.
 use crate::actions::event::{ActionKind, EventTarget, console_event};
 use crate::actions::permissions::ExecutionScope;
 use crate::actions::render_fix::PlatformSource;
@@ -23,14 +50,20 @@ use crate::tasks::WorkloadRenderer;
 
 pub mod across;
 pub mod action;
+pub mod actions;
 pub mod chain_health;
 pub mod doctor;
+pub mod doctor_reads;
 pub mod follow;
+pub mod interrupted;
+#[cfg(test)]
+mod interrupted_tests;
 mod lease;
 pub mod pod_needs;
 pub mod pod_ready;
 mod report;
 mod rollout_text;
+pub mod runners;
 pub mod seed_probe;
 mod sidecar_credential;
 #[cfg(test)]
@@ -39,25 +72,9 @@ pub mod waiting;
 
 pub use report::{Note, Report, RunEnd};
 
-// The operator actions: a `pub mod` line (`ops::rollout`, …) for every file of `ops/actions/`
-// and `FILES`, each file's `KINDS` (written by `build.rs`).
-include!(concat!(env!("OUT_DIR"), "/ops_actions.rs"));
-
-/// Every operator action, as the journal and Events name them (the journal's `--action` filter
-/// and `:journal action=` read them, in this order): each file of `ops/actions/` declares its
-/// own.
-pub fn actions() -> Vec<ActionKind> {
-    let mut files = FILES.to_vec();
-    files.sort_by_key(|(order, _)| *order);
-    files
-        .iter()
-        .flat_map(|(_, kinds)| kinds.iter().copied())
-        .collect()
-}
-
 /// The action named `name` (as the journal writes it), or the names there are.
 pub fn action_kind(name: &str) -> Result<ActionKind, crate::actions::event::UnknownAction> {
-    crate::actions::event::kind_named(&actions(), name)
+    crate::actions::event::kind_named(&actions::all(), name)
 }
 
 /// Where journal lines go (the local JSONL journal; a list in tests).
@@ -67,11 +84,20 @@ pub trait ActionLog: Send + Sync {
     fn ready(&self) -> Result<(), JournalError> {
         Ok(())
     }
+    /// The lines written so far, oldest first (`ops::interrupted` closes the runs of consoles
+    /// that died); a log that cannot be read back has none.
+    fn entries(&self) -> Vec<JournalEntry> {
+        Vec::new()
+    }
 }
 
 impl ActionLog for Journal {
     fn append(&self, entry: &JournalEntry) -> Result<(), JournalError> {
         Journal::append(self, entry)
+    }
+
+    fn entries(&self) -> Vec<JournalEntry> {
+        self.read().map(|c| c.entries).unwrap_or_default()
     }
 
     fn ready(&self) -> Result<(), JournalError> {
@@ -151,12 +177,14 @@ pub enum OpsError {
     ReadOnly { action: String, hint: &'static str },
     #[error("{0}")]
     Access(#[from] AccessError),
-    /// Another live executor holds the node's Lease: nothing was changed.
-    #[error("{node} is being changed by {holder} (Lease {lease}); nothing was changed")]
+    /// Another live executor holds the node's Lease: nothing was changed. `why` says what
+    /// makes it live (its process runs here, it renewed the Lease recently).
+    #[error("{node} is being changed by {holder} ({why}; Lease {lease}); nothing was changed")]
     Busy {
         node: String,
         holder: String,
         lease: String,
+        why: String,
     },
     #[error("{context}: {source}")]
     Cluster {
@@ -454,6 +482,34 @@ impl<'a> Ops<'a> {
         }
     }
 
+    /// Closes as `interrupted` the journal's unended runs on `nodes` (names in this namespace)
+    /// whose console died (`ops::interrupted`), saying what the cluster shows: done before an
+    /// action on those nodes records anything.
+    pub async fn close_interrupted(&self, nodes: &[String]) {
+        let entries = self.ports.log.entries();
+        if entries.is_empty() {
+            return;
+        }
+        let wanted: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("{}/{n}", self.namespace()))
+            .collect();
+        let clusters = [(self.settings.context.as_str(), self.ports.cluster)];
+        let with = interrupted::CloseWith {
+            holders: self.ports.holders,
+            own_holder: &self.settings.driver.holder,
+            clusters: &clusters,
+            now: self.ports.clock.now(),
+        };
+        let only = |e: &JournalEntry| {
+            e.context_name() == Some(self.settings.context.as_str())
+                && e.nodes.iter().any(|n| wanted.contains(n))
+        };
+        for line in interrupted::close(&entries, only, &with).await {
+            let _ = self.ports.log.append(&line);
+        }
+    }
+
     /// Journals `refusal` (when there is one) for `nodes` and returns it: what `prepare` said
     /// cannot run is refused before any change, the same way for every action.
     pub fn refuse(
@@ -497,7 +553,7 @@ impl<'a> Ops<'a> {
         outcome: Outcome,
         reason: Option<String>,
     ) -> JournalEntry {
-        journal_entry(
+        let mut entry = journal_entry(
             &self.settings.operator,
             &self.settings.context,
             kind,
@@ -507,7 +563,9 @@ impl<'a> Ops<'a> {
             outcome,
             reason,
             self.ports.clock,
-        )
+        );
+        entry.holder = Some(self.settings.driver.holder.clone());
+        entry
     }
 }
 
@@ -536,6 +594,7 @@ pub fn journal_entry(
         detail: detail.to_owned(),
         outcome,
         reason,
+        holder: None,
     }
 }
 

@@ -33,11 +33,21 @@ pub enum Note {
         plan_id: String,
         evidence: String,
     },
-    /// The node's Lease is held by a console of this machine that is gone: waiting it out.
+    /// The node's Lease is held by an executor that stopped renewing it (any machine): judged
+    /// gone, its Lease waited out.
     WaitingForLease {
         node: String,
         holder: String,
+        /// Seconds since its last renewal.
+        renewed_ago: u64,
         seconds_left: u64,
+    },
+    /// The node's Lease was held by a console of this machine whose process exited (or is a
+    /// zombie its parent has not reaped): taken over at once.
+    TookOverLease {
+        node: String,
+        holder: String,
+        zombie: bool,
     },
     /// The platform config could not be read; an empty one is used.
     Platform(String),
@@ -106,11 +116,31 @@ impl fmt::Display for Note {
             Note::WaitingForLease {
                 node,
                 holder,
+                renewed_ago,
                 seconds_left,
             } => write!(
                 f,
-                "{node}: waiting for the Lease of {holder} (no longer running) to expire: {seconds_left} s left"
+                "{node}: waiting for the Lease of {holder} to expire: not renewed for \
+                 {renewed_ago} s (renewals are due every {} s), so its holder is judged gone: \
+                 {seconds_left} s left",
+                crate::executor::lease::NODE_LEASE_RENEW_INTERVAL.as_secs()
             ),
+            Note::TookOverLease {
+                node,
+                holder,
+                zombie,
+            } => {
+                let how = if *zombie {
+                    "is a zombie (killed, not yet reaped by its parent)"
+                } else {
+                    "has exited"
+                };
+                write!(
+                    f,
+                    "{node}: took over the Lease of {holder} at once: its process on this \
+                     machine {how}; resuming"
+                )
+            }
             Note::Platform(text) => write!(f, "note: {text}"),
             Note::Warning(text) => write!(f, "warning: {text}"),
             Note::Unrecorded(why) => {

@@ -1,6 +1,6 @@
 //! The rollout preview's words: the wave plan and the nodes left alone (the head the console
 //! shows at the top), then each node's plan.
-use super::rollout::RolloutPrepared;
+use super::actions::rollout::RolloutPrepared;
 use crate::actions::preview::image_pin_text;
 
 impl RolloutPrepared {

@@ -13,21 +13,16 @@ use crate::api::Phase;
 use crate::api::sidecar::SidecarTaskType;
 use crate::config::WaveDefaults;
 use crate::executor::driver::Progress;
+use crate::ops::actions::{address, rollout, seed};
 use crate::ports::access::{AccessFuture, Verdict};
 use crate::ports::{Clock, ClusterObject, FixedClock, HolderProbe};
 use crate::tasks::testing::*;
-
-#[path = "canary_tests.rs"]
 mod canary;
-#[path = "lease_tests.rs"]
 mod lease_scenarios;
-#[path = "render_block_tests.rs"]
 mod render_block;
-#[path = "rollout_gate_tests.rs"]
+mod resume;
 mod rollout_gate;
-#[path = "seed_scenario_tests.rs"]
 mod seed_scenarios;
-#[path = "sidecar_credential_tests.rs"]
 mod sidecar_credential_scenarios;
 
 const SIDECAR_IMAGE: &str = "ghcr.io/sei-protocol/seictl:platform";
@@ -499,24 +494,10 @@ fn seed_input(name: &str, secret: Option<&str>) -> seed::SeedInput {
         dry_run: false,
     }
 }
-
-#[path = "plan_handoff_tests.rs"]
-mod plan_handoff;
-
-#[path = "waiting_tests.rs"]
-mod waiting_tests;
-
-#[path = "pod_needs_tests.rs"]
-mod pod_needs_tests;
-
-#[path = "record_tests.rs"]
-mod record_tests;
-
-#[path = "restart_tests.rs"]
-mod restart_tests;
-
-#[path = "exec_tests.rs"]
 mod exec_tests;
-
-#[path = "record_loss_tests.rs"]
+mod plan_handoff;
+mod pod_needs_tests;
 mod record_loss_tests;
+mod record_tests;
+mod restart_tests;
+mod waiting_tests;

@@ -2,6 +2,16 @@
 //!
 //! The core (`api`, `planner`, `render`, `tasks`, `executor`, `fleet`) never talks to a cluster,
 //! a socket or the wall clock directly; it receives one of these.
+//!
+//! The modules: this one (`Clock`, `SidecarApi` with `SidecarError` classed transient or terminal,
+//! `PeerDialer` for the seed probe's TCP dial), `cluster_port` (`ClusterApi` with `ClusterError`
+//! kinds: server-side dry-run apply, the console's own SeiNode writes as field manager
+//! `sei-console`, Events, `list_events_for`, `service_account_exists`; `StatusPatch`, `NodeEvent`),
+//! `probe` (the seed probe: `ProbeTarget`, `ProbeOutcome` with its seven checks, `SeedProber`),
+//! `access` (`PermissionCheck`, `AccessReview`, `check_permissions`: namespace-wide first, names
+//! only where denied, 8 in flight), `node_rpc`, `logs` (`PodLogs`, typed `LogError`), and `testing`
+//! (in-memory `FakeCluster` and `FakeSidecar`, behind `cfg(any(test, feature = "testing"))`: never
+//! in the shipped binary).
 use jiff::Timestamp;
 
 /// Source of "now". Tests pass a fixed clock so plans, ages and snapshots are reproducible.
@@ -20,27 +30,92 @@ impl Clock for SystemClock {
 }
 
 /// Whether the process that holds a Lease is gone: a console that crashed left its node Lease
-/// behind, and a rerun waits for it to expire instead of refusing.
+/// behind, and a rerun takes it over instead of refusing.
 pub trait HolderProbe: Send + Sync {
+    /// The holder's process is known gone: exited, or a zombie (`HolderProcess::is_gone`).
     fn is_gone(&self, holder: &str) -> bool;
+
+    /// What this machine can tell of the holder's process. The default knows only `is_gone`.
+    fn process(&self, holder: &str) -> HolderProcess {
+        if self.is_gone(holder) {
+            HolderProcess::Exited
+        } else {
+            HolderProcess::Unknown
+        }
+    }
+}
+
+/// What this machine can tell of a Lease holder's process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HolderProcess {
+    /// Not a console of this machine (another machine, a chosen `SEI_CONSOLE_EXECUTOR_ID`), or
+    /// no `/proc` to look in: only its Lease's renewals tell.
+    Unknown,
+    /// A process of this machine has the holder's pid and runs.
+    Running,
+    /// No process of this machine has the holder's pid: it exited or was killed.
+    Exited,
+    /// Killed or exited, not yet reaped by its parent (`/proc/<pid>/stat` state `Z` or `X`):
+    /// it runs no more code.
+    Zombie,
+}
+
+impl HolderProcess {
+    /// Exited or a zombie: its Lease can be taken over at once.
+    pub fn is_gone(self) -> bool {
+        matches!(self, HolderProcess::Exited | HolderProcess::Zombie)
+    }
 }
 
 /// Lease holders of this machine's consoles (`<prefix><pid>`, the executor's default identity):
-/// gone when no process has that pid. Holders from elsewhere are never judged gone.
+/// gone when no process has that pid or it is a zombie (as the control plane's watchdog counts
+/// one). Holders from elsewhere are never judged by their process.
 #[derive(Debug, Clone)]
 pub struct LocalProcesses {
-    /// `sei-console-<host>-`.
+    /// `sei-console-<host>-<boot>-` (`executor::driver::local_holder_prefix`).
     pub prefix: String,
 }
 
 impl HolderProbe for LocalProcesses {
     fn is_gone(&self, holder: &str) -> bool {
-        holder
+        self.process(holder).is_gone()
+    }
+
+    fn process(&self, holder: &str) -> HolderProcess {
+        let Some(pid) = holder
             .strip_prefix(&self.prefix)
             .and_then(|pid| pid.parse::<u32>().ok())
-            .is_some_and(|pid| {
-                pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists()
-            })
+        else {
+            return HolderProcess::Unknown;
+        };
+        if pid == std::process::id() {
+            return HolderProcess::Running;
+        }
+        process_state(pid)
+    }
+}
+
+/// The state of this machine's process `pid`, from `/proc/<pid>/stat` (`Unknown` without a
+/// `/proc`, as on macOS: never judged gone there).
+pub fn process_state(pid: u32) -> HolderProcess {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        return HolderProcess::Unknown;
+    }
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return if std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            HolderProcess::Running
+        } else {
+            HolderProcess::Exited
+        };
+    };
+    // `pid (comm) S ...`: the command may hold spaces and parentheses; the state follows the
+    // last `)`.
+    let state = stat
+        .rfind(')')
+        .and_then(|at| stat[at + 1..].split_whitespace().next());
+    match state {
+        Some("Z" | "X" | "x") => HolderProcess::Zombie,
+        _ => HolderProcess::Running,
     }
 }
 

@@ -8,6 +8,11 @@
 //! returns a [`TaskOutcome`] for the executor's step function. Tasks reach the world only through
 //! [`ClusterApi`], [`SidecarApi`] and a [`WorkloadRenderer`]; their writes to the node (conditions,
 //! `currentImage`, `status.statefulSet`) are in-memory mutations the driver persists.
+//!
+//! Each task file declares the calls it makes (`API_CALLS`, the sidecar tasks' sidecar calls),
+//! which `api_calls` gathers per `TaskKind` for the permission checks. A planned task that cannot
+//! be rebuilt is a [`TaskDecodeError`]; the renderer seam returns the typed `RenderError`, and
+//! `apply_statefulset::sync_statefulset` its own typed error; `testing` holds the in-memory fakes.
 use jiff::Timestamp;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::batch::v1::Job;

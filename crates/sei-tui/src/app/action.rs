@@ -49,7 +49,9 @@ impl ActionRequest {
     pub fn kind(&self) -> ActionKind {
         self.parts
             .first()
-            .map_or(crate::ops::rollout::KIND, |part| part.operation.kind())
+            .map_or(crate::ops::actions::rollout::KIND, |part| {
+                part.operation.kind()
+            })
     }
 
     /// The cluster(s) it goes to, as the dialog names them.
@@ -358,5 +360,4 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, FormErro
 }
 
 #[cfg(test)]
-#[path = "action_tests.rs"]
 mod tests;

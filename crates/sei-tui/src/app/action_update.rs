@@ -236,6 +236,12 @@ pub fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     if flow.takes_text() && type_text(flow, key) {
         return Vec::new();
     }
+    // `q` where nothing is typed does what it does everywhere (issue 33: on the progress
+    // dialog it did nothing and said nothing): quits, after asking while the action runs.
+    if key == Key::char('q') {
+        super::update::request_quit(model, quit_confirmed);
+        return Vec::new();
+    }
     let Some(action) = model.keymap.action(Context::Dialog, key) else {
         return Vec::new();
     };

@@ -7,7 +7,10 @@
 //! [`HOT_EVERY`]; every other node serving RPC in a background sweep every
 //! [`SWEEP_EVERY`], oldest reading first; at most [`MAX_IN_FLIGHT`] reads asked for at once (the
 //! adapter runs 8 at a time over as many port-forwards). A reading is judged alone as it
-//! arrives; every node is judged again on the tick, which then asks for the reads due. Each chain's
+//! arrives, by the judgement every surface uses (`chain::health`: one reading says stalled or
+//! lagging; a failed read is never a stall and flips a verdict only after
+//! `UNREACHABLE_AFTER` in a row); every node is judged again on the tick (a held reading goes
+//! stale), which then asks for the reads due. Each chain's
 //! reference RPC (config file) is read every [`REFERENCE_EVERY`], one read in flight per chain,
 //! straight to its URL (`rpc::reference`, not a port-forward). Seeds serve no RPC: their health
 //! is the P2P probe (`probes`).

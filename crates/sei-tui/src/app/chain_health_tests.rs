@@ -135,16 +135,18 @@ fn the_nodes_of_a_running_action_are_read_every_few_seconds_until_it_ends() {
     assert!(!on_screen.contains(&node), "off screen: {on_screen:?}");
     model.action = Some(ActionFlow {
         id: 1,
-        kind: crate::ops::restart::KIND,
+        kind: crate::ops::actions::restart::KIND,
         stage: Stage::Running {
             request: ActionRequest::one(
                 "kind-sei",
                 "sei",
-                crate::ops::action::SomeOperation::new(crate::ops::restart::RestartInput {
-                    node: "validator-0".into(),
-                    wait: true,
-                    dry_run: false,
-                }),
+                crate::ops::action::SomeOperation::new(
+                    crate::ops::actions::restart::RestartInput {
+                        node: "validator-0".into(),
+                        wait: true,
+                        dry_run: false,
+                    },
+                ),
             ),
             started: start,
             lines: Vec::new(),

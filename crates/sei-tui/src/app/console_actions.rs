@@ -3,9 +3,14 @@
 //! name, rebindable in the config file's `[keys.*]` by that name), its dialog title, the nodes
 //! it acts on, its form and how the form becomes an `ops` operation. The dialog, preview,
 //! confirmation, progress and result need nothing more (`app::jobs`, `ui::dialog` drive any
-//! `Previewed`). Adding one is its file: `build.rs` finds every file of `console_actions/` and
-//! writes its `mod` line and its entry of `FILES` (the file's `pub const ACTIONS`), which
-//! [`registered`] reads.
+//! `Previewed`). Adding one is its file, its `mod` line below and its entry of [`FILES`] (the
+//! file's `pub const ACTIONS`), which [`registered`] reads; a test fails when a file of the
+//! folder is missing from the list.
+//!
+//! Targets are `OneNode`, `Marked` (across clusters too) or `NewNode`; `bindings()` (the default
+//! table plus every action's) is what the keymap and the help overlay read, each help line placed
+//! before a default action's line (`help_before`) or at the context's end; `config_names()` is
+//! handed to `config::load` so the config file's key names are checked.
 use super::action::{ActionRequest, Form};
 use super::errors::FormError;
 use crate::actions::event::ActionKind;
@@ -15,8 +20,20 @@ use crate::config::keys::KeyOverride;
 use crate::fleet::rows::FleetRow;
 use crate::keymap::{Action, Binding, DEFAULT_BINDINGS, Keymap};
 
-// `mod` lines of every file of `console_actions/` and `FILES`, each file's `ACTIONS`.
-include!(concat!(env!("OUT_DIR"), "/console_actions.rs"));
+mod address;
+mod pause;
+mod restart;
+mod rollout;
+mod seed;
+
+/// Each file's actions, in the order of their help lines and config names.
+const FILES: &[&[ConsoleAction]] = &[
+    rollout::ACTIONS,
+    address::ACTIONS,
+    seed::ACTIONS,
+    restart::ACTIONS,
+    pause::ACTIONS,
+];
 
 /// One console action, as its file declares it.
 #[derive(Debug)]
@@ -25,8 +42,6 @@ pub struct ConsoleAction {
     /// Its name in the config file's `[keys.*]` and in `Action::Operator` (the kind's name,
     /// but `seed` for the seed bring-up, as the config file has always called it).
     pub name: &'static str,
-    /// Its place among the registered actions: their help lines, their config names.
-    pub order: u8,
     /// The dialog's title.
     pub title: &'static str,
     /// Its keys and help lines, `Action::Operator(name)` in each context it is offered.
@@ -75,11 +90,9 @@ pub struct FormInput<'a> {
     pub clusters: Vec<(String, String, Vec<String>)>,
 }
 
-/// Every registered console action, in their `order`.
+/// Every registered console action, in the order of [`FILES`].
 pub fn registered() -> Vec<&'static ConsoleAction> {
-    let mut actions: Vec<&'static ConsoleAction> = FILES.iter().flat_map(|f| f.iter()).collect();
-    actions.sort_by_key(|action| action.order);
-    actions
+    FILES.iter().flat_map(|f| f.iter()).collect()
 }
 
 /// The registered action of `kind`.
@@ -141,7 +154,10 @@ mod tests {
     #[test]
     fn registered_keys_parse_and_name_their_action() {
         for action in registered() {
-            assert!(crate::ops::actions().contains(&action.kind), "{action:?}");
+            assert!(
+                crate::ops::actions::all().contains(&action.kind),
+                "{action:?}"
+            );
             for binding in action.bindings {
                 assert_eq!(binding.action, Action::Operator(action.name));
                 for key in binding.keys {
@@ -153,15 +169,28 @@ mod tests {
     }
 
     #[test]
-    fn every_file_of_the_directory_is_registered_once_by_name_and_order() {
+    fn every_file_of_the_directory_is_registered_once_by_name() {
         let names = config_names();
         assert_eq!(
             names,
             ["rollout", "address", "seed", "restart", "pause", "resume"]
         );
-        let mut orders: Vec<u8> = registered().iter().map(|a| a.order).collect();
-        orders.dedup();
-        assert_eq!(orders.len(), names.len(), "two actions of one order");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app/console_actions");
+        let mut files = 0;
+        for entry in std::fs::read_dir(&dir).expect("the folder") {
+            let path = entry.expect("an entry").path();
+            if path.extension().is_none_or(|ext| ext != "rs") {
+                continue;
+            }
+            files += 1;
+            let stem = path.file_stem().and_then(|s| s.to_str()).expect("a name");
+            assert!(
+                names.contains(&stem),
+                "{}: not in console_actions::FILES ({names:?})",
+                path.display()
+            );
+        }
+        assert_eq!(files, FILES.len(), "one entry per file");
     }
 
     #[test]

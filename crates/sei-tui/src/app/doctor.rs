@@ -3,22 +3,28 @@
 //! last probes, the open node's pods and their events), ranked, refreshed every second while open (every 5 s for the header's count); `enter`
 //! goes to the finding's node, `f` opens the fix's preview (a rollout) or probes the seed.
 //!
-//! What only the command line reads (the controller's and executors' Leases, every pod and PVC,
-//! ServiceAccounts, the controller's ConfigMap, permissions) is `sei-console doctor`'s; the
-//! view says so in its title. A platform config file given to the console is read once, so
-//! render failures are checked against it.
+//! What the console does not watch (the controller's and executors' Leases, every pod and
+//! PVC, the workloads' Warning events, ServiceAccounts, the permission checks of the fixes) is
+//! read as `sei-console doctor` reads it (`ops::doctor_reads`, the reader handed in by the
+//! composition root), off the render path: every 10 s while the view is open, every 60 s while
+//! it is closed; the Leases also every 5 s while plans are Active (`app::runners`). The view's
+//! title says how old the reads are. A platform config file given to the console is read once,
+//! so render failures are checked against it.
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use jiff::Timestamp;
 
 use super::model::{Cmd, Flash, Model, Screen};
+use crate::executor::lease::ControllerLiveness;
+use crate::fleet::runners::ControllerSeen;
 use crate::fleet::store::ObjectKey;
 use crate::keymap::{Action, Key, KeyCode};
 use crate::ops::doctor::{
     ClusterSnapshot, DoctorInput, Finding, FixAction, NodeSnapshot, PlatformView, SeedProbeResult,
     Severity, diagnose,
 };
+use crate::ops::doctor_reads::{DoctorReadError, DoctorReads, IndexedReads};
 use crate::ports::probe::ProbeOutcome;
 
 /// The doctor's state: its findings as of the last refresh and the open view's selection.
@@ -36,6 +42,14 @@ pub struct DoctorState {
     pub platform: Option<crate::platform::PlatformConfig>,
     /// When the findings were last judged (`on_tick`).
     pub refreshed_at: Option<Timestamp>,
+    /// When each cluster's Leases were last asked for (`app::runners`).
+    pub runners_asked: BTreeMap<String, Timestamp>,
+    /// Each cluster's last read of what the console does not watch (Leases, pods, PVCs,
+    /// ServiceAccounts, permissions), indexed by node; `reads_asked` when it was asked for.
+    pub reads: BTreeMap<String, IndexedReads>,
+    pub reads_asked: BTreeMap<String, Timestamp>,
+    /// Why a cluster's last read failed.
+    pub read_errors: BTreeMap<String, String>,
 }
 
 impl DoctorState {
@@ -52,9 +66,15 @@ impl DoctorState {
 /// every second only while the view is open.
 pub const IDLE_REFRESH: jiff::SignedDuration = jiff::SignedDuration::from_secs(5);
 
+/// How often the doctor's reads (`ops::doctor_reads`: every pod, PVC, Lease, the permission
+/// checks) are made again while its view is open, and while it is closed (for the header's
+/// critical count).
+pub const READ_OPEN: jiff::SignedDuration = jiff::SignedDuration::from_secs(10);
+pub const READ_CLOSED: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
+
 /// The 1 Hz tick: the open view's findings follow every second, the header's count every
-/// [`IDLE_REFRESH`].
-pub fn on_tick(model: &mut Model) {
+/// [`IDLE_REFRESH`]; the reads that are due are asked for.
+pub fn on_tick(model: &mut Model) -> Vec<Cmd> {
     let due = model.doctor.open
         || model
             .doctor
@@ -63,6 +83,52 @@ pub fn on_tick(model: &mut Model) {
     if due {
         refresh(model);
     }
+    let every = if model.doctor.open {
+        READ_OPEN
+    } else {
+        READ_CLOSED
+    };
+    let contexts: Vec<String> = model.fleet.contexts().map(|c| c.to_string()).collect();
+    let mut cmds = Vec::new();
+    for context in contexts {
+        let asked = model.doctor.reads_asked.get(&context).copied();
+        if asked.is_some_and(|at| model.now.duration_since(at) < every) {
+            continue;
+        }
+        model.doctor.reads_asked.insert(context.clone(), model.now);
+        cmds.push(Cmd::ReadDoctor {
+            context,
+            namespace: model.scope.namespace.clone(),
+        });
+    }
+    cmds
+}
+
+/// A cluster's reads came back: kept, indexed (once, here, not on every refresh).
+pub fn on_read(model: &mut Model, context: String, reads: Result<DoctorReads, DoctorReadError>) {
+    match reads {
+        Ok(reads) => {
+            model.doctor.read_errors.remove(&context);
+            model.doctor.reads.insert(context, IndexedReads::of(reads));
+        }
+        Err(error) => {
+            model.doctor.read_errors.insert(context, error.to_string());
+        }
+    }
+    if model.doctor.open {
+        refresh(model);
+        model.dirty = true;
+    }
+}
+
+/// When the oldest of the clusters' reads was made (`None`: not every cluster read yet).
+pub fn reads_at(model: &Model) -> Option<Timestamp> {
+    let mut oldest: Option<Timestamp> = None;
+    for context in model.fleet.contexts() {
+        let at = model.doctor.reads.get(context.as_ref())?.reads.read_at?;
+        oldest = Some(oldest.map_or(at, |o| o.min(at)));
+    }
+    oldest
 }
 
 /// Recomputes the findings from the model as it is now.
@@ -83,32 +149,47 @@ fn gather(model: &Model) -> Vec<Finding> {
         .fleet
         .iter()
         .map(|fleet| {
+            let reads = model.doctor.reads.get(fleet.context().as_ref());
             let nodes = fleet
                 .nodes
                 .iter()
                 .map(|(key, node)| {
                     let mut events: Vec<_> = fleet.events_of_node(key).collect();
                     let mut pods = Vec::new();
-                    // The open node's workload is watched: its pods and their events count.
-                    if open_node == Some(key) {
+                    let open = open_node == Some(key);
+                    // The open node's workload is watched: its pods and their events count;
+                    // every other node's as last read.
+                    if open {
                         events.extend(fleet.detail_events.iter().map(|(_, e)| e));
                         events.extend(fleet.statefulset_events.iter().map(|(_, e)| e));
                         pods.extend(fleet.pods.iter().map(|(_, p)| p));
+                    } else if let Some(reads) = reads {
+                        pods = reads.pods_of(node);
+                        events.extend(reads.workload_events_of(node, &pods));
                     }
                     NodeSnapshot {
                         node,
                         events,
                         pods,
-                        pvcs: Vec::new(),
+                        pvcs: reads.map(|r| r.pvcs_of(node)).unwrap_or_default(),
                         probe: model.doctor.probes.get(key),
-                        workload_known: open_node == Some(key),
+                        workload_known: open || reads.is_some_and(|r| r.reads.workload_read),
                     }
                 })
                 .collect();
+            let runners = fleet.runners();
             ClusterSnapshot {
                 context: fleet.context().to_string(),
-                controller_namespace: String::new(),
-                controller: None,
+                controller_namespace: runners
+                    .map(|r| r.controller_namespace.clone())
+                    .or_else(|| reads.map(|r| r.reads.controller_namespace.clone()))
+                    .unwrap_or_default(),
+                // The Leases as read last: every 5 s with Active plans (`app::runners`), else
+                // with the doctor's reads.
+                controller: match runners {
+                    Some(runners) => controller_liveness(&runners.controller),
+                    None => reads.and_then(|r| r.reads.controller.clone()),
+                },
                 platform: model
                     .doctor
                     .platform
@@ -117,10 +198,13 @@ fn gather(model: &Model) -> Vec<Finding> {
                     .map(|(config, source)| PlatformView { config, source }),
                 platform_source: model.platform_source.as_ref(),
                 sidecar_image: fleet.default_sidecar_image(),
-                service_accounts: None,
+                service_accounts: reads.and_then(|r| r.reads.service_accounts.as_ref()),
                 nodes,
-                executor_leases: Vec::new(),
-                denials: Vec::new(),
+                executor_leases: runners
+                    .and_then(|r| r.leases.clone())
+                    .or_else(|| reads.map(|r| r.reads.executor_leases.clone()))
+                    .unwrap_or_default(),
+                denials: reads.map(|r| r.reads.denials.clone()).unwrap_or_default(),
             }
         })
         .collect();
@@ -132,16 +216,31 @@ fn gather(model: &Model) -> Vec<Finding> {
     })
 }
 
-/// The chain verdicts the console has judged from its RPC readings, as findings.
+/// The controller's Lease as the doctor judges it (`None`: not read).
+fn controller_liveness(seen: &ControllerSeen) -> Option<ControllerLiveness> {
+    match seen {
+        ControllerSeen::Live { holder } => Some(ControllerLiveness::Live {
+            holder: holder.clone(),
+        }),
+        ControllerSeen::NotLive { reason } => Some(ControllerLiveness::NotLive {
+            reason: reason.clone(),
+        }),
+        ControllerSeen::Unknown { .. } => None,
+    }
+}
+
+/// The chain verdicts the console has judged from its RPC readings, as findings: measured
+/// against the same tops as the rows (the fleet's highest heights and the chains' reference
+/// RPCs), with the reading each verdict rests on, as `doctor` on the command line does.
 fn chain_findings(model: &Model) -> Vec<Finding> {
-    let tops = crate::fleet::chain_tops(model.fleet.iter(), &BTreeMap::new());
+    let tops = crate::fleet::chain_tops(model.fleet.iter(), model.fleet.references());
     let mut findings = Vec::new();
     for fleet in model.fleet.iter() {
         for (key, health) in fleet.health_entries() {
             let Some(verdict) = fleet.health_verdict(key, model.now, &tops) else {
                 continue;
             };
-            let read_at = health.last.as_ref().map(|last| last.at);
+            let read_at = health.basis(model.now).map(|basis| basis.at);
             findings.extend(crate::ops::doctor::chain::finding(
                 &key.context,
                 &key.namespace,
@@ -256,7 +355,7 @@ fn fix(model: &mut Model) -> Vec<Cmd> {
             let mut cmds = super::update::open_node(model, key);
             cmds.extend(super::action_update::start(
                 model,
-                crate::ops::rollout::KIND,
+                crate::ops::actions::rollout::KIND,
             ));
             let prompt = model
                 .action

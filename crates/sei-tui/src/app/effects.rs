@@ -41,6 +41,8 @@ pub struct Effects {
     /// The nodes' RPC per context (port-forwards through that cluster's API server), made on
     /// first use.
     node_rpcs: BTreeMap<String, Arc<dyn NodeRpc>>,
+    /// The doctor's reads besides the watched fleet (handed in by the composition root).
+    doctor_reader: Option<Arc<dyn crate::ops::doctor_reads::DoctorReader>>,
 }
 
 impl Effects {
@@ -55,7 +57,17 @@ impl Effects {
             prepare_task: None,
             run_task: None,
             node_rpcs: BTreeMap::new(),
+            doctor_reader: None,
         }
+    }
+
+    /// Reads for the doctor what it does not watch (`Cmd::ReadDoctor`).
+    pub fn with_doctor_reader(
+        mut self,
+        reader: Arc<dyn crate::ops::doctor_reads::DoctorReader>,
+    ) -> Effects {
+        self.doctor_reader = Some(reader);
+        self
     }
 
     /// The RPC reader of `context`'s cluster: port-forwards with its kubeconfig identity.
@@ -191,9 +203,13 @@ impl Effects {
             }
             Cmd::ReadJournal => {
                 let tx = self.tx.clone();
-                let journal = self.port.action_journal().and_then(|j| j.journal);
+                let actions = self.port.action_journal();
+                let journal = actions.as_ref().and_then(|j| j.journal.clone());
+                let own_holder = actions.map(|j| j.holder).unwrap_or_default();
+                let clusters = self.port.clusters();
                 tokio::spawn(async move {
-                    let read = tokio::task::spawn_blocking(move || match journal {
+                    let reader = journal.clone();
+                    let read = tokio::task::spawn_blocking(move || match reader {
                         Some(journal) => journal
                             .read()
                             .map_err(|e| JournalReadError::Read(Arc::new(e))),
@@ -201,6 +217,32 @@ impl Effects {
                     })
                     .await
                     .unwrap_or_else(|e| Err(JournalReadError::Task(Arc::new(e))));
+                    // The runs of consoles that died are closed first (`ops::interrupted`).
+                    let read = match (read, journal) {
+                        (Ok(mut contents), Some(journal)) => {
+                            let clusters: Vec<(&str, &dyn crate::ports::ClusterApi)> = clusters
+                                .iter()
+                                .map(|(c, k)| (c.as_str(), k.as_ref()))
+                                .collect();
+                            let holders = crate::ops::runners::local_holders();
+                            let with = crate::ops::interrupted::CloseWith {
+                                holders: &holders,
+                                own_holder: &own_holder,
+                                clusters: &clusters,
+                                now: jiff::Timestamp::now(),
+                            };
+                            let closed =
+                                crate::ops::interrupted::close(&contents.entries, |_| true, &with)
+                                    .await;
+                            for line in closed {
+                                if journal.append(&line).is_ok() {
+                                    contents.entries.push(line);
+                                }
+                            }
+                            Ok(contents)
+                        }
+                        (read, _) => read,
+                    };
                     let _ = tx.send(Msg::Journal(read)).await;
                 });
             }
@@ -288,6 +330,40 @@ impl Effects {
             }
             Cmd::ReadHealth { keys } => self.read_health(keys),
             Cmd::ReadReference { chain, url } => self.read_reference(chain, url),
+            Cmd::ReadDoctor { context, namespace } => {
+                let Some(reader) = self.doctor_reader.clone() else {
+                    return;
+                };
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let reads = reader.read(&context, namespace.as_deref()).await;
+                    let _ = tx
+                        .send(Msg::DoctorRead {
+                            context,
+                            reads: Box::new(reads),
+                        })
+                        .await;
+                });
+            }
+            Cmd::ReadRunners {
+                context,
+                namespace,
+                checked,
+            } => {
+                let Some(read) = self.port.read_runners(&context, namespace, checked) else {
+                    return;
+                };
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let runners = read.await;
+                    let _ = tx
+                        .send(Msg::Runners {
+                            context,
+                            runners: Box::new(runners),
+                        })
+                        .await;
+                });
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The effects over an in-memory port (`MemoryPort`, below): what they ask of the port and what
 //! comes back on the loop's channel, with no cluster (the integration tests run them over
 //! `sei-console`'s `KubeBackend` on a real control plane).
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,8 +16,10 @@ use super::model::{Cmd, Msg};
 use super::port::{ActionCluster, ActionJournal, ConsolePort, PortFuture};
 use crate::chain::{ReferenceRead, ReferenceUrl, RpcFailure};
 use crate::fleet::detail::NodeIdLookup;
+use crate::fleet::runners::Runners;
 use crate::fleet::store::ObjectKey;
 use crate::fleet::watches::{WatchKind, WatchReport};
+use crate::ports::ClusterApi;
 use crate::ports::logs::PodLogs;
 use crate::ports::node_rpc::NodeRpc;
 use crate::ports::node_rpc::fake::FakeNodeRpc;
@@ -126,6 +129,32 @@ impl ConsolePort for MemoryPort {
 
     fn action_cluster(&self, _context: &str) -> Result<Arc<dyn ActionCluster>, ActionError> {
         Err(ActionError::NotAvailable)
+    }
+
+    /// Cluster `a` has no Leases and no controller; every other is not connected.
+    fn read_runners(
+        &self,
+        context: &str,
+        _namespace: Option<String>,
+        checked: BTreeSet<(String, String, String)>,
+    ) -> Option<PortFuture<'static, Runners>> {
+        (context == "a").then(|| {
+            let runners: PortFuture<'static, Runners> = Box::pin(async move {
+                crate::ops::runners::judge(
+                    Ok(&[]),
+                    Ok(None),
+                    "sei-system",
+                    checked,
+                    &crate::ops::runners::local_holders(),
+                    jiff::Timestamp::UNIX_EPOCH,
+                )
+            });
+            runners
+        })
+    }
+
+    fn clusters(&self) -> Vec<(String, Arc<dyn ClusterApi>)> {
+        Vec::new()
     }
 }
 
@@ -254,4 +283,29 @@ async fn namespaces_and_reference_reads_come_back_from_the_port() {
     };
     assert_eq!(chain, "pacific-1");
     assert!(matches!(read.outcome, Err(RpcFailure::Timeout(_))));
+}
+
+#[tokio::test]
+async fn runners_are_read_through_the_port_and_an_unconnected_cluster_is_not_read() {
+    let (_port, mut effects, mut rx) = effects();
+    effects.run(Cmd::ReadRunners {
+        context: "elsewhere".into(),
+        namespace: None,
+        checked: BTreeSet::new(),
+    });
+    effects.run(Cmd::ReadRunners {
+        context: "a".into(),
+        namespace: Some("ns".into()),
+        checked: BTreeSet::new(),
+    });
+    let Msg::Runners { context, runners } = next(&mut rx).await else {
+        panic!("the runners of cluster a");
+    };
+    assert_eq!(context, "a");
+    assert_eq!(runners.controller_namespace, "sei-system");
+    assert_eq!(runners.read_at, jiff::Timestamp::UNIX_EPOCH);
+    assert!(
+        rx.try_recv().is_err(),
+        "nothing read for an unconnected cluster"
+    );
 }

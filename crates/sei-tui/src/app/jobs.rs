@@ -4,6 +4,10 @@
 //! (`port::ActionCluster`), whose notes and plan progress come back as messages. The prepared
 //! action (a seed's generated key included) waits here between preview and confirmation,
 //! never in the model.
+//!
+//! A request of several clusters (a rollout of marked nodes of several clusters) is previewed per
+//! cluster under its heading, with one question and `CONTEXT/NAME` typed names, and run through
+//! `ops::across`.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -106,11 +106,12 @@ pub(crate) mod tests {
             time: crate::fleet::sample::now() - jiff::SignedDuration::from_mins(minutes_ago),
             operator: operator.into(),
             context: None,
-            action: crate::ops::rollout::KIND.into(),
+            action: crate::ops::actions::rollout::KIND.into(),
             nodes: vec![format!("sei/{node}")],
             detail: "image ghcr.io/sei-protocol/sei:v6.5.0".into(),
             outcome,
             reason: None,
+            holder: None,
         }
     }
 
@@ -136,7 +137,7 @@ pub(crate) mod tests {
         )
         .expect("filter");
         assert_eq!(filter.node.as_deref(), Some("rpc-0"));
-        assert_eq!(filter.action, Some(crate::ops::address::KIND));
+        assert_eq!(filter.action, Some(crate::ops::actions::address::KIND));
         assert_eq!(filter.operator.as_deref(), Some("bob"));
         assert_eq!(
             filter.since,

@@ -191,6 +191,21 @@ pub enum Msg {
         chain: String,
         read: crate::chain::ReferenceRead,
     },
+    /// The doctor's read of `context` ended (`app::doctor`).
+    DoctorRead {
+        context: String,
+        reads: Box<
+            Result<
+                crate::ops::doctor_reads::DoctorReads,
+                crate::ops::doctor_reads::DoctorReadError,
+            >,
+        >,
+    },
+    /// A read of who runs `context`'s Active plans ended (`app::runners`).
+    Runners {
+        context: String,
+        runners: Box<crate::fleet::runners::Runners>,
+    },
 }
 
 impl From<WatchEvent> for Msg {
@@ -302,6 +317,19 @@ pub enum Cmd {
     ReadReference {
         chain: String,
         url: crate::chain::ReferenceUrl,
+    },
+    /// Read for the doctor what the console does not watch in `context` (Leases, pods, PVCs,
+    /// ServiceAccounts, permissions); answered by `Msg::DoctorRead`.
+    ReadDoctor {
+        context: String,
+        namespace: Option<String>,
+    },
+    /// Read who runs `context`'s Active plans (`checked`: those known when asked); answered by
+    /// `Msg::Runners`.
+    ReadRunners {
+        context: String,
+        namespace: Option<String>,
+        checked: std::collections::BTreeSet<(String, String, String)>,
     },
 }
 

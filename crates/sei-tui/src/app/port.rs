@@ -1,12 +1,13 @@
 //! The console's port: what the effects (`app::effects`) ask of the clusters and of the world
 //! beyond the terminal — the watches, the container logs, the namespaces, the nodes' and the
-//! chains' reference RPCs, the seed probe and the action jobs. The composition root
+//! chains' reference RPCs, the seed probe, the action jobs and who runs the Active plans. The composition root
 //! (`sei-console`'s `backend`, the only place that knows kube-rs, hyper and the sidecar's HTTP)
 //! fills it with the adapters and hands it to the loop at start ([`Connected`]); the console
 //! names no adapter (`tests/crate_graph.rs`: no kube-rs, hyper or tower in `sei-tui`'s tree).
 //!
 //! The watches send on the loop's own bounded channel (`Msg`s, the store deltas and health
 //! reports of `fleet::watches`), so its bound stays the only buffer between a watch and the loop.
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -20,9 +21,11 @@ use super::model::Msg;
 use crate::chain::{ReferenceRead, ReferenceUrl, RpcFailure};
 use crate::config::ExecutorMode;
 use crate::fleet::detail::NodeIdLookup;
+use crate::fleet::runners::Runners;
 use crate::fleet::store::ObjectKey;
 use crate::journal::Journal;
 use crate::ops::Ops;
+use crate::ports::ClusterApi;
 use crate::ports::logs::PodLogs;
 use crate::ports::node_rpc::NodeRpc;
 use crate::ports::probe::SeedProber;
@@ -88,6 +91,21 @@ pub trait ConsolePort: Send + Sync {
     /// The action jobs of `context`'s cluster: its own client (permission checks, Leases and
     /// the platform ConfigMap are that cluster's), sidecar transport and operator identity.
     fn action_cluster(&self, context: &str) -> Result<Arc<dyn ActionCluster>, ActionError>;
+
+    /// Reads the Leases that say who runs the Active plans of `namespace` (every namespace
+    /// when `None`) in `context`'s cluster, and the controller's, and judges them
+    /// (`ops::runners`, `checked`: the plans already checked); `None` while that cluster is not
+    /// connected.
+    fn read_runners(
+        &self,
+        context: &str,
+        namespace: Option<String>,
+        checked: BTreeSet<(String, String, String)>,
+    ) -> Option<PortFuture<'static, Runners>>;
+
+    /// The connected clusters by context, as the use cases reach them (the journal's runs of
+    /// consoles that died are closed against them, `ops::interrupted`).
+    fn clusters(&self) -> Vec<(String, Arc<dyn ClusterApi>)>;
 }
 
 /// The journal of console actions and the operator they are recorded under.
@@ -99,6 +117,8 @@ pub struct ActionJournal {
     pub operator: String,
     /// The kubeconfig context actions go to (the journal's `context`).
     pub context: String,
+    /// This console's executor holder (its runs are not another console's interrupted ones).
+    pub holder: String,
 }
 
 /// One cluster an action goes to.

@@ -43,6 +43,9 @@ pub struct RunOptions {
     /// Draws one frame (`ui::draw`); handed in so the loop does not depend on the views.
     pub draw: Draw,
     pub default_sidecar_image: Option<String>,
+    /// The doctor's reads besides the watched fleet (Leases, pods, PVCs, permissions), made as
+    /// `sei-console doctor` makes them; `None`: the console's doctor has only what it watches.
+    pub doctor_reader: Option<std::sync::Arc<dyn crate::ops::doctor_reads::DoctorReader>>,
     /// The controller's namespace: its platform ConfigMap is the platform config without a file.
     pub controller_namespace: String,
     /// The platform config file (`SEI_CONSOLE_PLATFORM_CONFIG`), else the ConfigMap is read.
@@ -148,6 +151,9 @@ pub async fn run(options: RunOptions, connected: Connected) -> Result<(), RunErr
     }
     let (tx, mut rx) = mpsc::channel(CHANNEL_CAPACITY);
     let mut effects = Effects::new(connected.port, tx.clone());
+    if let Some(reader) = options.doctor_reader.clone() {
+        effects = effects.with_doctor_reader(reader);
+    }
 
     let mut terminal = ratatui::try_init().map_err(RunError::OpenTerminal)?;
     let _guard = TerminalGuard;

@@ -25,9 +25,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             // Ages and the STALE clock move once a second; that is the only idle redraw.
             model.dirty = true;
             // The doctor's findings (and the header's critical count) follow.
-            super::doctor::on_tick(model);
-            let mut cmds = super::probes::due(model);
+            let mut cmds = super::doctor::on_tick(model);
+            cmds.extend(super::probes::due(model));
             cmds.extend(super::chain_health::due(model));
+            cmds.extend(super::runners::due(model));
             cmds
         }
         Msg::Delta { epoch, delta } => {
@@ -155,6 +156,15 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
         }
         Msg::ReferenceRead { chain, read } => {
             super::chain_health::on_reference_read(model, &chain, read);
+            Vec::new()
+        }
+        Msg::DoctorRead { context, reads } => {
+            super::doctor::on_read(model, context, *reads);
+            Vec::new()
+        }
+        Msg::Runners { context, runners } => {
+            let now = model.now;
+            super::runners::on_read(model, &context, *runners, now);
             Vec::new()
         }
     };
@@ -348,7 +358,7 @@ pub(super) fn request_quit(model: &mut Model, confirmed: bool) {
         model.quit_armed = true;
         model.dirty = true;
         model.flash = Some(Flash {
-            text: "an action is running: quitting stops it mid-plan, leaving its plan Active (running the same action again resumes it); press q or ctrl-c again to quit".into(),
+            text: "press q or ctrl-c again to quit: the running action stops mid-plan and its plan stays Active (running the same action again resumes it)".into(),
             error: true,
         });
     } else {

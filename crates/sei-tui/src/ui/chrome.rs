@@ -396,7 +396,12 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         Line::from(spans)
     } else if let Some(flash) = &model.flash {
         let style = if flash.error { theme.bad } else { theme.good };
-        Line::styled(flash.text.clone(), style)
+        let lines = flash_lines(&flash.text, area.width)
+            .into_iter()
+            .map(|line| line.style(style))
+            .collect::<Vec<_>>();
+        frame.render_widget(Paragraph::new(lines), area);
+        return;
     } else {
         let mut spans = Vec::new();
         if !model.marked.is_empty() {
@@ -430,6 +435,38 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         Line::from(spans)
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// Most rows a message takes in the footer: a longer one is cut there with `…`.
+const MAX_FLASH_ROWS: usize = 4;
+
+/// A message wrapped to `width` (issue 33: at 80 columns the quit question was cut before its
+/// instruction), at most [`MAX_FLASH_ROWS`] rows, the last one ending in `…` when cut.
+fn flash_lines(text: &str, width: u16) -> Vec<Line<'static>> {
+    let mut lines = super::wrap::hanging(vec![Line::raw(text.to_owned())], width);
+    if lines.len() > MAX_FLASH_ROWS {
+        lines.truncate(MAX_FLASH_ROWS);
+        if let Some(last) = lines.last_mut() {
+            let mut text: String = last.spans.iter().map(|s| s.content.as_ref()).collect();
+            while text.width() + 1 > usize::from(width) && text.pop().is_some() {}
+            text.push('…');
+            *last = Line::raw(text);
+        }
+    }
+    lines
+}
+
+/// Rows the footer takes at `width`: one, or as many as the message being shown wraps to.
+pub fn footer_height(model: &Model, width: u16) -> u16 {
+    let typing = model.input.is_some()
+        || model.logs.as_ref().is_some_and(|l| l.typing)
+        || model.viewer.as_ref().is_some_and(|v| v.typing);
+    match &model.flash {
+        Some(flash) if !typing => u16::try_from(flash_lines(&flash.text, width).len())
+            .unwrap_or(1)
+            .max(1),
+        _ => 1,
+    }
 }
 
 /// The footer's hints in `width` columns: every hint when they fit, else the first (`? help`,

@@ -105,7 +105,7 @@ fn content(
                 ]));
             }
             let hint = match finished {
-                None => "esc hide (the action goes on) · j/k scroll",
+                None => "esc hide (the action goes on) · q quit (asks first) · j/k scroll",
                 Some(_) => "esc close · j/k scroll",
             };
             (lines, hint)

@@ -13,7 +13,7 @@ use crate::app::tests::{demo_model, key, press};
 use crate::app::update::update;
 use crate::fleet::sample;
 use crate::keymap::{Key, KeyCode};
-use crate::ops::seed::{SeedRequest, seed_node, seed_preview_text};
+use crate::ops::actions::seed::{SeedRequest, seed_node, seed_preview_text};
 use crate::planner::{PlanContext, preview};
 
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.5.0";
@@ -321,6 +321,19 @@ fn running() -> Model {
 fn progress_while_running() {
     let mut model = running();
     insta::assert_snapshot!(screen(&mut model));
+}
+
+/// `q` on the progress dialog asks (issue 33: it did nothing), and at 80x24 the question is
+/// wrapped above the dialog's bottom edge with its instruction whole.
+#[test]
+fn q_on_the_progress_dialog_asks_with_its_instruction_visible_at_80x24() {
+    let mut model = running();
+    press(&mut model, "q");
+    assert!(!model.quit);
+    let text = render(&mut model, 80, 24, &Theme::plain());
+    assert!(text.contains("press q or ctrl-c again to quit"), "{text}");
+    assert!(text.contains("resumes it)"), "{text}");
+    insta::assert_snapshot!(text);
 }
 
 #[test]

@@ -133,10 +133,16 @@ pub fn render(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         " doctor: {} critical, {} warning, {} info ",
         counts.critical, counts.warning, counts.info
     );
-    // What only the command reads, said where there is room.
-    const MORE: &str = "(Leases, PVCs, permissions: sei-console doctor) ";
-    if title.chars().count() + MORE.len() + 2 <= usize::from(area.width) {
-        title.push_str(MORE);
+    // How old the reads of what the console does not watch are, where there is room.
+    let more = match crate::app::doctor::reads_at(model) {
+        Some(at) => format!(
+            "(Leases, pods, PVCs, permissions read {} ago) ",
+            crate::fleet::text::age(Some(at), model.now)
+        ),
+        None => "(reading Leases, pods, PVCs, permissions…) ".to_owned(),
+    };
+    if title.chars().count() + more.chars().count() + 2 <= usize::from(area.width) {
+        title.push_str(&more);
     }
     let list_height = u16::try_from(findings.len().max(1))
         .unwrap_or(u16::MAX)

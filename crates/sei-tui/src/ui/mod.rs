@@ -1,6 +1,18 @@
 //! ratatui views only: screens, widgets and the theme. `view` draws the model; it never
 //! changes it (but for the node screen's layout, recorded for its scrolling), never waits and
 //! never locks.
+//!
+//! The modules: `draw` (what the loop calls) and `view`; `chrome` (the header with the verdict's
+//! sick count, the STALE/forbidden/config banner, the footer whose hints are fitted to the width:
+//! `? help` and the last kept, the middle ones dropped); `fleet`; `node` (one column or two; a
+//! failed plan first on one column) and `node_column` (panes stacked and wrapped into a column,
+//! each pane's start recorded in `Model::node_layout` for scrolling); `help` (the keys from the
+//! keymap table and the legend from `fleet::symbols`); `viewer` and `logs` (over the body);
+//! `dialog` (an action's prompt, preview, confirmation and progress); `verdict` (beside the node
+//! screen's phase); `chain_health`; `doctor`; `wrap` (hanging-indent wrapping); `theme` (the styles
+//! of each `config::ThemeName`; plain for `NO_COLOR`). Snapshots are in `ui/snapshots/`;
+//! `picture_tests` draws the README's `docs/fleet-screen.svg` from the same views and fails when it
+//! is stale.
 mod chain_health;
 #[cfg(test)]
 mod chain_health_tests;
@@ -49,11 +61,12 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     let banner_height = u16::try_from(chrome::banner_lines(model).len()).unwrap_or(1);
     let header_height =
         u16::try_from(chrome::header_lines(model, theme, area.width).len()).unwrap_or(1);
+    let footer_height = chrome::footer_height(model, area.width);
     let [header, banner, body, footer] = Layout::vertical([
         Constraint::Length(header_height),
         Constraint::Length(banner_height),
         Constraint::Min(0),
-        Constraint::Length(1),
+        Constraint::Length(footer_height),
     ])
     .areas(area);
     chrome::header(model, theme, frame, header);
@@ -75,7 +88,19 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     }
     if let Some(flow) = model.action.as_ref().filter(|flow| !flow.hidden) {
         let cluster = flow.context().filter(|_| model.multi_cluster());
-        dialog::render(flow, cluster.as_deref(), model.now, theme, frame, area);
+        // Above the footer: the footer's message (the quit question) stays readable.
+        let above_footer = ratatui::layout::Rect {
+            height: area.height.saturating_sub(footer_height.saturating_sub(1)),
+            ..area
+        };
+        dialog::render(
+            flow,
+            cluster.as_deref(),
+            model.now,
+            theme,
+            frame,
+            above_footer,
+        );
     }
 }
 
@@ -89,6 +114,8 @@ mod doctor_tests;
 mod legend_tests;
 #[cfg(test)]
 mod logs_tests;
+#[cfg(test)]
+mod orphan_tests;
 #[cfg(test)]
 mod pod_warning_tests;
 #[cfg(test)]

@@ -13,6 +13,7 @@ use crate::app::model::{Model, NodePane, WatchState};
 use crate::app::node_scroll::NodeLayout;
 use crate::fleet::describe::console_action_lines;
 use crate::fleet::detail::{NodeDetail, RenderEventNow, SeedPeer};
+use crate::fleet::running::{runs_text, since_text, took_text};
 use crate::fleet::store::ObjectKey;
 use crate::fleet::symbols;
 use crate::fleet::text::{age, drift_text, plan_symbol, render_event_line, task_symbol};
@@ -72,14 +73,24 @@ pub(super) fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> V
         theme.good
     };
     let drift = if detail.drift.any() {
-        drift_text(detail.drift)
+        format!(
+            "{}{}",
+            drift_text(detail.drift),
+            since_text(detail.drift_since.as_ref(), model.now)
+        )
     } else {
-        "= in sync"
+        "= in sync".to_owned()
     };
     lines.push(kv(
         "current image",
         format!("{current}  {drift}"),
         drift_style,
+        theme,
+    ));
+    lines.push(kv(
+        "runs",
+        runs_text(detail.running.as_ref(), model.now),
+        base,
         theme,
     ));
     lines.push(kv(
@@ -226,10 +237,20 @@ fn plan_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'st
             theme.dim,
         ),
     ])];
+    if let Some(orphan) = &detail.orphan {
+        lines.push(Line::styled(
+            format!("  ▲ orphaned: {}", orphan.why),
+            theme.warn,
+        ));
+        lines.push(Line::styled(
+            format!("    resume it: {}", orphan.resume),
+            theme.warn,
+        ));
+    }
     lines.push(Line::styled(
         format!(
-            "  {:<2} {:<28} {:>7} {:>9}  ERROR",
-            "", "TASK", "RETRIES", "SUBMITTED"
+            "  {:<2} {:<28} {:>7} {:>9} {:>13}  ERROR",
+            "", "TASK", "RETRIES", "SUBMITTED", "TOOK"
         ),
         theme.header,
     ));
@@ -246,11 +267,12 @@ fn plan_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'st
         lines.push(Line::from(vec![
             Span::styled(
                 format!(
-                    "  {:<2} {:<28} {:>7} {:>9}  ",
+                    "  {:<2} {:<28} {:>7} {:>9} {:>13}  ",
                     task_symbol(task.status, task.current),
                     task.kind,
                     format!("{}/{}", task.retries, task.max_retries),
-                    submitted
+                    submitted,
+                    took_text(task.took, model.now)
                 ),
                 style,
             ),

@@ -15,7 +15,7 @@ use crate::fleet::sample;
 use crate::keymap::{Key, KeyCode};
 use crate::ops::PermissionVerdict;
 use crate::ops::action::SomeOperation;
-use crate::ops::rollout::{Blocked, NodeToRoll, RolloutInput, RolloutPrepared, Selection};
+use crate::ops::actions::rollout::{Blocked, NodeToRoll, RolloutInput, RolloutPrepared, Selection};
 use crate::planner::PlanContext;
 
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.5.0";
@@ -174,6 +174,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
             health_gate: Some(crate::chain::gate::GateSettings::default()),
         },
         already_rolled: Vec::new(),
+        resumed: Vec::new(),
         waves: plan_waves(&names, sizes.canary, sizes.batch),
         sizes,
         nodes,

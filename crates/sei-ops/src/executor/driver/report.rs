@@ -160,7 +160,7 @@ impl Default for DriverConfig {
 /// with the same identity takes its node Leases back at once instead of waiting for expiry.
 pub const ENV_EXECUTOR_ID: &str = "SEI_CONSOLE_EXECUTOR_ID";
 
-/// `$SEI_CONSOLE_EXECUTOR_ID`, else `sei-console-<host>-<pid>`.
+/// `$SEI_CONSOLE_EXECUTOR_ID`, else `sei-console-<host>-<boot>-<pid>`.
 pub fn default_holder() -> String {
     if let Ok(id) = std::env::var(ENV_EXECUTOR_ID)
         && !id.trim().is_empty()
@@ -170,8 +170,27 @@ pub fn default_holder() -> String {
     format!("{}{}", local_holder_prefix(), std::process::id())
 }
 
-/// `sei-console-<host>-`: the prefix of this machine's default executor identities.
+/// `sei-console-<host>-<boot>-`: the prefix of this machine's default executor identities. The
+/// host is the kernel's host name (else `$HOSTNAME`, else `local`) and `<boot>` the first 8
+/// characters of this boot's ID (`/proc/sys/kernel/random/boot_id`, left out where there is
+/// none): a rerun takes over at once the Lease of a console of this machine whose process is
+/// gone (`ports::LocalProcesses`), so the prefix must not match a console of another machine
+/// that happens to have the same host name.
 pub fn local_holder_prefix() -> String {
-    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into());
-    format!("sei-console-{host}-")
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+    };
+    let host = read("/proc/sys/kernel/hostname")
+        .or_else(|| std::env::var("HOSTNAME").ok().filter(|h| !h.is_empty()))
+        .unwrap_or_else(|| "local".into());
+    match read("/proc/sys/kernel/random/boot_id") {
+        Some(boot) => {
+            let boot: String = boot.chars().filter(|c| *c != '-').take(8).collect();
+            format!("sei-console-{host}-{boot}-")
+        }
+        None => format!("sei-console-{host}-"),
+    }
 }

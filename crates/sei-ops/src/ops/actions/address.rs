@@ -1,23 +1,28 @@
 //! External address propagation: `spec.externalAddress` set and the update plan whose
 //! config-patch carries it persisted under the node's resourceVersion — the controller alone
 //! builds no plan for an address change.
-use super::action::{ActionFuture, Operation, PreviewLine, Previewed};
-use super::follow::FollowEnd;
-use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
+//!
+//! Run again after a crash, it finishes what it started: a plan Active on the node runs to its
+//! end first (`runs_first`); when that plan's config-patch carries the address, nothing more is
+//! persisted. A node whose address a completed plan recorded on it already propagated
+//! (`propagated_by`) is nothing to do.
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::permissions::{address_checks, tasks_to_run};
 use crate::actions::preview::{AddressPreview, address_preview, address_text, addressed_node};
 use crate::actions::statefulset_diff::statefulset_preview;
-use crate::api::{SeiNode, TaskPlan};
+use crate::api::{ConditionType, SeiNode, TaskKind, TaskPlan, TaskStatus};
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
+use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::follow::FollowEnd;
+use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::ports::StatusPatch;
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("address", "ConsoleExternalAddress");
-/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
-pub const KINDS: (u8, &[ActionKind]) = (20, &[KIND]);
+/// Its names for `ops::actions::all()` (the journal's list of actions).
+pub const KINDS: &[ActionKind] = &[KIND];
 
 /// An address change as the operator asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +51,14 @@ pub struct AddressPrepared {
     pub preview: AddressPreview,
     /// Why no update plan can be persisted: the node is left alone.
     pub blocked: Option<String>,
+    /// The plan Active on the node, which runs to its end first, and whether its config-patch
+    /// already carries the address (then nothing more is persisted).
+    pub runs_first: Option<(String, bool)>,
+    /// The plan that already propagated the address, as the node records it: nothing to do
+    /// (unless a console that stopped left its Lease, then the run ends under the Lease).
+    pub propagated: Option<String>,
+    /// The holder of a Lease a stopped console left on the node.
+    pub interrupted: Option<String>,
     pub permissions: PermissionVerdict,
     pub confirm_names: Vec<String>,
     pub question: String,
@@ -57,6 +70,20 @@ impl AddressPrepared {
         for note in &self.peer_notes {
             text.push_str(note);
             text.push('\n');
+        }
+        if let Some((plan, carries)) = &self.runs_first {
+            text.push_str(&format!("First: plan {plan} is Active; it runs to its end"));
+            text.push_str(if *carries {
+                " (its config-patch carries this address: nothing more is persisted)\n"
+            } else {
+                ", then the update plan above is persisted\n"
+            });
+        }
+        if let Some(holder) = &self.interrupted {
+            text.push_str(&format!(
+                "{holder} stopped before the end of its action on the node (its Lease was never \
+                 released): this run finishes it\n"
+            ));
         }
         if let Some(reason) = &self.blocked {
             text.push_str(&format!("✗ cannot run: {reason}\n"));
@@ -74,14 +101,25 @@ impl AddressPrepared {
 
 /// Reads the node, previews the update plan carrying the address and the StatefulSet diff, and
 /// checks every call (unless a dry run).
-/// Unguarded: [`super::action::prepare`] refuses in read-only mode first.
+/// Unguarded: [`crate::ops::action::prepare`] refuses in read-only mode first.
 pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepared, OpsError> {
     let mut node = ops.read_node(&input.node).await?;
     let peer_notes = ops.resolve_peers(&mut node).await?;
     let plan_id = uuid::Uuid::new_v4();
     let ctx = ops.plan_context().with_plan_id(plan_id);
-    let mut preview =
-        address_preview(&node, &input.address, &ctx).map_err(|e| OpsError::Step(e.to_string()))?;
+    let runs_first = active_plan(&node).map(|plan| {
+        let carries = carries_address(plan, &input.address);
+        (plan.id.clone(), carries)
+    });
+    let interrupted = ops.interrupted_by(&input.node).await;
+    let propagated = propagated_by(&node, &input.address);
+    // An Active plan runs first: the update plan is previewed for the node as it then is.
+    let planned = match &runs_first {
+        Some(_) => without_active_plan(&node),
+        None => node.clone(),
+    };
+    let mut preview = address_preview(&planned, &input.address, &ctx)
+        .map_err(|e| OpsError::Step(e.to_string()))?;
     preview.statefulset = Some(
         statefulset_preview(
             ops.ports.cluster,
@@ -90,25 +128,48 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
         )
         .await,
     );
-    let blocked = preview.plan.no_plan.as_ref().map(|reason| {
-        format!(
-            "no update plan can be persisted for {}/{}: {reason}",
-            ops.namespace(),
-            input.node
-        )
-    });
+    // Nothing more to persist: the Active plan carries the address, or a plan propagated it.
+    let done_after = matches!(runs_first, Some((_, true))) || propagated.is_some();
+    if done_after {
+        let why = match (&runs_first, &propagated) {
+            (Some((plan, true)), _) => format!("the Active plan {plan} carries this address"),
+            (_, Some(plan)) => format!("plan {plan} already propagated this address"),
+            _ => String::new(),
+        };
+        preview.plan = crate::actions::preview::PlanPreview {
+            plan: None,
+            no_plan: Some(why),
+            config_patch: None,
+        };
+    }
+    let blocked = preview
+        .plan
+        .no_plan
+        .as_ref()
+        .filter(|_| !done_after)
+        .map(|reason| {
+            format!(
+                "no update plan can be persisted for {}/{}: {reason}",
+                ops.namespace(),
+                input.node
+            )
+        });
     let blocked = match blocked {
         Some(reason) => Some(reason),
         None => {
-            super::pod_needs::missing_for_pod(ops, &addressed_node(&node, &input.address)).await
+            crate::ops::pod_needs::missing_for_pod(ops, &addressed_node(&node, &input.address))
+                .await
         }
     };
-    let tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
+    let mut tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
+    if let (Some(active), Some(_)) = (active_plan(&node), &preview.plan.plan) {
+        tasks.extend(active.tasks.iter().map(|t| t.kind.clone()));
+    }
     let checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks);
     let mut permissions = ops.check(checks.into_vec(), !input.dry_run).await;
     permissions.sidecar_credential = ops
         .sidecar_credential_refusal(
-            crate::ops::address::KIND,
+            crate::ops::actions::address::KIND,
             &[(input.node.clone(), tasks.clone())],
             input.wait,
             false,
@@ -130,16 +191,85 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
         peer_notes,
         preview,
         blocked,
+        runs_first,
+        propagated,
+        interrupted,
         permissions,
         confirm_names,
     })
+}
+
+/// The node once its Active plan ended: no plan, the plan's target phase.
+fn without_active_plan(node: &SeiNode) -> SeiNode {
+    let mut after = node.clone();
+    if let Some(status) = after.status.as_mut()
+        && let Some(plan) = status.plan.take()
+        && let Some(phase) = plan.target_phase
+    {
+        status.phase = Some(phase);
+    }
+    after
+}
+
+/// The node's Active plan, if any.
+fn active_plan(node: &SeiNode) -> Option<&TaskPlan> {
+    node.status
+        .as_ref()
+        .and_then(|s| s.plan.as_ref())
+        .filter(|p| p.is_active())
+}
+
+/// Whether `plan`'s config-patch writes `address` as `[p2p] external-address`.
+fn carries_address(plan: &TaskPlan, address: &ExternalAddress) -> bool {
+    plan.tasks
+        .iter()
+        .filter(|t| t.kind == TaskKind::ConfigPatch)
+        .filter_map(|t| t.params.as_deref())
+        .any(|params| {
+            params["files"]["config.toml"]["p2p"]["external-address"].as_str()
+                == Some(address.to_string().as_str())
+        })
+}
+
+/// The plan that propagated `address` to the node, when the node says so: `spec.externalAddress`
+/// is the address, the newest console address action recorded on it set this address with plan
+/// P, and P completed (still in status as Complete, or `NodeUpdateInProgress` says
+/// `plan P completed`, as the terminal-plan handling writes).
+fn propagated_by(node: &SeiNode, address: &ExternalAddress) -> Option<String> {
+    let address = address.to_string();
+    if node.spec.external_address() != address {
+        return None;
+    }
+    let console_actions::Recorded::Actions { actions, .. } =
+        console_actions::read(node.metadata.annotations.as_ref())?
+    else {
+        return None;
+    };
+    let last = actions
+        .iter()
+        .rev()
+        .find(|a| a.action == crate::ops::address::KIND.name())?;
+    let plan = last
+        .plan
+        .clone()
+        .filter(|_| last.detail.ends_with(&format!("-> {address}")))?;
+    let status = node.status.as_ref()?;
+    let completed_in_status = status.plan.as_ref().is_some_and(|p| {
+        p.id == plan
+            && !p.tasks.is_empty()
+            && p.tasks.iter().all(|t| t.status == TaskStatus::Complete)
+    });
+    let completed_by_condition = status
+        .condition(ConditionType::NodeUpdateInProgress)
+        .is_some_and(|c| c.message == format!("plan {plan} completed"));
+    (completed_in_status || completed_by_condition).then_some(plan)
 }
 
 impl Operation for AddressInput {
     type Prepared = AddressPrepared;
 
     fn kind(&self) -> ActionKind {
-        crate::ops::address::KIND
+        crate::ops::actions::address::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -165,7 +295,7 @@ impl Operation for AddressInput {
 
 impl Previewed for AddressPrepared {
     fn kind(&self) -> ActionKind {
-        crate::ops::address::KIND
+        crate::ops::actions::address::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -203,8 +333,18 @@ impl Previewed for AddressPrepared {
         self.question.clone()
     }
 
+    fn nothing_to_do(&self) -> Option<String> {
+        let plan = self.propagated.as_ref()?;
+        (self.interrupted.is_none() && self.runs_first.is_none()).then(|| {
+            format!(
+                "{}/{}: external address {} already propagated (plan {plan} completed)",
+                self.preview.namespace, self.input.node, self.input.address
+            )
+        })
+    }
+
     fn dry_run_end(&self) -> RunEnd {
-        super::action::one_node_dry_run_end(
+        crate::ops::action::one_node_dry_run_end(
             &self.input.node,
             self.blocked.as_deref(),
             "dry run: nothing was changed",
@@ -234,9 +374,44 @@ async fn change_and_follow(
     let name = input.node.as_str();
     let nodes = vec![name.to_owned()];
     let detail = input.detail();
-    let kind = crate::ops::address::KIND;
+    let kind = crate::ops::actions::address::KIND;
     // Read now, under the Lease: the record appends to the node's record as it is.
-    let stored = ops.read_node(name).await?;
+    let mut stored = ops.read_node(name).await?;
+    // A plan Active now (a stopped console's, the controller's) runs to its end first.
+    if let Some(plan) = active_plan(&stored) {
+        let carries = carries_address(plan, &input.address);
+        let plan_id = plan.id.clone();
+        report.note(&Note::PlanAlreadyActive {
+            node: name.to_owned(),
+            plan_id: plan_id.clone(),
+        });
+        if !input.wait {
+            return Ok(ops.finish(
+                kind,
+                &nodes,
+                &detail,
+                name,
+                Err(format!(
+                    "plan {plan_id} is Active: the address is set after it ends (run without \
+                     --no-wait to follow it first, or again once it ended)"
+                )),
+                report,
+            ));
+        }
+        let followed = match ops.follow(name, &plan_id, report).await {
+            Ok(FollowEnd::Completed) => Ok("external address propagated".to_owned()),
+            Ok(failed) => Err(format!("{}/{name}: {failed}", ops.namespace())),
+            Err(err) => Err(err.to_string()),
+        };
+        if carries || followed.is_err() {
+            return Ok(ops.finish(kind, &nodes, &detail, name, followed, report));
+        }
+        stored = ops.read_node(name).await?;
+    }
+    if let Some(plan) = propagated_by(&stored, &input.address) {
+        let message = format!("external address propagated (plan {plan} completed)");
+        return Ok(ops.finish(kind, &nodes, &detail, name, Ok(message), report));
+    }
     let from = match stored.spec.external_address() {
         "" => "(unset)",
         from => from,

@@ -4,22 +4,27 @@
 //! the node's status and drives tasks that apply StatefulSets, create PVCs and submit sidecar
 //! tasks, so it gets what every action gets: the read-only refusal and the node's Lease from
 //! the preamble, a Console Event and the journal's lines.
-use super::action::{ActionFuture, Operation, PreviewLine, Previewed};
-use super::follow::{ExecutorChoice, FollowEnd};
-use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
+//!
+//! `run` persists through `Driver::persist_as` with the previewed plan ID, posts the Console Event
+//! naming the plan (`ConsolePlanExec`) and journals `started`, follows the plan, then journals
+//! `succeeded` or `failed`. It writes no `sei.io/console-actions` record: only `status` is written,
+//! and the record lives in metadata.
 use crate::actions::event::ActionKind;
 use crate::actions::permissions::plan_checks;
 use crate::api::{Phase, TaskPlan};
 use crate::config::ExecutorMode;
 use crate::executor::driver::{Persisted, Progress};
 use crate::journal::Outcome;
+use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::follow::{ExecutorChoice, FollowEnd};
+use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::planner::{self, NoPlanReason, PlanContext, Resolution};
 use crate::ports::access::PermissionCheck;
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("exec", "ConsolePlanExec");
-/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
-pub const KINDS: (u8, &[ActionKind]) = (60, &[KIND]);
+/// Its names for `ops::actions::all()` (the journal's list of actions).
+pub const KINDS: &[ActionKind] = &[KIND];
 
 /// An exec as the operator asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,8 +9,6 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 
-use super::action::{ActionFuture, Operation, PreviewLine, Previewed};
-use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::actions::event::ActionKind;
 use crate::actions::statefulset_diff::{StatefulSetPreview, statefulset_preview, statefulset_text};
 use crate::actions::waves::pod_is_ready;
@@ -18,6 +16,8 @@ use crate::api::{Phase, SeiNode};
 use crate::executor::lease::node_lease_name;
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
+use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::ports::access::PermissionCheck;
 use crate::ports::{ClusterObject, ObjectKind};
 use crate::tasks::TaskEnv;
@@ -26,8 +26,8 @@ use crate::tasks::apply_statefulset::sync_statefulset;
 /// The journal's and Events' names of the two actions.
 pub const PAUSE: ActionKind = ActionKind::new("pause", "ConsoleNodePause");
 pub const RESUME: ActionKind = ActionKind::new("resume", "ConsoleNodeResume");
-/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
-pub const KINDS: (u8, &[ActionKind]) = (50, &[PAUSE, RESUME]);
+/// Its names for `ops::actions::all()` (the journal's list of actions).
+pub const KINDS: &[ActionKind] = &[PAUSE, RESUME];
 
 /// The longest the console waits for the pod to go or come back.
 const POD_DEADLINE: Duration = Duration::from_secs(300);
@@ -325,7 +325,7 @@ impl Previewed for PausePrepared {
     }
 
     fn dry_run_end(&self) -> RunEnd {
-        super::action::one_node_dry_run_end(
+        crate::ops::action::one_node_dry_run_end(
             &self.input.node,
             self.blocked.as_deref(),
             "dry run: nothing was changed",

@@ -5,19 +5,19 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 
-use super::action::{ActionFuture, Operation, PreviewLine, Previewed};
-use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::actions::event::ActionKind;
 use crate::actions::waves::pod_is_ready;
 use crate::executor::lease::node_lease_name;
 use crate::journal::Outcome;
+use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::ports::access::PermissionCheck;
 use crate::ports::{ClusterObject, ObjectKind, Propagation};
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("restart", "ConsolePodRestart");
-/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
-pub const KINDS: (u8, &[ActionKind]) = (40, &[KIND]);
+/// Its names for `ops::actions::all()` (the journal's list of actions).
+pub const KINDS: &[ActionKind] = &[KIND];
 
 /// The longest the console waits for the new pod (bounded further by the driver's deadline).
 const NEW_POD_DEADLINE: Duration = Duration::from_secs(300);
@@ -181,7 +181,7 @@ impl Operation for RestartInput {
     type Prepared = RestartPrepared;
 
     fn kind(&self) -> ActionKind {
-        crate::ops::restart::KIND
+        crate::ops::actions::restart::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -207,7 +207,7 @@ impl Operation for RestartInput {
 
 impl Previewed for RestartPrepared {
     fn kind(&self) -> ActionKind {
-        crate::ops::restart::KIND
+        crate::ops::actions::restart::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -253,7 +253,7 @@ impl Previewed for RestartPrepared {
     }
 
     fn dry_run_end(&self) -> RunEnd {
-        super::action::one_node_dry_run_end(
+        crate::ops::action::one_node_dry_run_end(
             &self.input.node,
             self.blocked().as_deref(),
             "dry run: nothing was changed",
@@ -288,7 +288,7 @@ async fn restart(
     let name = prepared.input.node.as_str();
     let nodes = vec![name.to_owned()];
     let detail = Operation::detail(&prepared.input);
-    let kind = crate::ops::restart::KIND;
+    let kind = crate::ops::actions::restart::KIND;
     let pod_name = prepared.pod_name();
     let node = ops.read_node(name).await?;
     let Some(pod) = read_pod(ops, &pod_name).await? else {

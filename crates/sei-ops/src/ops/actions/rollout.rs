@@ -2,8 +2,18 @@
 //! starts when the previous one completed, the first failure halts the rest, and running it
 //! again resumes (nodes already on the image are left alone). Nodes the planner cannot plan
 //! for are blocked in `prepare` and never changed.
-use super::action::{ActionFuture, Operation, PreviewLine, Previewed};
-use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
+//!
+//! `prepare`: the named or selected nodes; a canary chosen by name goes first, else the first nodes
+//! healthy by `fleet::verdict` (the unhealthy ones passed over are said, `canary_notes`); nodes
+//! already on the image, per-node previews and StatefulSet diffs, blocked nodes (no plan can take
+//! them to the image), the waves, the permission checks, the names to type and the question. `run`
+//! (in `rollout/run.rs`) takes each node's Lease wave by wave, and for each node follows a plan
+//! already Active to its end first, then persists the update plan planned for the new spec
+//! (`Driver::persist_for_spec`) and only then patches `spec.image`, so a live controller finds the
+//! previewed plan Active instead of building its own (pinning under an Active update plan would
+//! strand its observe-image). After the wave gate comes the health gate (`rollout/health_gate.rs`):
+//! a halt fails the node like a failed plan; its verdict goes into the Console Event and the node's
+//! journal line (`reason`).
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::permissions::{rollout_checks, tasks_to_run};
@@ -12,17 +22,15 @@ use crate::actions::statefulset_diff::statefulset_preview;
 use crate::actions::waves::{already_rolled, plan_waves};
 use crate::api::{NodeMode, SeiNode, TaskKind};
 use crate::config::WaveDefaults;
+use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("rollout", "ConsoleImageRollout");
-/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
-pub const KINDS: (u8, &[ActionKind]) = (10, &[KIND]);
+/// Its names for `ops::actions::all()` (the journal's list of actions).
+pub const KINDS: &[ActionKind] = &[KIND];
 
-// Named by path: this file is itself loaded by `#[path]` (the generated list of
-// `ops/actions/`), so its children would be looked for beside it.
-#[path = "rollout/health_gate.rs"]
 mod health_gate;
-#[path = "rollout/run.rs"]
 mod run;
 
 /// Plans the console follows for one node of a rollout: the plan found Active (an init plan),
@@ -111,6 +119,10 @@ pub struct RolloutPrepared {
     pub input: RolloutInput,
     /// Notes for nodes already on the image.
     pub already_rolled: Vec<String>,
+    /// Notes for nodes whose rollout a console that stopped (killed, crashed) left unfinished:
+    /// an Active plan it persisted, or the node on the image with the wave gate not passed.
+    /// They are rolled on from where they are, whatever their images say.
+    pub resumed: Vec<String>,
     pub nodes: Vec<NodeToRoll>,
     /// Nodes no plan can take to the image: never changed.
     pub blocked: Vec<Blocked>,
@@ -205,12 +217,13 @@ impl Ops<'_> {
 
 /// Reads the nodes, previews each one's update plan and StatefulSet diff, blocks those no plan
 /// can take to the image, plans the waves and checks every call (unless a dry run).
-/// Unguarded: [`super::action::prepare`] refuses in read-only mode first.
+/// Unguarded: [`crate::ops::action::prepare`] refuses in read-only mode first.
 pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepared, OpsError> {
     let ctx = ops.plan_context();
     let image = input.image.to_string();
     let mut prepared = RolloutPrepared {
         already_rolled: Vec::new(),
+        resumed: Vec::new(),
         nodes: Vec::new(),
         blocked: Vec::new(),
         waves: Vec::new(),
@@ -238,12 +251,23 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         )));
     }
     for mut node in selected {
+        // A rollout that stopped between its plan's end and its gate left the node on the
+        // image with its Lease never released: the gate runs again.
+        let interrupted = ops.interrupted_by(node.name()).await;
         if let Some(mut note) = already_rolled(&node, &image) {
-            if prepared.input.canary_nodes.iter().any(|c| c == node.name()) {
-                note.push_str(" (chosen as canary: no canary wave for it)");
+            if let Some(holder) = &interrupted {
+                prepared.resumed.push(format!(
+                    "{}: on {image}, but {holder} stopped before the rollout's end (its Lease \
+                     was never released): the wave gate runs again",
+                    node.name()
+                ));
+            } else {
+                if prepared.input.canary_nodes.iter().any(|c| c == node.name()) {
+                    note.push_str(" (chosen as canary: no canary wave for it)");
+                }
+                prepared.already_rolled.push(note);
+                continue;
             }
-            prepared.already_rolled.push(note);
-            continue;
         }
         // Planned with the peers the controller's reconcile would resolve, and the ID the
         // persisted plan will carry.
@@ -253,8 +277,21 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         let ctx = ctx.clone().with_plan_id(plan_id);
         let mut preview = image_pin_preview(&node, &prepared.input.image, &ctx)
             .map_err(|e| OpsError::Step(format!("{}: {e}", node.name())))?;
-        // With a plan Active, the preview is of the update plan after it.
-        if let Some(reason) = &preview.plan.no_plan {
+        // With a plan Active, the preview is of the update plan after it. The Active plan
+        // runs to its end whatever comes after it (a rerun after a crash finishes the plan it
+        // started, even once the images already match).
+        if let (Some(first), Some(holder)) = (&preview.runs_first, &interrupted) {
+            prepared.resumed.push(format!(
+                "{}: {holder} stopped before the end of plan {} ({} of {} tasks done; its \
+                 Lease was never released): the plan runs to its end first",
+                node.name(),
+                first.plan_id,
+                first.tasks_done,
+                first.tasks
+            ));
+        }
+        let resumes = preview.runs_first.is_some() || interrupted.is_some();
+        if let Some(reason) = preview.plan.no_plan.as_ref().filter(|_| !resumes) {
             prepared.blocked.push(Blocked {
                 node: node.name().to_owned(),
                 reason: format!("no plan can take it to {image}: {reason}"),
@@ -262,7 +299,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
             continue;
         }
         let pinned = pinned_node(&node, &prepared.input.image);
-        if let Some(reason) = super::pod_needs::missing_for_pod(ops, &pinned).await {
+        if let Some(reason) = crate::ops::pod_needs::missing_for_pod(ops, &pinned).await {
             prepared.blocked.push(Blocked {
                 node: node.name().to_owned(),
                 reason,
@@ -309,7 +346,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         prepared.permissions = ops.check(checks.into_vec(), !prepared.input.dry_run).await;
         prepared.permissions.sidecar_credential = ops
             .sidecar_credential_refusal(
-                crate::ops::rollout::KIND,
+                crate::ops::actions::rollout::KIND,
                 &work,
                 prepared.input.wait,
                 false,
@@ -392,7 +429,7 @@ impl Operation for RolloutInput {
     type Prepared = RolloutPrepared;
 
     fn kind(&self) -> ActionKind {
-        crate::ops::rollout::KIND
+        crate::ops::actions::rollout::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -431,7 +468,7 @@ impl Operation for RolloutInput {
 
 impl Previewed for RolloutPrepared {
     fn kind(&self) -> ActionKind {
-        crate::ops::rollout::KIND
+        crate::ops::actions::rollout::KIND
     }
 
     /// The nodes to roll; the selection as asked when none is left.
@@ -466,6 +503,9 @@ impl Previewed for RolloutPrepared {
         }
         for note in &self.already_rolled {
             lines.push(PreviewLine::Note(Note::AlreadyRolled(note.clone())));
+        }
+        for note in &self.resumed {
+            lines.push(PreviewLine::Note(Note::Info(note.clone())));
         }
         for note in &self.peer_notes {
             lines.push(PreviewLine::Note(Note::Info(note.clone())));

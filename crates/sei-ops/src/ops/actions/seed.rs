@@ -1,24 +1,31 @@
 //! Seed bring-up: a node key generated (or read from an existing Secret), its Secret and the
 //! seed SeiNode created, the init plan followed, and the sidecar's NodeID checked against the
 //! key. The private key only ever goes into the Secret's data.
+//!
+//! The order: the key generated or read, a taken name blocked, the Secret and the SeiNode, the init
+//! plan, the pod Ready (`pod_ready`: why not, bounded), the sidecar's NodeID checked, then the
+//! outside probe through `Ports::prober` against that NodeID. `seed/contract.rs` holds its
+//! `Operation`/`Previewed`, the name check `seed_name_problem`, and exit code 3 for a seed that
+//! runs but is unreachable from outside.
+//!
+//! Run again after a crash, the same command resumes (`seed/resume.rs`).
 use std::collections::BTreeMap;
 
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::follow::FollowEnd;
-use super::seed_probe;
-use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd};
 use crate::actions::address::ExternalAddress;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
 use crate::actions::node_key::{NODE_KEY_FILE, NodeKey};
 use crate::actions::permissions::{SeedKey, seed_create_checks};
 use crate::api::{NodeKeySource, SecretNameRef, SeedSpec, SeiNode, SeiNodeSpec, TaskPlan};
-use crate::executor::driver::Persisted;
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
+use crate::ops::follow::FollowEnd;
+use crate::ops::seed_probe;
+use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd};
 use crate::planner::preview;
 use crate::ports::probe::{ProbeOutcome, ProbeTarget};
 use crate::ports::{ClusterObject, ObjectKind, SidecarApi, SidecarError, SidecarTarget};
@@ -26,16 +33,14 @@ pub use contract::{EXIT_UNREACHABLE, seed_name_problem};
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("seed-create", "ConsoleSeedCreate");
-/// Its names for `ops::actions()`, and their place there (the journal's list of actions).
-pub const KINDS: (u8, &[ActionKind]) = (30, &[KIND]);
+/// Its names for `ops::actions::all()` (the journal's list of actions).
+pub const KINDS: &[ActionKind] = &[KIND];
 
 /// How long a Running seed's sidecar may keep answering "node key not there yet".
 const NODE_ID_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 const NODE_ID_POLL: std::time::Duration = std::time::Duration::from_millis(250);
-// Named by path: this file is itself loaded by `#[path]` (the generated list of
-// `ops/actions/`), so its child would be looked for beside it.
-#[path = "seed/contract.rs"]
 mod contract;
+mod resume;
 
 /// How long a seed's pod may take to become Ready once its init plan completed.
 const POD_READY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
@@ -87,6 +92,9 @@ pub struct SeedPrepared {
     /// Why the seed cannot be created (the name is taken, its pod's ServiceAccount is
     /// missing): nothing is changed.
     pub blocked: Option<String>,
+    /// The seed exists already, created by a console with this request, which stopped before
+    /// its end: why it is resumed rather than created.
+    pub resume: Option<String>,
     pub permissions: PermissionVerdict,
     pub question: String,
 }
@@ -116,6 +124,9 @@ impl SeedPrepared {
             &self.node_id(),
             self.plan.as_ref(),
         );
+        if let Some(resume) = &self.resume {
+            text.push_str(&format!("Resuming: {resume}\n"));
+        }
         if let Some(reason) = &self.blocked {
             text.push_str(&format!("✗ cannot run: {reason}\n"));
         }
@@ -129,7 +140,7 @@ impl SeedPrepared {
             "chainId": self.request.chain_id, "image": self.request.image.to_string(),
             "nodeKeySecret": self.request.secret_name, "generatedKey": self.generated,
             "nodeId": self.node_id(), "peer": self.peer(), "plan": self.plan,
-            "blocked": self.blocked,
+            "blocked": self.blocked, "resume": self.resume,
         })
     }
 
@@ -159,41 +170,54 @@ impl SeedEnd {
 }
 
 /// Reads (or generates) the key, refuses a taken name, previews the init plan and checks every
-/// call (unless a dry run). Unguarded: [`super::action::prepare`] refuses in read-only mode first.
+/// call (unless a dry run). Unguarded: [`crate::ops::action::prepare`] refuses in read-only mode first.
 pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, OpsError> {
     let name = input.name.clone();
     let namespace = ops.namespace().to_owned();
-    let (secret_name, key, generated) = match &input.node_key_secret {
-        Some(secret_name) => {
-            let key = read_node_key(ops, secret_name).await?;
-            (secret_name.clone(), key, false)
-        }
-        None => {
-            let key = NodeKey::generate().map_err(|e| OpsError::Step(e.to_string()))?;
-            (format!("{name}-node-key"), key, true)
-        }
-    };
-    let blocked = ops
-        .ports
-        .cluster
-        .get_seinode(&namespace, &name)
-        .await
-        .map_err(OpsError::cluster(format!(
-            "reading SeiNode {namespace}/{name}"
-        )))?
-        .map(|_| format!("SeiNode {namespace}/{name} already exists"));
+    let secret_name = input
+        .node_key_secret
+        .clone()
+        .unwrap_or_else(|| format!("{name}-node-key"));
     let request = SeedRequest {
         namespace: namespace.clone(),
         name: name.clone(),
         chain_id: input.chain_id.clone(),
         image: input.image.clone(),
         external_address: input.external_address.clone(),
-        secret_name,
+        secret_name: secret_name.clone(),
+    };
+    let existing = ops
+        .ports
+        .cluster
+        .get_seinode(&namespace, &name)
+        .await
+        .map_err(OpsError::cluster(format!(
+            "reading SeiNode {namespace}/{name}"
+        )))?;
+    let resume = existing
+        .as_ref()
+        .and_then(|node| resume::resume_of(node, &request));
+    let blocked = existing
+        .filter(|_| resume.is_none())
+        .map(|_| format!("SeiNode {namespace}/{name} already exists"));
+    // A generated key's Secret a stopped run left (with or without its seed) holds the key.
+    let left_secret = match (&input.node_key_secret, &blocked) {
+        (None, None) => resume::console_secret_key(ops, &secret_name).await?,
+        _ => None,
+    };
+    let (key, generated) = match (&input.node_key_secret, left_secret) {
+        (Some(_), _) => (read_node_key(ops, &secret_name).await?, false),
+        (None, Some(key)) => (key, false),
+        (None, None) => (
+            NodeKey::generate().map_err(|e| OpsError::Step(e.to_string()))?,
+            true,
+        ),
     };
     // A taken name first; else anything the seed's pod needs that the namespace lacks.
     let blocked = match blocked {
         Some(taken) => Some(taken),
-        None => super::pod_needs::missing_for_pod(ops, &seed_node(&request)).await,
+        None if resume.is_some() => None,
+        None => crate::ops::pod_needs::missing_for_pod(ops, &seed_node(&request)).await,
     };
     let plan_id = uuid::Uuid::new_v4();
     let init = preview(
@@ -218,7 +242,7 @@ pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, Op
     // Waiting, the console reads the seed's NodeID from its sidecar whoever executes the plan.
     permissions.sidecar_credential = ops
         .sidecar_credential_refusal(
-            crate::ops::seed::KIND,
+            crate::ops::actions::seed::KIND,
             &[(name.clone(), tasks.clone())],
             input.wait,
             true,
@@ -233,6 +257,7 @@ pub async fn prepare(ops: &Ops<'_>, input: SeedInput) -> Result<SeedPrepared, Op
         plan_id,
         plan,
         blocked,
+        resume,
         permissions,
     })
 }
@@ -270,7 +295,7 @@ async fn bring_up(
     let request = &prepared.request;
     let name = request.name.as_str();
     let nodes = vec![name.to_owned()];
-    let kind = crate::ops::seed::KIND;
+    let kind = crate::ops::actions::seed::KIND;
     let detail = prepared.input.detail();
     let node_id = prepared.node_id();
     let what = format!(
@@ -279,11 +304,13 @@ async fn bring_up(
     );
     // Without waiting, the controller persists the init plan under its own ID.
     let plan = prepared.input.wait.then(|| prepared.plan_id.to_string());
-    let record = ops.action_record(kind, None, &what, plan, report);
-    let key = prepared.generated.then_some(&prepared.key);
-    let created = create_seed(ops, request, key, &record).await?;
-    let uid = created.metadata.uid.clone().unwrap_or_default();
-    ops.event(kind, name, &uid, &what, report).await;
+    if prepared.resume.is_none() {
+        let record = ops.action_record(kind, None, &what, plan, report);
+        let key = prepared.generated.then_some(&prepared.key);
+        let created = create_seed(ops, request, key, &record).await?;
+        let uid = created.metadata.uid.clone().unwrap_or_default();
+        ops.event(kind, name, &uid, &what, report).await;
+    }
     let detail_with_id = format!("{detail}, NodeID {node_id}");
     ops.journal(
         kind,
@@ -304,22 +331,7 @@ async fn bring_up(
             "seed created; not waiting (--no-wait)",
         )));
     }
-    let persisted = ops
-        .driver()
-        .persist_as(
-            ops.namespace(),
-            name,
-            &ops.settings.platform.images.sidecar,
-            Some(prepared.plan_id),
-        )
-        .await
-        .map_err(|e| OpsError::Step(format!("{}/{name}: {e}", ops.namespace())))?;
-    let plan_id = match &persisted {
-        Persisted::Built(plan) | Persisted::Resumed(plan) => plan.id.clone(),
-        Persisted::None(reason) => {
-            return Err(OpsError::Step(format!("{name}: no init plan: {reason}")));
-        }
-    };
+    let plan_id = resume::plan_to_follow(ops, prepared, name).await?;
     let failed = |reason: String| {
         ops.journal(
             kind,
@@ -331,7 +343,11 @@ async fn bring_up(
         );
         unverified(RunEnd::failed(name, reason))
     };
-    match ops.follow(name, &plan_id, report).await {
+    let followed = match &plan_id {
+        Some(plan_id) => ops.follow(name, plan_id, report).await,
+        None => Ok(FollowEnd::Completed),
+    };
+    match followed {
         Ok(FollowEnd::Completed) => {}
         Ok(end) => return Ok(failed(format!("{}/{name}: {end}", ops.namespace()))),
         // A render failure (with its fix) or a driver error, already naming the node.
@@ -341,7 +357,7 @@ async fn bring_up(
     // creates no pod (a missing ServiceAccount).
     let pod_deadline = POD_READY_DEADLINE.min(ops.settings.driver.deadline);
     if let Err(not_ready) =
-        super::pod_ready::wait_pod_ready(ops, name, pod_deadline, NODE_ID_POLL).await
+        crate::ops::pod_ready::wait_pod_ready(ops, name, pod_deadline, NODE_ID_POLL).await
     {
         return Ok(failed(not_ready.to_string()));
     }

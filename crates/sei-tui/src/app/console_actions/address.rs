@@ -2,16 +2,15 @@
 //! node, its current one to start from.
 use super::{ConsoleAction, FormInput, Targets};
 use crate::actions::address::ExternalAddress;
-use crate::app::errors::FormError;
 use crate::app::action::{ActionRequest, Field, Form};
+use crate::app::errors::FormError;
 use crate::keymap::{Action, Binding, Context};
 use crate::ops::action::SomeOperation;
-use crate::ops::address::{AddressInput, KIND};
+use crate::ops::actions::address::{AddressInput, KIND};
 
 pub const ACTIONS: &[ConsoleAction] = &[ConsoleAction {
     kind: KIND,
     name: "address",
-    order: 20,
     title: "External address",
     bindings: &[
         Binding {
@@ -36,13 +35,22 @@ pub const ACTIONS: &[ConsoleAction] = &[ConsoleAction {
 
 fn form(input: &FormInput) -> Form {
     let current = input.node.map_or("", |n| n.spec.external_address());
-    let field = Field::new("external address", current, "HOST:PORT other nodes dial (P2P)");
-    Form::new(input.context, input.namespace, input.names.clone(), vec![field])
+    let field = Field::new(
+        "external address",
+        current,
+        "HOST:PORT other nodes dial (P2P)",
+    );
+    Form::new(
+        input.context,
+        input.namespace,
+        input.names.clone(),
+        vec![field],
+    )
 }
 
 fn validate(form: &Form) -> Result<ActionRequest, FormError> {
-    let address =
-        ExternalAddress::parse(form.value(0)).map_err(|e| FormError::field("external address", e))?;
+    let address = ExternalAddress::parse(form.value(0))
+        .map_err(|e| FormError::field("external address", e))?;
     let operation = SomeOperation::new(AddressInput {
         node: form.nodes.first().cloned().unwrap_or_default(),
         address,

@@ -4,13 +4,12 @@ use super::{ConsoleAction, Targets};
 use crate::app::action::{ActionRequest, Form, one_node_form};
 use crate::keymap::{Action, Binding, Context};
 use crate::ops::action::SomeOperation;
-use crate::ops::pause::{PAUSE, PauseInput, RESUME};
+use crate::ops::actions::pause::{PAUSE, PauseInput, RESUME};
 
 pub const ACTIONS: &[ConsoleAction] = &[
     ConsoleAction {
         kind: PAUSE,
         name: "pause",
-        order: 50,
         title: "Pause node",
         bindings: &[
             Binding {
@@ -35,7 +34,6 @@ pub const ACTIONS: &[ConsoleAction] = &[
     ConsoleAction {
         kind: RESUME,
         name: "resume",
-        order: 60,
         title: "Resume node",
         bindings: &[
             Binding {

@@ -1,16 +1,15 @@
 //! `restart` (`R`): the open or selected node's pod deleted for its StatefulSet to create it
 //! again; no field to fill, the preview (the pod now) says what happens.
 use super::{ConsoleAction, Targets};
-use crate::app::errors::FormError;
 use crate::app::action::{ActionRequest, Form, one_node_form};
+use crate::app::errors::FormError;
 use crate::keymap::{Action, Binding, Context};
 use crate::ops::action::SomeOperation;
-use crate::ops::restart::{KIND, RestartInput};
+use crate::ops::actions::restart::{KIND, RestartInput};
 
 pub const ACTIONS: &[ConsoleAction] = &[ConsoleAction {
     kind: KIND,
     name: "restart",
-    order: 40,
     title: "Pod restart",
     bindings: &[
         Binding {

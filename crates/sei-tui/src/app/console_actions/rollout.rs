@@ -3,18 +3,17 @@
 //! form: the image, and for several nodes the canary and the batch; the health gate last.
 use super::{ConsoleAction, FormInput, Targets};
 use crate::actions::image_ref::ImageRef;
-use crate::app::errors::FormError;
 use crate::app::action::{ActionRequest, CANARY_AUTO, CANARY_NONE, Field, Form, RequestPart};
+use crate::app::errors::FormError;
 use crate::chain::gate::GateSettings;
 use crate::config::WaveDefaults;
 use crate::keymap::{Action, Binding, Context};
 use crate::ops::action::SomeOperation;
-use crate::ops::rollout::{KIND, RolloutInput, Selection};
+use crate::ops::actions::rollout::{KIND, RolloutInput, Selection};
 
 pub const ACTIONS: &[ConsoleAction] = &[ConsoleAction {
     kind: KIND,
     name: "rollout",
-    order: 10,
     title: "Image rollout",
     bindings: &[
         Binding {
@@ -145,7 +144,9 @@ fn health_gate_field() -> Field {
 /// The health gate field's value: `None` for off.
 fn health_gate(form: &Form) -> Result<Option<GateSettings>, FormError> {
     match form.fields.iter().find(|f| f.label == HEALTH_GATE) {
-        Some(field) => GateSettings::parse(&field.value).map_err(|e| FormError::field(HEALTH_GATE, e)),
+        Some(field) => {
+            GateSettings::parse(&field.value).map_err(|e| FormError::field(HEALTH_GATE, e))
+        }
         None => Ok(Some(GateSettings::default())),
     }
 }

@@ -3,16 +3,15 @@
 use super::{ConsoleAction, FormInput, Targets};
 use crate::actions::address::ExternalAddress;
 use crate::actions::image_ref::ImageRef;
-use crate::app::errors::FormError;
 use crate::app::action::{ActionRequest, Field, Form};
+use crate::app::errors::FormError;
 use crate::keymap::{Action, Binding, Context};
 use crate::ops::action::SomeOperation;
-use crate::ops::seed::{KIND, SeedInput, seed_name_problem};
+use crate::ops::actions::seed::{KIND, SeedInput, seed_name_problem};
 
 pub const ACTIONS: &[ConsoleAction] = &[ConsoleAction {
     kind: KIND,
     name: "seed",
-    order: 30,
     title: "Seed bring-up",
     bindings: &[Binding {
         context: Context::Fleet,
@@ -59,7 +58,9 @@ fn validate(form: &Form) -> Result<ActionRequest, FormError> {
     let image = ImageRef::parse(form.value(2)).map_err(|e| FormError::field("image", e))?;
     let external_address = match form.value(3) {
         "" => None,
-        text => Some(ExternalAddress::parse(text).map_err(|e| FormError::field("external address", e))?),
+        text => Some(
+            ExternalAddress::parse(text).map_err(|e| FormError::field("external address", e))?,
+        ),
     };
     let operation = SomeOperation::new(SeedInput {
         name: name.to_owned(),

@@ -81,7 +81,7 @@ async fn roll_waves(
                     let one = [name.to_owned()];
                     let detail = input.detail();
                     ops.journal(
-                        crate::ops::rollout::KIND,
+                        crate::ops::actions::rollout::KIND,
                         &one,
                         &detail,
                         Outcome::Refused,
@@ -142,7 +142,7 @@ async fn roll_one(
     deadline: Instant,
     report: &dyn Report,
 ) -> Result<Option<String>, OpsError> {
-    let kind = crate::ops::rollout::KIND;
+    let kind = crate::ops::actions::rollout::KIND;
     let detail = input.detail();
     let image = input.image.to_string();
     let name = target.node.name();

@@ -27,7 +27,7 @@ impl Operation for SeedInput {
     type Prepared = SeedPrepared;
 
     fn kind(&self) -> ActionKind {
-        crate::ops::seed::KIND
+        crate::ops::actions::seed::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
@@ -56,7 +56,7 @@ impl Operation for SeedInput {
 
 impl Previewed for SeedPrepared {
     fn kind(&self) -> ActionKind {
-        crate::ops::seed::KIND
+        crate::ops::actions::seed::KIND
     }
 
     fn nodes(&self) -> Vec<String> {
