@@ -13,6 +13,7 @@
 //! the upstream CRD's own schema, so the edge can warn about them.
 mod common;
 mod conditions;
+pub mod defaulting;
 mod modes;
 mod plan;
 pub mod schema;
