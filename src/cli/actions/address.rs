@@ -18,6 +18,10 @@ pub struct AddressArgs {
     /// The routable P2P address other nodes dial, `HOST:PORT`.
     #[arg(long, value_name = "HOST:PORT")]
     pub external_address: String,
+    /// Leave seid running after the plan: config.toml gets the new address, but seid reads it
+    /// only at start, so the address is not live until its pod restarts.
+    #[arg(long)]
+    pub no_restart: bool,
     #[command(flatten)]
     pub action: ActionArgs,
 }
@@ -33,8 +37,9 @@ pub const COMMANDS: &[ActionCommand] = &[ActionCommand {
 
 fn address_command() -> clap::Command {
     AddressArgs::augment_args(clap::Command::new("address")).about(
-        "Set a SeiNode's external address and persist the update plan that writes it to \
-         config.toml",
+        "Set a SeiNode's external address: persist the update plan that writes it to \
+         config.toml, restart seid (it reads config.toml only at start) and read the address \
+         it advertises back through the P2P handshake",
     )
 }
 
@@ -54,6 +59,7 @@ async fn run(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, CliErr
         address,
         wait: !args.action.no_wait,
         dry_run: args.action.dry_run,
+        restart: !args.no_restart,
     };
     drive(global, &args.action, (&args.action).into(), &input).await
 }

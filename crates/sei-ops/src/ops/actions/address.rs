@@ -1,6 +1,7 @@
 //! External address propagation: `spec.externalAddress` set and the update plan whose
 //! config-patch carries it persisted under the node's resourceVersion — the controller alone
-//! builds no plan for an address change.
+//! builds no plan for an address change — then seid restarted (it reads config.toml only at
+//! start) and the address it advertises read back from outside (`address/live.rs`).
 use super::action::{ActionFuture, Operation, PreviewLine, Previewed};
 use super::follow::FollowEnd;
 use super::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
@@ -12,12 +13,20 @@ use crate::actions::statefulset_diff::statefulset_preview;
 use crate::api::{SeiNode, TaskPlan};
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
+use crate::ops::restart::{PodState, read_pod};
 use crate::ports::StatusPatch;
+use crate::ports::access::PermissionCheck;
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("address", "ConsoleExternalAddress");
 /// Its names for `ops::actions()`, and their place there (the journal's list of actions).
 pub const KINDS: (u8, &[ActionKind]) = (20, &[KIND]);
+
+// Named by path: this file is itself loaded by `#[path]` (the generated list of
+// `ops/actions/`), so its children would be looked for beside it.
+#[path = "address/live.rs"]
+mod live;
+pub use live::{RestartStep, SEID_READS_CONFIG_AT_START};
 
 /// An address change as the operator asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +35,9 @@ pub struct AddressInput {
     pub address: ExternalAddress,
     pub wait: bool,
     pub dry_run: bool,
+    /// Restart seid after the plan so that it reads the new config.toml (`--no-restart`:
+    /// false, the address is written but not live).
+    pub restart: bool,
 }
 
 impl AddressInput {
@@ -44,6 +56,9 @@ pub struct AddressPrepared {
     /// How peers were resolved where it matters.
     pub peer_notes: Vec<String>,
     pub preview: AddressPreview,
+    /// The pod now (`None`: there is none) and how seid comes to read the new address.
+    pub pod: Option<PodState>,
+    pub restart: RestartStep,
     /// Why no update plan can be persisted: the node is left alone.
     pub blocked: Option<String>,
     pub permissions: PermissionVerdict,
@@ -54,6 +69,7 @@ pub struct AddressPrepared {
 impl AddressPrepared {
     pub fn text(&self) -> String {
         let mut text = address_text(&self.preview);
+        text.push_str(&self.restart.text(&self.input.address.to_string()));
         for note in &self.peer_notes {
             text.push_str(note);
             text.push('\n');
@@ -103,9 +119,24 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
             super::pod_needs::missing_for_pod(ops, &addressed_node(&node, &input.address)).await
         }
     };
+    let pod = read_pod(ops, &format!("{}-0", input.node))
+        .await?
+        .as_ref()
+        .map(PodState::of);
+    let restart = RestartStep::choose(
+        input.restart,
+        &input.node,
+        pod.as_ref(),
+        preview.statefulset.as_ref(),
+    );
     let tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
-    let checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks);
-    let mut permissions = ops.check(checks.into_vec(), !input.dry_run).await;
+    let mut checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks).into_vec();
+    if restart.needs_pod_delete() {
+        let pod = format!("{}-0", input.node);
+        checks.push(PermissionCheck::new("get", "", "pods", ops.namespace(), pod.clone()));
+        checks.push(PermissionCheck::new("delete", "", "pods", ops.namespace(), pod));
+    }
+    let mut permissions = ops.check(checks, !input.dry_run).await;
     permissions.sidecar_credential = ops
         .sidecar_credential_refusal(
             crate::ops::address::KIND,
@@ -129,6 +160,8 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
         plan_id,
         peer_notes,
         preview,
+        pod,
+        restart,
         blocked,
         permissions,
         confirm_names,
@@ -181,9 +214,16 @@ impl Previewed for AddressPrepared {
     }
 
     fn preview_lines(&self) -> Vec<PreviewLine> {
+        let mut preview = serde_json::to_value(&self.preview).unwrap_or_default();
+        if let Some(object) = preview.as_object_mut() {
+            object.insert(
+                "restart".to_owned(),
+                serde_json::to_value(&self.restart).unwrap_or_default(),
+            );
+        }
         vec![PreviewLine::Preview {
             text: AddressPrepared::text(self),
-            json: serde_json::json!({"event": "preview", "preview": self.preview}),
+            json: serde_json::json!({"event": "preview", "preview": preview}),
         }]
     }
 
@@ -215,7 +255,8 @@ impl Previewed for AddressPrepared {
         Some(self.input.node.clone())
     }
 
-    /// Sets the address, persists the update plan carrying it, and follows it.
+    /// Sets the address, persists the update plan carrying it, follows it, restarts seid and
+    /// reads the advertised address back.
     fn run<'a>(&'a self, ops: &'a Ops<'a>, report: &'a dyn Report) -> ActionFuture<'a, RunEnd> {
         Box::pin(change_and_follow(ops, self, report))
     }
@@ -253,9 +294,10 @@ async fn change_and_follow(
     });
     ops.journal(kind, &nodes, &detail, Outcome::Started, None, report);
     if !input.wait {
-        return Ok(RunEnd::done(
-            "address set and update plan persisted; not waiting (--no-wait)",
-        ));
+        return Ok(RunEnd::done(format!(
+            "address set and update plan persisted; not live until the plan ran and seid \
+             restarted ({SEID_READS_CONFIG_AT_START}); not waiting (--no-wait)"
+        )));
     }
     let failure = match ops.follow(name, &plan.id, report).await {
         Ok(FollowEnd::Completed) => None,
@@ -263,11 +305,48 @@ async fn change_and_follow(
         // A render failure (with its fix) or a driver error, already naming the node.
         Err(err) => Some(err.to_string()),
     };
-    let outcome = match failure {
-        None => Ok("external address propagated".to_owned()),
-        Some(reason) => Err(reason),
+    if let Some(reason) = failure {
+        return Ok(ops.finish(kind, &nodes, &detail, name, Err(reason), report));
+    }
+    let address = input.address.to_string();
+    let live = live::make_live(
+        ops,
+        name,
+        &address,
+        &prepared.restart,
+        prepared.pod.as_ref(),
+        report,
+    )
+    .await;
+    // The verdict on the node (Event), in the journal and as the end line.
+    ops.event(kind, name, &uid, &live.verdict, report).await;
+    let outcome = if live.ok {
+        Outcome::Succeeded
+    } else {
+        Outcome::Failed
     };
-    Ok(ops.finish(kind, &nodes, &detail, name, outcome, report))
+    ops.journal(
+        kind,
+        &nodes,
+        &detail,
+        outcome,
+        Some(live.verdict.clone()),
+        report,
+    );
+    let mut end = if live.ok {
+        RunEnd::done(live.verdict)
+    } else {
+        RunEnd::failed(name, live.verdict)
+    };
+    if let Some(probe) = live.probe {
+        end.result
+            .insert("probe".to_owned(), serde_json::to_value(probe).unwrap_or_default());
+        if !live.ok {
+            // It ran (written, restarted); the outside check failed, as for a seed.
+            end.exit_code = Some(super::seed::EXIT_UNREACHABLE);
+        }
+    }
+    Ok(end)
 }
 
 /// Patches `spec.externalAddress` (the console-action `record` in the same patch) and persists
