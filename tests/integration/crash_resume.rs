@@ -18,7 +18,7 @@ use crate::common::console::{console_env, production_env, running_full_nodes, si
 use crate::common::controller::{
     CONTROLLER_SUBMITTER, ControllerStandin, controller_standin_bin, ledger, new_submissions,
 };
-use crate::tendermint_net::{Network, NetworkSpec};
+use tendermint_net::{Network, NetworkSpec};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
