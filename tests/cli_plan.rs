@@ -533,3 +533,19 @@ fn offline_plan_names_the_label_and_ec2_sources_it_cannot_resolve_and_keeps_the_
         "{stderr}"
     );
 }
+
+/// Issue 33: explicit nulls the API server accepts (it drops nulls of non-nullable fields before
+/// it validates) plan offline as they would in the cluster, instead of tripping a CEL rule.
+#[test]
+fn explicit_nulls_plan_as_the_api_server_stores_them() {
+    let with_nulls = plan_json(
+        &manifest(
+            "fullNode:\n  snapshot: null\n  snapshotGeneration: null",
+            "",
+        ),
+        &[],
+    );
+    let without = plan_json(&manifest("fullNode: {}", ""), &[]);
+    assert_eq!(with_nulls, without);
+    assert_eq!(with_nulls["phase"], "Active", "{with_nulls}");
+}

@@ -246,3 +246,38 @@ fn render_bad_inputs_exit_2() {
     .assert()
     .code(2);
 }
+
+/// Issue 33: explicit nulls of non-nullable fields render as the API server stores the node
+/// (nulls dropped, defaults filled in): the same List as without them.
+#[test]
+fn render_drops_nulls_the_api_server_drops() {
+    let with_nulls = FULL_NODE.replace(
+        "  fullNode: {}\n",
+        "  fullNode:\n    snapshot: null\n    snapshotGeneration: null\n  sidecar:\n    port: null\n",
+    );
+    let explicit = FULL_NODE.replace(
+        "  fullNode: {}\n",
+        "  fullNode: {}\n  sidecar:\n    port: 7777\n",
+    );
+    let run = |text: &str, name: &str| -> Value {
+        let node = temp_file(name, text);
+        let out = render(&[
+            "-f",
+            node.to_str().expect("utf8"),
+            "--platform-config",
+            PLATFORM,
+            "-o",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+        serde_json::from_slice(&out).expect("json")
+    };
+    assert_eq!(
+        run(&with_nulls, "nulls.yaml"),
+        run(&explicit, "explicit.yaml")
+    );
+}

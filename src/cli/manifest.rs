@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::CliError;
-use crate::api::{API_VERSION, KIND, SeiNode, schema, validation};
+use crate::api::{API_VERSION, KIND, SeiNode, defaulting, schema, validation};
 use crate::limits;
 
 /// Reads and decodes `path` (`-` = standard input). Errors are bad input: unreadable file, YAML
@@ -37,9 +37,21 @@ pub fn read_seinode(path: &Path) -> Result<SeiNode, CliError> {
             "{shown} is not a SeiNode (expected apiVersion {API_VERSION}, kind {KIND}; found {found})"
         )));
     }
+    let value = as_the_api_server_decodes(value)?;
     refuse_invalid(&value, &shown)?;
     serde_json::from_value(value)
         .map_err(|e| CliError::BadInput(format!("{shown}: not a valid SeiNode: {e}")))
+}
+
+/// `value` as the API server decodes a manifest before it validates it: nulls of fields that
+/// are neither nullable nor defaulted dropped, the CRD's defaults filled in
+/// (`api::defaulting`). Every manifest the API server accepts is then accepted here.
+pub fn as_the_api_server_decodes(
+    mut value: serde_json::Value,
+) -> Result<serde_json::Value, CliError> {
+    defaulting::as_the_api_server_decodes(&mut value)
+        .map_err(|err| CliError::Failed(err.to_string()))?;
+    Ok(value)
 }
 
 /// Refuses (bad input, one line) a manifest the API server would refuse on create: the CRD's

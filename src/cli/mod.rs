@@ -328,8 +328,9 @@ pub enum Command {
     Exec(actions::exec::ExecArgs),
     /// Pin an image on SeiNodes in waves (a canary, then batches), previewing each update plan
     Rollout(actions::rollout::RolloutArgs),
-    /// Set a SeiNode's external address and persist the update plan that writes it to
-    /// config.toml
+    /// Set a SeiNode's external address: persist the update plan that writes it to config.toml,
+    /// restart seid (it reads config.toml only at start) and read the address it advertises back
+    /// through the P2P handshake
     Address(actions::address::AddressArgs),
     /// Seed nodes: `seed create NAME --chain-id ID --image REF` brings one up and prints its peer
     /// string; `seed probe NODE` dials it from here and checks its P2P handshake

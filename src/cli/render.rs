@@ -102,6 +102,7 @@ fn read_node(path: &Path) -> Result<SeiNode, CliError> {
             "{shown} holds a {kind}, not a SeiNode"
         )));
     }
+    let value = super::manifest::as_the_api_server_decodes(value)?;
     super::manifest::refuse_invalid(&value, &shown)?;
     let node: SeiNode = serde_json::from_value(value)
         .map_err(|e| CliError::BadInput(format!("{shown} is not a SeiNode manifest: {e}")))?;

@@ -1,8 +1,13 @@
-//! `sei-console address` to the end with the embedded executor and the stand-in sidecars: the
-//! new external address reaches the node's `config.toml` (the stand-in applies config-patch to a
-//! real TOML file under the control plane's `sidecars/<namespace>/<node>/config/`).
+//! `sei-console address` to the end with the embedded executor and the nodes' real seictl: the
+//! new external address reaches the node's `config.toml` (config-patch applied to the real TOML
+//! file under the control plane's `sidecars/<namespace>/<node>/config/`); with `--no-restart`
+//! it is written but not live, and the end line says so; without it seid is restarted and the
+//! address it advertises is read back from a real sei-tendermint node's P2P handshake
+//! (`address_live.rs`).
 
 use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::Pod;
 
 use crate::common::TestNamespace;
 use crate::common::console::{console, running_full_nodes, sidecar_home};
@@ -22,6 +27,7 @@ async fn the_new_external_address_reaches_the_nodes_config_toml() {
         state.path(),
     )
     .await;
+    let pod_before = pod_uid(&ns).await;
     let run = console(
         &[
             "address",
@@ -33,11 +39,18 @@ async fn the_new_external_address_reaches_the_nodes_config_toml() {
             "--yes",
             "--executor",
             "embedded",
+            "--no-restart",
         ],
         state.path(),
     )
     .await;
     assert!(run.ok, "{run:?}");
+    let message = run.result()["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("not live") && message.contains("seid reads config.toml only at start"),
+        "{message}"
+    );
+    assert_eq!(pod_uid(&ns).await, pod_before, "--no-restart: the pod was not restarted");
     let finished = run
         .lines
         .iter()
@@ -55,4 +68,10 @@ async fn the_new_external_address_reaches_the_nodes_config_toml() {
         Some(ADDRESS),
         "{text}"
     );
+}
+
+/// The UID of pod `full-0-0`.
+pub async fn pod_uid(ns: &TestNamespace) -> String {
+    let pod = ns.api::<Pod>().get("full-0-0").await.expect("pod");
+    pod.metadata.uid.unwrap_or_default()
 }

@@ -247,7 +247,7 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
     let (end, lines) = console.finished("the rollout to finish").await;
     let shown: Vec<String> = lines.iter().map(|l| l.text.clone()).collect();
     assert!(end.ok, "{end:?}\n{shown:#?}");
-    assert_eq!(end.message, "rollout complete");
+    assert!(end.message.starts_with("rollout complete: 1 node(s) on "), "{end:?}");
     assert!(
         shown.iter().any(|l| l == "wave 1 of 1: full-0"),
         "{shown:#?}"
@@ -335,8 +335,15 @@ async fn an_address_change_from_the_node_screen_reaches_config_toml() {
     console.key(Key::plain(KeyCode::Enter));
     console.key(Key::plain(KeyCode::Enter));
     let (end, lines) = console.finished("the address change to finish").await;
-    assert!(end.ok, "{end:?} {lines:#?}");
-    assert_eq!(end.message, "external address propagated");
+    // Written and seid restarted, but nothing answers at a TEST-NET address: the end line says
+    // it was not verified (a real node is read back in `address_live.rs`).
+    assert!(!end.ok, "{end:?} {lines:#?}");
+    assert!(
+        end.message.starts_with(&format!(
+            "external address {ADDRESS} written and seid restarted (pod full-0-0 deleted"
+        )) && end.message.contains("but not verified"),
+        "{end:?}"
+    );
     let stored = ns.seinodes().get("full-0").await.expect("get");
     assert_eq!(stored.data["spec"]["externalAddress"], ADDRESS);
     let config = crate::common::console::sidecar_home(&ns.name, "full-0")
@@ -357,7 +364,8 @@ async fn an_address_change_from_the_node_screen_reaches_config_toml() {
         .iter()
         .map(|e| format!("{} {}", e.action.name(), e.outcome.name()))
         .collect();
-    assert_eq!(outcomes, ["address started", "address succeeded"]);
+    // Not verified: journaled as failed, with the verdict as its reason.
+    assert_eq!(outcomes, ["address started", "address failed"]);
 }
 
 #[tokio::test]

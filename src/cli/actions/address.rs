@@ -24,6 +24,10 @@ pub struct AddressArgs {
     /// The routable P2P address other nodes dial, `HOST:PORT`.
     #[arg(long, value_name = "HOST:PORT")]
     pub external_address: String,
+    /// Leave seid running after the plan: config.toml gets the new address, but seid reads it
+    /// only at start, so the address is not live until its pod restarts.
+    #[arg(long)]
+    pub no_restart: bool,
     #[command(flatten)]
     pub action: ActionArgs,
 }
@@ -36,6 +40,7 @@ pub async fn run(global: &GlobalArgs, args: &AddressArgs) -> Result<ExitCode, Cl
         address,
         wait: !args.action.no_wait,
         dry_run: args.action.dry_run,
+        restart: !args.no_restart,
     };
     drive(global, &args.action, (&args.action).into(), &input).await
 }

@@ -72,6 +72,12 @@ pub struct RolloutArgs {
     /// Move on once a wave's plans completed and pods are Ready, without reading the nodes' RPC.
     #[arg(long, conflicts_with_all = ["soak", "health_timeout"])]
     pub no_health_gate: bool,
+    /// Roll a tag that does not look like the tags the nodes run (a version number where they
+    /// run none, or the other way round; a letter where their tags have a digit, `v6.5.O`).
+    /// Without it, and with `--yes`, such a rollout is refused; asked on a terminal, the tag
+    /// is typed to confirm.
+    #[arg(long)]
+    pub allow_unusual_tag: bool,
     #[command(flatten)]
     pub action: ActionArgs,
 }
@@ -129,7 +135,7 @@ pub fn health_gate(args: &RolloutArgs) -> Result<Option<GateSettings>, CliError>
 
 /// The image asked for, parsed.
 pub fn image(args: &RolloutArgs) -> Result<ImageRef, CliError> {
-    ImageRef::parse(&args.image).map_err(|e| CliError::BadInput(e.to_string()))
+    ImageRef::parse_to_pin(&args.image).map_err(|e| CliError::BadInput(e.to_string()))
 }
 
 /// One cluster's rollout before any change: its adapters (identity, permission checks,
@@ -171,6 +177,7 @@ pub async fn prepare_cluster(
         wait: !args.action.no_wait,
         dry_run: args.action.dry_run,
         health_gate: health_gate(args)?,
+        allow_unusual_tag: args.allow_unusual_tag || !args.action.yes,
     };
     let prepared = contract::prepare(&context.ops(), &input).await?;
     Ok(PreparedCluster { context, prepared })

@@ -52,7 +52,7 @@ pub async fn run(global: &GlobalArgs, command: &SeedCommand) -> Result<ExitCode,
 
 async fn create(global: &GlobalArgs, args: &SeedCreateArgs) -> Result<ExitCode, CliError> {
     let bad = |e: String| CliError::BadInput(e);
-    let image = ImageRef::parse(&args.image).map_err(|e| bad(e.to_string()))?;
+    let image = ImageRef::parse_to_pin(&args.image).map_err(|e| bad(e.to_string()))?;
     let external_address = args
         .external_address
         .as_deref()

@@ -20,6 +20,7 @@
 //! `validation.rs`, `unknown.rs`.
 mod common;
 mod conditions;
+pub mod defaulting;
 mod modes;
 mod plan;
 pub mod schema;

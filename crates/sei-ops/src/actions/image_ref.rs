@@ -43,6 +43,12 @@ pub enum ImageRefError {
         "invalid digest {0:?} (expected algorithm:hex, e.g. sha256: followed by 64 hex digits)"
     )]
     InvalidDigest(String),
+    /// Neither tag nor digest: the kubelet pulls `latest`, whatever that is on the day.
+    #[error(
+        "image reference {0} has no tag or digest: the node's pod would pull `latest`; name a \
+         tag ({0}:TAG) or a digest ({0}@sha256:...)"
+    )]
+    Untagged(String),
 }
 
 /// Advice about a valid reference.
@@ -102,6 +108,16 @@ impl ImageRef {
             tag,
             digest,
         })
+    }
+
+    /// Parses `text` as an image to pin on a node (`spec.image`): as [`Self::parse`], and a
+    /// reference with neither tag nor digest is refused (the pod would pull `latest`).
+    pub fn parse_to_pin(text: &str) -> Result<ImageRef, ImageRefError> {
+        let image = ImageRef::parse(text)?;
+        if image.tag.is_none() && image.digest.is_none() {
+            return Err(ImageRefError::Untagged(image.to_string()));
+        }
+        Ok(image)
     }
 
     pub fn is_pinned_by_digest(&self) -> bool {
@@ -337,6 +353,26 @@ mod tests {
         assert_eq!(
             ImageRef::parse(&long_name),
             Err(ImageRefError::NameTooLong(302))
+        );
+    }
+
+    /// Issue 33: `rollout --image ghcr.io/sei-protocol/sei` patched spec.image untagged.
+    #[test]
+    fn an_image_to_pin_needs_a_tag_or_a_digest() {
+        let untagged = ImageRef::parse_to_pin("ghcr.io/sei-protocol/sei");
+        assert_eq!(
+            untagged,
+            Err(ImageRefError::Untagged("ghcr.io/sei-protocol/sei".into()))
+        );
+        let message = untagged.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("would pull `latest`"), "{message}");
+        assert!(!message.contains('\n'), "one line");
+        ImageRef::parse_to_pin("ghcr.io/sei-protocol/sei:v6.4.0").expect("tagged");
+        ImageRef::parse_to_pin(&format!("ghcr.io/sei-protocol/sei@{DIGEST}")).expect("digest");
+        assert_eq!(
+            ImageRef::parse_to_pin("localhost:5000/seid"),
+            Err(ImageRefError::Untagged("localhost:5000/seid".into())),
+            "a registry port is not a tag"
         );
     }
 

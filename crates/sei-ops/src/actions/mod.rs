@@ -25,4 +25,5 @@ pub mod permissions;
 pub mod preview;
 pub mod render_fix;
 pub mod statefulset_diff;
+pub mod tag_family;
 pub mod waves;

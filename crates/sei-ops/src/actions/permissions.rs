@@ -69,18 +69,19 @@ fn check(
     PermissionCheck::new(verb, group, resource, namespace, name)
 }
 
-/// The tasks the executor will run for a node: the plan about to be persisted, else the node's
-/// Active plan (which persisting resumes).
+/// The tasks the executor will run for a node: the node's Active plan (which runs first, to
+/// its end), then the plan about to be persisted after it.
 pub fn tasks_to_run(node: &SeiNode, new_plan: Option<&TaskPlan>) -> Vec<TaskKind> {
     let active = node
         .status
         .as_ref()
         .and_then(|s| s.plan.as_ref())
         .filter(|p| p.phase == PlanPhase::Active);
-    new_plan
-        .or(active)
-        .map(|plan| plan.tasks.iter().map(|t| t.kind.clone()).collect())
-        .unwrap_or_default()
+    active
+        .into_iter()
+        .chain(new_plan)
+        .flat_map(|plan| plan.tasks.iter().map(|t| t.kind.clone()))
+        .collect()
 }
 
 /// `rollout`: for each node (name and the tasks it will run), the spec change, the plan and,

@@ -8,7 +8,10 @@ use serde_json::Value;
 use super::address::ExternalAddress;
 use super::image_ref::ImageRef;
 use super::statefulset_diff::{StatefulSetPreview, statefulset_text};
-use crate::api::{SeiNode, TaskKind, TaskPlan};
+use crate::api::{
+    ConditionStatus, ConditionType, ConditionUpdate, PlannedTask, Reason, SeiNode, TaskKind,
+    TaskPlan, TaskStatus, set_condition,
+};
 use crate::planner::{PlanContext, PlanError, preview};
 
 /// Why an address change needs this action at all.
@@ -70,13 +73,21 @@ pub struct ImagePinPreview {
     pub statefulset: Option<StatefulSetPreview>,
 }
 
-/// An Active plan an action waits out before it changes the node.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// An Active plan an action waits out before it changes the node: what runs first, as
+/// persisted (task IDs, params), and the image the node's pod runs once it ended.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunsFirst {
     pub plan_id: String,
     pub tasks_done: usize,
     pub tasks: usize,
+    /// The tasks not yet Complete, exactly as in `.status.plan` (in order): what the executor
+    /// (the controller or this console) runs before the node is changed.
+    pub remaining: Vec<PlannedTask>,
+    /// The image the pod runs once the plan ended: `spec.image` as it is now when the plan
+    /// still renders, replaces or observes the pod (the change is written only after it),
+    /// else what runs now.
+    pub pod_image: String,
 }
 
 impl RunsFirst {
@@ -84,24 +95,80 @@ impl RunsFirst {
         let plan = node.status.as_ref()?.plan.as_ref()?;
         plan.is_active().then(|| RunsFirst {
             plan_id: plan.id.clone(),
-            tasks_done: plan
+            tasks_done: plan.completed_count(),
+            tasks: plan.tasks.len(),
+            remaining: plan
                 .tasks
                 .iter()
-                .filter(|t| t.status == crate::api::TaskStatus::Complete)
-                .count(),
-            tasks: plan.tasks.len(),
+                .filter(|t| t.status != TaskStatus::Complete)
+                .cloned()
+                .collect(),
+            pod_image: if touches_pod(plan) {
+                node.spec.image.clone()
+            } else {
+                node.status
+                    .as_ref()
+                    .map_or("", |s| s.current_image())
+                    .to_owned()
+            },
         })
     }
 }
 
-/// The node as it is once its Active plan completed: no plan, the plan's target phase.
-fn after_active_plan(node: &SeiNode) -> SeiNode {
+/// Whether a plan still has a task that renders the StatefulSet or replaces or observes its
+/// pod: the pod then runs `spec.image` as it is while the plan runs.
+fn touches_pod(plan: &TaskPlan) -> bool {
+    plan.tasks.iter().any(|t| {
+        t.status != TaskStatus::Complete
+            && matches!(
+                t.kind,
+                TaskKind::ApplyStatefulSet | TaskKind::ReplacePod | TaskKind::ObserveImage
+            )
+    })
+}
+
+/// The node as it is once its Active plan completed, as the executor leaves it (the change
+/// is not written yet): no plan, the plan's target phase; an `observe-image` still to run
+/// stamps `currentImage` (and `currentSidecarImage`) from the spec as it is now (upstream
+/// `observe_image.go`); a `mark-ready` still to run leaves the sidecar ready, so the next
+/// probe reads True.
+fn after_active_plan(node: &SeiNode, ctx: &PlanContext) -> SeiNode {
     let mut after = node.clone();
-    if let Some(status) = after.status.as_mut()
-        && let Some(plan) = status.plan.take()
-        && let Some(phase) = plan.target_phase
-    {
+    let Some(status) = after.status.as_mut() else {
+        return after;
+    };
+    let Some(plan) = status.plan.take() else {
+        return after;
+    };
+    if let Some(phase) = plan.target_phase {
         status.phase = Some(phase);
+    }
+    let pending = |kind: TaskKind| {
+        plan.tasks
+            .iter()
+            .any(|t| t.kind == kind && t.status != TaskStatus::Complete)
+    };
+    if pending(TaskKind::ObserveImage) {
+        status.current_image = Some(node.spec.image.clone());
+        let sidecar = match node.spec.sidecar.as_ref().and_then(|s| s.image.as_deref()) {
+            Some(image) if !image.is_empty() => image.to_owned(),
+            _ => ctx.platform_sidecar_image.clone(),
+        };
+        status.current_sidecar_image = Some(sidecar);
+    }
+    if pending(TaskKind::MarkReady) {
+        let generation = node.generation();
+        set_condition(
+            status.conditions.get_or_insert_with(Vec::new),
+            ConditionUpdate {
+                kind: ConditionType::SidecarReady,
+                status: ConditionStatus::True,
+                reason: Reason::Ready,
+                message: String::new(),
+                observed_generation: generation,
+            },
+            ctx.now,
+        );
     }
     after
 }
@@ -113,25 +180,25 @@ pub fn pinned_node(node: &SeiNode, image: &ImageRef) -> SeiNode {
     changed
 }
 
-/// The update plan the planner builds once `spec.image` is `image`.
+/// What a rollout to `image` runs on the node: the Active plan first (to its end, the image
+/// pinned only after it), then the update plan the planner builds for the node as that plan
+/// leaves it with `spec.image` pinned, with the ID `ctx` gives it (the ID it is persisted
+/// with). When the Active plan already takes the node to `image`, nothing runs after it.
 pub fn image_pin_preview(
     node: &SeiNode,
     image: &ImageRef,
     ctx: &PlanContext,
 ) -> Result<ImagePinPreview, PlanError> {
-    let changed = pinned_node(node, image);
-    // An Active plan goes first (the rollout follows it, then pins): preview the update plan
-    // the pin then gets, with the ID it will carry.
     let runs_first = RunsFirst::of(node);
     let planned = match runs_first {
-        Some(_) => after_active_plan(&changed),
-        None => changed.clone(),
+        Some(_) => pinned_node(&after_active_plan(node, ctx), image),
+        None => pinned_node(node, image),
     };
     Ok(ImagePinPreview {
         namespace: node.namespace().to_owned(),
         node: node.name().to_owned(),
         from_image: node.spec.image.clone(),
-        to_image: changed.spec.image.clone(),
+        to_image: image.to_string(),
         current_image: node
             .status
             .as_ref()
@@ -142,6 +209,18 @@ pub fn image_pin_preview(
         plan: PlanPreview::from_node(&planned, ctx)?,
         statefulset: None,
     })
+}
+
+impl ImagePinPreview {
+    /// The Active plan alone takes the node to the image: no plan follows it, and none is
+    /// needed.
+    pub fn active_plan_suffices(&self) -> bool {
+        self.plan.plan.is_none()
+            && self
+                .runs_first
+                .as_ref()
+                .is_some_and(|first| first.pod_image == self.to_image)
+    }
 }
 
 /// Preview of `address --external-address` for one node.
@@ -240,11 +319,24 @@ pub fn image_pin_text(preview: &ImagePinPreview) -> String {
     if let Some(first) = &preview.runs_first {
         let _ = writeln!(
             text,
-            "First: plan {} is Active ({} of {} tasks done); it runs to its end, then spec.image is pinned",
+            "First: plan {} is Active ({} of {} tasks done); it runs to its end, then spec.image is pinned:",
             first.plan_id, first.tasks_done, first.tasks
         );
+        task_lines(&mut text, &first.remaining, first.tasks_done, false);
+        let _ = writeln!(text, "  then the pod runs {}", first.pod_image);
+        if preview.active_plan_suffices() {
+            let _ = writeln!(
+                text,
+                "Then: no plan: plan {} takes the node to {}",
+                first.plan_id, preview.to_image
+            );
+        } else {
+            text.push_str("Then: ");
+        }
     }
-    plan_text(&mut text, &preview.plan);
+    if !preview.active_plan_suffices() {
+        plan_text(&mut text, &preview.plan);
+    }
     if let Some(statefulset) = &preview.statefulset {
         statefulset_text(&mut text, statefulset);
     }
@@ -295,32 +387,37 @@ fn plan_text(text: &mut String, preview: &PlanPreview) {
         plan.id,
         plan.tasks.len()
     );
-    let width = plan
-        .tasks
+    task_lines(text, &plan.tasks, 0, true);
+    if let Some(files) = &preview.config_patch {
+        let _ = writeln!(text, "config.toml patch:");
+        for line in toml_lines(files.get("config.toml").unwrap_or(&Value::Null), "") {
+            let _ = writeln!(text, "  {line}");
+        }
+    }
+}
+
+/// One numbered line per task (numbered from `done + 1`), its params inline (a config-patch's
+/// as TOML below the plan when `patch_below`).
+fn task_lines(text: &mut String, tasks: &[PlannedTask], done: usize, patch_below: bool) {
+    let width = tasks
         .iter()
         .map(|t| t.kind.as_str().len())
         .max()
         .unwrap_or(0);
-    for (index, task) in plan.tasks.iter().enumerate() {
+    for (index, task) in tasks.iter().enumerate() {
         let params = match task.params.as_deref() {
             Some(Value::Null) | None => String::new(),
-            Some(_) if task.kind == TaskKind::ConfigPatch => {
+            Some(_) if patch_below && task.kind == TaskKind::ConfigPatch => {
                 "see the config.toml patch below".to_owned()
             }
             Some(params) => params.to_string(),
         };
         let line = format!(
             "  {:>2}. {:<width$}  {params}",
-            index + 1,
+            done + index + 1,
             task.kind.as_str()
         );
         let _ = writeln!(text, "{}", line.trim_end());
-    }
-    if let Some(files) = &preview.config_patch {
-        let _ = writeln!(text, "config.toml patch:");
-        for line in toml_lines(files.get("config.toml").unwrap_or(&Value::Null), "") {
-            let _ = writeln!(text, "  {line}");
-        }
     }
 }
 

@@ -16,7 +16,7 @@ fn line(holder: &str, node: &str, outcome: Outcome, at: i64) -> JournalEntry {
         time: t(at),
         operator: "alice (context kind)".into(),
         context: Some("kind".into()),
-        action: crate::ops::rollout::KIND.into(),
+        action: crate::ops::actions::rollout::KIND.into(),
         nodes: vec![format!("sei/{node}")],
         detail: "image v2".into(),
         outcome,

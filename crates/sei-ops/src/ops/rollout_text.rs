@@ -17,6 +17,13 @@ impl RolloutPrepared {
     pub fn head_text(&self) -> String {
         let mut text = self.waves_text();
         text.push_str(&self.gate_text());
+        if let Some(executor) = &self.executor {
+            text.push_str(executor);
+            text.push('\n');
+        }
+        if let Some(unusual) = &self.unusual_tag {
+            text.push_str(&format!("warning: {unusual}\n"));
+        }
         for note in &self.canary_notes {
             text.push_str(note);
             text.push('\n');

@@ -257,6 +257,7 @@ fn rollout_input(names: &[&str], canary: u32, batch: u32) -> rollout::RolloutInp
         dry_run: false,
         // The health gate has its own tests (`rollout_gate_tests`).
         health_gate: None,
+        allow_unusual_tag: false,
     }
 }
 
@@ -441,6 +442,7 @@ async fn read_only_refuses_before_any_call_and_journals_the_refusal() {
             address: ExternalAddress::parse("203.0.113.7:26656").expect("address"),
             wait: true,
             dry_run: false,
+            restart: false,
         },
     )
     .await;

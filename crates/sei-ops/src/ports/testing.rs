@@ -44,6 +44,9 @@ pub struct FakeState {
     pub next_version: u64,
     /// Status patches still to be preceded by another writer's change (a conflict each).
     pub interfering_writes: u32,
+    /// Each plan as first written to a status (by plan ID): what was persisted, even once
+    /// it ran and was cleared.
+    pub plans_written: Vec<crate::api::TaskPlan>,
 }
 
 /// In-memory [`ClusterApi`].
@@ -83,6 +86,11 @@ impl FakeCluster {
 
     pub fn calls(&self) -> Vec<String> {
         lock(&self.state).calls.clone()
+    }
+
+    /// Every plan as first persisted, in order (see [`FakeState::plans_written`]).
+    pub fn plans_written(&self) -> Vec<crate::api::TaskPlan> {
+        lock(&self.state).plans_written.clone()
     }
 
     pub fn count_calls(&self, prefix: &str) -> usize {
@@ -301,7 +309,13 @@ impl ClusterApi for FakeCluster {
                     .map_err(|e| ClusterError::new(ClusterErrorKind::Other, e.to_string()))?,
             );
             node.metadata.resource_version = Some(version);
-            Ok(node.clone())
+            let node = node.clone();
+            if let Some(plan) = node.status.as_ref().and_then(|st| st.plan.as_ref())
+                && !s.plans_written.iter().any(|p| p.id == plan.id)
+            {
+                s.plans_written.push(plan.clone());
+            }
+            Ok(node)
         })
     }
 

@@ -59,7 +59,9 @@ fn content(
                 Some(expected) => {
                     lines.push(Line::raw(""));
                     lines.push(Line::from(vec![
-                        Span::raw("This touches a validator or seed. Type "),
+                        // Validators and seeds, and a tag unlike the running ones (the
+                        // question says which).
+                        Span::raw("Validator, seed or unusual tag: type "),
                         Span::styled(expected, theme.warn),
                         Span::raw(" to confirm:"),
                     ]));

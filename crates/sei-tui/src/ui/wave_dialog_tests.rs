@@ -72,6 +72,7 @@ fn the_prompt_chooses_the_canary_among_the_marked_nodes_and_the_batch_size() {
                 wait: true,
                 dry_run: false,
                 health_gate: Some(crate::chain::gate::GateSettings::default()),
+                allow_unusual_tag: true,
             }),
         )
     );
@@ -172,6 +173,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
             wait: true,
             dry_run: false,
             health_gate: Some(crate::chain::gate::GateSettings::default()),
+            allow_unusual_tag: true,
         },
         already_rolled: Vec::new(),
         resumed: Vec::new(),
@@ -188,6 +190,8 @@ fn prepared(model: &Model) -> RolloutPrepared {
         confirm_names: Vec::new(),
         question: format!("roll {} node(s) to {NEW}?", names.len()),
         canary_notes: Vec::new(),
+        executor: None,
+        unusual_tag: None,
     }
 }
 

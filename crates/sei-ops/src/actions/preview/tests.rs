@@ -1,5 +1,5 @@
 use super::*;
-use crate::api::Phase;
+use crate::api::{Phase, TaskStatus};
 use crate::planner::test_support::{ctx, full_node, running, seed_node};
 
 const V2: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
@@ -73,13 +73,100 @@ fn image_pin_with_a_plan_active_previews_the_update_plan_after_it() {
     let text = image_pin_text(&preview);
     assert!(
         text.contains(&format!(
-            "First: plan {} is Active (0 of {} tasks done); it runs to its end, then spec.image is pinned",
+            "First: plan {} is Active (0 of {} tasks done); it runs to its end, then spec.image is pinned:",
             init.id,
             init.tasks.len()
         )),
         "{text}"
     );
-    assert!(text.contains(&format!("Update plan {}", plan.id)), "{text}");
+    assert!(
+        text.contains(&format!("Then: Update plan {}", plan.id)),
+        "{text}"
+    );
+}
+
+/// A node left by an abandoned rollout to v6.4.0: spec.image pinned, its update plan Active
+/// with 4 of 7 tasks done (seen: the preview of the way back listed a one-task mark-ready plan,
+/// then 7 tasks ran under that ID).
+fn abandoned_on_v2() -> (SeiNode, TaskPlan) {
+    let mut node = running_full();
+    node.spec.image = V2.to_owned();
+    crate::planner::resolve_plan(&mut node, &ctx()).expect("update plan");
+    let status = node.status.as_mut().expect("status");
+    let plan = status.plan.as_mut().expect("plan");
+    for task in plan.tasks.iter_mut().take(4) {
+        task.status = TaskStatus::Complete;
+    }
+    let plan = plan.clone();
+    (node, plan)
+}
+
+#[test]
+fn after_an_abandoned_rollout_the_way_back_previews_its_remaining_tasks_then_the_plan_back() {
+    let (node, abandoned) = abandoned_on_v2();
+    let back = ImageRef::parse("ghcr.io/sei-protocol/sei:v6.3.0").expect("valid");
+    let id = uuid::Uuid::from_u128(7);
+    let preview = image_pin_preview(&node, &back, &ctx().with_plan_id(id)).expect("preview");
+    let first = preview
+        .runs_first
+        .as_ref()
+        .expect("the abandoned plan runs first");
+    assert_eq!(first.plan_id, abandoned.id);
+    assert_eq!(
+        first.remaining,
+        abandoned.tasks[4..].to_vec(),
+        "as persisted"
+    );
+    assert_eq!(
+        first.pod_image, V2,
+        "it ends with the pod on the pinned image"
+    );
+    let plan = preview
+        .plan
+        .plan
+        .as_ref()
+        .expect("then the update plan back");
+    assert_eq!(plan.id, id.to_string());
+    let kinds: Vec<&str> = plan.tasks.iter().map(|t| t.kind.as_str()).collect();
+    assert_eq!(
+        kinds.len(),
+        7,
+        "{kinds:?}: the update plan, not a mark-ready"
+    );
+    assert!(!preview.active_plan_suffices());
+    let text = image_pin_text(&preview);
+    for line in [
+        format!(
+            "First: plan {} is Active (4 of 7 tasks done); it runs to its end, then spec.image is pinned:",
+            abandoned.id
+        ),
+        "   5. replace-pod".to_owned(),
+        "   7. mark-ready".to_owned(),
+        format!("  then the pod runs {V2}"),
+        format!("Then: Update plan {id} (7 tasks, target phase Running):"),
+        "   1. apply-statefulset".to_owned(),
+    ] {
+        assert!(text.contains(&line), "{line:?} not in:\n{text}");
+    }
+}
+
+/// The same rollout run again (a resume): its Active plan takes the node to the image and
+/// nothing is planned after it; the preview says so instead of a plan that will not run.
+#[test]
+fn resuming_a_rollout_previews_its_active_plan_and_nothing_after_it() {
+    let (node, abandoned) = abandoned_on_v2();
+    let image = ImageRef::parse(V2).expect("valid");
+    let preview = image_pin_preview(&node, &image, &ctx()).expect("preview");
+    assert!(preview.active_plan_suffices(), "{preview:#?}");
+    let text = image_pin_text(&preview);
+    assert!(
+        text.contains(&format!(
+            "Then: no plan: plan {} takes the node to {V2}",
+            abandoned.id
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("No plan would be built"), "{text}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! External address propagation: `spec.externalAddress` set and the update plan whose
 //! config-patch carries it persisted under the node's resourceVersion — the controller alone
-//! builds no plan for an address change.
+//! builds no plan for an address change — then seid restarted (it reads config.toml only at
+//! start) and the address it advertises read back from outside (`address/live.rs`).
 //!
 //! Run again after a crash, it finishes what it started: a plan Active on the node runs to its
 //! end first (`runs_first`); when that plan's config-patch carries the address, nothing more is
@@ -17,12 +18,17 @@ use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
 use crate::ops::follow::FollowEnd;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
+use crate::ops::actions::restart::{PodState, read_pod};
 use crate::ports::StatusPatch;
+use crate::ports::access::PermissionCheck;
 
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("address", "ConsoleExternalAddress");
 /// Its names for `ops::actions::all()` (the journal's list of actions).
 pub const KINDS: &[ActionKind] = &[KIND];
+
+mod live;
+pub use live::{RestartStep, SEID_READS_CONFIG_AT_START};
 
 /// An address change as the operator asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +37,9 @@ pub struct AddressInput {
     pub address: ExternalAddress,
     pub wait: bool,
     pub dry_run: bool,
+    /// Restart seid after the plan so that it reads the new config.toml (`--no-restart`:
+    /// false, the address is written but not live).
+    pub restart: bool,
 }
 
 impl AddressInput {
@@ -49,6 +58,9 @@ pub struct AddressPrepared {
     /// How peers were resolved where it matters.
     pub peer_notes: Vec<String>,
     pub preview: AddressPreview,
+    /// The pod now (`None`: there is none) and how seid comes to read the new address.
+    pub pod: Option<PodState>,
+    pub restart: RestartStep,
     /// Why no update plan can be persisted: the node is left alone.
     pub blocked: Option<String>,
     /// The plan Active on the node, which runs to its end first, and whether its config-patch
@@ -67,6 +79,7 @@ pub struct AddressPrepared {
 impl AddressPrepared {
     pub fn text(&self) -> String {
         let mut text = address_text(&self.preview);
+        text.push_str(&self.restart.text(&self.input.address.to_string()));
         for note in &self.peer_notes {
             text.push_str(note);
             text.push('\n');
@@ -161,12 +174,27 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
                 .await
         }
     };
+    let pod = read_pod(ops, &format!("{}-0", input.node))
+        .await?
+        .as_ref()
+        .map(PodState::of);
+    let restart = RestartStep::choose(
+        input.restart,
+        &input.node,
+        pod.as_ref(),
+        preview.statefulset.as_ref(),
+    );
     let mut tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
     if let (Some(active), Some(_)) = (active_plan(&node), &preview.plan.plan) {
         tasks.extend(active.tasks.iter().map(|t| t.kind.clone()));
     }
-    let checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks);
-    let mut permissions = ops.check(checks.into_vec(), !input.dry_run).await;
+    let mut checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks).into_vec();
+    if restart.needs_pod_delete() {
+        let pod = format!("{}-0", input.node);
+        checks.push(PermissionCheck::new("get", "", "pods", ops.namespace(), pod.clone()));
+        checks.push(PermissionCheck::new("delete", "", "pods", ops.namespace(), pod));
+    }
+    let mut permissions = ops.check(checks, !input.dry_run).await;
     permissions.sidecar_credential = ops
         .sidecar_credential_refusal(
             crate::ops::actions::address::KIND,
@@ -190,6 +218,8 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
         plan_id,
         peer_notes,
         preview,
+        pod,
+        restart,
         blocked,
         runs_first,
         propagated,
@@ -248,7 +278,7 @@ fn propagated_by(node: &SeiNode, address: &ExternalAddress) -> Option<String> {
     let last = actions
         .iter()
         .rev()
-        .find(|a| a.action == crate::ops::address::KIND.name())?;
+        .find(|a| a.action == crate::ops::actions::address::KIND.name())?;
     let plan = last
         .plan
         .clone()
@@ -311,9 +341,16 @@ impl Previewed for AddressPrepared {
     }
 
     fn preview_lines(&self) -> Vec<PreviewLine> {
+        let mut preview = serde_json::to_value(&self.preview).unwrap_or_default();
+        if let Some(object) = preview.as_object_mut() {
+            object.insert(
+                "restart".to_owned(),
+                serde_json::to_value(&self.restart).unwrap_or_default(),
+            );
+        }
         vec![PreviewLine::Preview {
             text: AddressPrepared::text(self),
-            json: serde_json::json!({"event": "preview", "preview": self.preview}),
+            json: serde_json::json!({"event": "preview", "preview": preview}),
         }]
     }
 
@@ -337,8 +374,10 @@ impl Previewed for AddressPrepared {
         let plan = self.propagated.as_ref()?;
         (self.interrupted.is_none() && self.runs_first.is_none()).then(|| {
             format!(
-                "{}/{}: external address {} already propagated (plan {plan} completed)",
-                self.preview.namespace, self.input.node, self.input.address
+                "{}/{}: external address {} already written to config.toml by plan {plan} \
+                 (completed); seid reads it only at start: `sei-console restart {}` makes it live \
+                 if the pod has not restarted since",
+                self.preview.namespace, self.input.node, self.input.address, self.input.node
             )
         })
     }
@@ -355,7 +394,8 @@ impl Previewed for AddressPrepared {
         Some(self.input.node.clone())
     }
 
-    /// Sets the address, persists the update plan carrying it, and follows it.
+    /// Sets the address, persists the update plan carrying it, follows it, restarts seid and
+    /// reads the advertised address back.
     fn run<'a>(&'a self, ops: &'a Ops<'a>, report: &'a dyn Report) -> ActionFuture<'a, RunEnd> {
         Box::pin(change_and_follow(ops, self, report))
     }
@@ -398,19 +438,25 @@ async fn change_and_follow(
                 report,
             ));
         }
-        let followed = match ops.follow(name, &plan_id, report).await {
-            Ok(FollowEnd::Completed) => Ok("external address propagated".to_owned()),
-            Ok(failed) => Err(format!("{}/{name}: {failed}", ops.namespace())),
-            Err(err) => Err(err.to_string()),
+        let failed = match ops.follow(name, &plan_id, report).await {
+            Ok(FollowEnd::Completed) => None,
+            Ok(failed) => Some(format!("{}/{name}: {failed}", ops.namespace())),
+            Err(err) => Some(err.to_string()),
         };
-        if carries || followed.is_err() {
-            return Ok(ops.finish(kind, &nodes, &detail, name, followed, report));
+        if let Some(reason) = failed {
+            return Ok(ops.finish(kind, &nodes, &detail, name, Err(reason), report));
         }
         stored = ops.read_node(name).await?;
+        if carries {
+            // That plan wrote the address: what is left is making it live and checking it.
+            let uid = stored.metadata.uid.clone().unwrap_or_default();
+            return Ok(make_live_and_end(ops, prepared, &uid, report).await);
+        }
     }
-    if let Some(plan) = propagated_by(&stored, &input.address) {
-        let message = format!("external address propagated (plan {plan} completed)");
-        return Ok(ops.finish(kind, &nodes, &detail, name, Ok(message), report));
+    if propagated_by(&stored, &input.address).is_some() {
+        // A completed plan wrote it to config.toml; whether seid reads it is checked, not assumed.
+        let uid = stored.metadata.uid.clone().unwrap_or_default();
+        return Ok(make_live_and_end(ops, prepared, &uid, report).await);
     }
     let from = match stored.spec.external_address() {
         "" => "(unset)",
@@ -428,9 +474,10 @@ async fn change_and_follow(
     });
     ops.journal(kind, &nodes, &detail, Outcome::Started, None, report);
     if !input.wait {
-        return Ok(RunEnd::done(
-            "address set and update plan persisted; not waiting (--no-wait)",
-        ));
+        return Ok(RunEnd::done(format!(
+            "address set and update plan persisted; not live until the plan ran and seid \
+             restarted ({SEID_READS_CONFIG_AT_START}); not waiting (--no-wait)"
+        )));
     }
     let failure = match ops.follow(name, &plan.id, report).await {
         Ok(FollowEnd::Completed) => None,
@@ -438,11 +485,65 @@ async fn change_and_follow(
         // A render failure (with its fix) or a driver error, already naming the node.
         Err(err) => Some(err.to_string()),
     };
-    let outcome = match failure {
-        None => Ok("external address propagated".to_owned()),
-        Some(reason) => Err(reason),
+    if let Some(reason) = failure {
+        return Ok(ops.finish(kind, &nodes, &detail, name, Err(reason), report));
+    }
+    Ok(make_live_and_end(ops, prepared, &uid, report).await)
+}
+
+/// The plan ran: seid restarted where it must be and the address it advertises read back; the
+/// verdict goes on the node (Event), in the journal and into the end line — only what was
+/// verified is said.
+async fn make_live_and_end(
+    ops: &Ops<'_>,
+    prepared: &AddressPrepared,
+    uid: &str,
+    report: &dyn Report,
+) -> RunEnd {
+    let input = &prepared.input;
+    let name = input.node.as_str();
+    let nodes = vec![name.to_owned()];
+    let detail = input.detail();
+    let kind = crate::ops::actions::address::KIND;
+    let address = input.address.to_string();
+    let live = live::make_live(
+        ops,
+        name,
+        &address,
+        &prepared.restart,
+        prepared.pod.as_ref(),
+        report,
+    )
+    .await;
+    // The verdict on the node (Event), in the journal and as the end line.
+    ops.event(kind, name, uid, &live.verdict, report).await;
+    let outcome = if live.ok {
+        Outcome::Succeeded
+    } else {
+        Outcome::Failed
     };
-    Ok(ops.finish(kind, &nodes, &detail, name, outcome, report))
+    ops.journal(
+        kind,
+        &nodes,
+        &detail,
+        outcome,
+        Some(live.verdict.clone()),
+        report,
+    );
+    let mut end = if live.ok {
+        RunEnd::done(live.verdict)
+    } else {
+        RunEnd::failed(name, live.verdict)
+    };
+    if let Some(probe) = live.probe {
+        end.result
+            .insert("probe".to_owned(), serde_json::to_value(probe).unwrap_or_default());
+        if !live.ok {
+            // It ran (written, restarted); the outside check failed, as for a seed.
+            end.exit_code = Some(super::seed::EXIT_UNREACHABLE);
+        }
+    }
+    end
 }
 
 /// Patches `spec.externalAddress` (the console-action `record` in the same patch) and persists

@@ -42,10 +42,13 @@ pub struct PodState {
     pub ready: bool,
     /// Container restarts, summed.
     pub restarts: i32,
+    /// `status.startTime` (RFC 3339), once the kubelet started it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
 }
 
 impl PodState {
-    fn of(pod: &Pod) -> PodState {
+    pub(crate) fn of(pod: &Pod) -> PodState {
         let status = pod.status.as_ref();
         PodState {
             name: pod.metadata.name.clone().unwrap_or_default(),
@@ -57,11 +60,14 @@ impl PodState {
             restarts: status
                 .and_then(|s| s.container_statuses.as_ref())
                 .map_or(0, |c| c.iter().map(|c| c.restart_count).sum()),
+            started_at: status
+                .and_then(|s| s.start_time.as_ref())
+                .map(|t| t.0.to_string()),
         }
     }
 
     /// `Running, Ready, 2 restarts`.
-    fn words(&self) -> String {
+    pub(crate) fn words(&self) -> String {
         let ready = if self.ready { "Ready" } else { "not Ready" };
         format!("{}, {ready}, {} restarts", self.phase, self.restarts)
     }
@@ -139,7 +145,7 @@ fn restart_checks(namespace: &str, node: &str) -> Vec<PermissionCheck> {
     ]
 }
 
-async fn read_pod(ops: &Ops<'_>, name: &str) -> Result<Option<Pod>, OpsError> {
+pub(crate) async fn read_pod(ops: &Ops<'_>, name: &str) -> Result<Option<Pod>, OpsError> {
     let namespace = ops.namespace();
     match ops
         .ports
@@ -297,14 +303,7 @@ async fn restart(
         )));
     };
     let before = PodState::of(&pod);
-    ops.ports
-        .cluster
-        .delete(ObjectKind::Pod, namespace, &pod_name, Propagation::Default)
-        .await
-        .map_err(|source| OpsError::Cluster {
-            context: format!("deleting pod {namespace}/{pod_name}"),
-            source,
-        })?;
+    delete_pod(ops, &pod_name).await?;
     let what = format!(
         "pod {pod_name} deleted for its StatefulSet to create it again (was {})",
         before.words()
@@ -321,7 +320,7 @@ async fn restart(
     let deadline = NEW_POD_DEADLINE.min(ops.settings.driver.deadline);
     let outcome = wait_new_pod(ops, &pod_name, &before.uid, deadline, report)
         .await
-        .map(|waited| {
+        .map(|(waited, _)| {
             format!(
                 "pod {namespace}/{pod_name} created again: Running and Ready after {} s",
                 waited.as_secs()
@@ -330,15 +329,63 @@ async fn restart(
     Ok(ops.finish(kind, &nodes, &detail, name, outcome, report))
 }
 
+async fn delete_pod(ops: &Ops<'_>, pod_name: &str) -> Result<(), OpsError> {
+    let namespace = ops.namespace();
+    ops.ports
+        .cluster
+        .delete(ObjectKind::Pod, namespace, pod_name, Propagation::Default)
+        .await
+        .map_err(|source| OpsError::Cluster {
+            context: format!("deleting pod {namespace}/{pod_name}"),
+            source,
+        })?;
+    Ok(())
+}
+
+/// A pod restarted by [`restart_pod`]: the one deleted, and its successor Running and Ready.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Restarted {
+    pub before: PodState,
+    pub after: PodState,
+    pub waited: Duration,
+}
+
+/// Deletes the pod `<node>-0` (`before`, as read) and waits for its StatefulSet's new one to be
+/// Running and Ready (another UID), bounded by the driver's deadline: what another action's
+/// restart step does (the address change: seid reads config.toml only at start).
+pub(crate) async fn restart_pod(
+    ops: &Ops<'_>,
+    node: &str,
+    before: &PodState,
+    report: &dyn Report,
+) -> Result<Restarted, String> {
+    let pod_name = format!("{node}-0");
+    delete_pod(ops, &pod_name)
+        .await
+        .map_err(|e| e.to_string())?;
+    report.note(&Note::Info(format!(
+        "pod {pod_name} deleted for its StatefulSet to create it again (was {})",
+        before.words()
+    )));
+    let deadline = NEW_POD_DEADLINE.min(ops.settings.driver.deadline);
+    let (waited, after) = wait_new_pod(ops, &pod_name, &before.uid, deadline, report).await?;
+    Ok(Restarted {
+        before: before.clone(),
+        after,
+        waited,
+    })
+}
+
 /// Polls until a pod of another UID than `old_uid` is Running and Ready, saying each state the
-/// new pod passes through; how long it took, or why it is not Ready at the deadline.
+/// new pod passes through; how long it took and the new pod, or why it is not Ready at the
+/// deadline.
 async fn wait_new_pod(
     ops: &Ops<'_>,
     pod_name: &str,
     old_uid: &str,
     deadline: Duration,
     report: &dyn Report,
-) -> Result<Duration, String> {
+) -> Result<(Duration, PodState), String> {
     let started = tokio::time::Instant::now();
     let polls = (deadline.as_millis() / NEW_POD_POLL.as_millis()).max(1);
     let mut last = String::new();
@@ -350,7 +397,7 @@ async fn wait_new_pod(
             Ok(Some(pod)) if pod.metadata.uid.as_deref() != Some(old_uid) => {
                 let state = PodState::of(&pod);
                 if state.ready && state.phase == "Running" {
-                    return Ok(started.elapsed());
+                    return Ok((started.elapsed(), state));
                 }
                 format!("new pod: {}", state.words())
             }

@@ -19,6 +19,7 @@ use crate::actions::image_ref::ImageRef;
 use crate::actions::permissions::{rollout_checks, tasks_to_run};
 use crate::actions::preview::{ImagePinPreview, image_pin_preview, image_pin_text, pinned_node};
 use crate::actions::statefulset_diff::statefulset_preview;
+use crate::actions::tag_family::{UnusualTag, unusual_tag};
 use crate::actions::waves::{already_rolled, plan_waves};
 use crate::api::{NodeMode, SeiNode, TaskKind};
 use crate::config::WaveDefaults;
@@ -87,6 +88,10 @@ pub struct RolloutInput {
     /// Each wave moves on only when its nodes are caught up and advancing through a soak
     /// (`rollout/health_gate.rs`); `None`: `--no-health-gate`.
     pub health_gate: Option<crate::chain::gate::GateSettings>,
+    /// A tag unlike the running ones (`actions::tag_family`) may roll: `--allow-unusual-tag`,
+    /// or a confirmation where the tag is typed (the console, an interactive command).
+    /// Without it such a rollout is refused before anything changes.
+    pub allow_unusual_tag: bool,
 }
 
 impl RolloutInput {
@@ -141,6 +146,12 @@ pub struct RolloutPrepared {
     /// Nodes the automatic canary passed over because they are not healthy
     /// (`fleet::verdict`), and what was chosen instead.
     pub canary_notes: Vec<String>,
+    /// Who will run the previewed plans, for `auto` (`executor: controller (holder)`): the
+    /// plans shown are the ones persisted, whoever runs them.
+    pub executor: Option<String>,
+    /// The tag does not look like the ones the selected nodes run: said in the preview, typed
+    /// to confirm, refused without `allow_unusual_tag`.
+    pub unusual_tag: Option<UnusualTag>,
 }
 
 impl RolloutPrepared {
@@ -151,8 +162,18 @@ impl RolloutPrepared {
             .collect()
     }
 
-    /// Why the rollout cannot start, if it cannot: nothing to roll, or a permission missing.
+    /// Why the rollout cannot start, if it cannot: an unusual tag not allowed, nothing to
+    /// roll, or a permission missing.
     pub fn refusal(&self) -> Option<OpsError> {
+        if let Some(unusual) = self
+            .unusual_tag
+            .as_ref()
+            .filter(|_| !self.input.allow_unusual_tag)
+        {
+            return Some(OpsError::BadInput(format!(
+                "{unusual}; nothing was changed (--allow-unusual-tag rolls it anyway)"
+            )));
+        }
         // A chosen canary that cannot be planned: rolling the rest first would skip the
         // canary the operator asked for.
         if let Some(canary) = self
@@ -237,9 +258,20 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         confirm_names: Vec::new(),
         question: String::new(),
         canary_notes: Vec::new(),
+        executor: None,
+        unusual_tag: None,
         input,
     };
     let selected = ops.select(&prepared.input.selection).await?;
+    let running: Vec<ImageRef> = selected
+        .iter()
+        .flat_map(|n| {
+            let current = n.status.as_ref().map_or("", |s| s.current_image());
+            [n.spec.image.as_str(), current]
+        })
+        .filter_map(|text| ImageRef::parse(text).ok())
+        .collect();
+    prepared.unusual_tag = unusual_tag(&prepared.input.image, &running);
     if let Some(stranger) = prepared
         .input
         .canary_nodes
@@ -277,7 +309,8 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         let ctx = ctx.clone().with_plan_id(plan_id);
         let mut preview = image_pin_preview(&node, &prepared.input.image, &ctx)
             .map_err(|e| OpsError::Step(format!("{}: {e}", node.name())))?;
-        // With a plan Active, the preview is of the update plan after it. The Active plan
+        // With a plan Active, the preview is of that plan, then of the update plan after it
+        // (none when that plan already takes the node to the image). The Active plan
         // runs to its end whatever comes after it (a rerun after a crash finishes the plan it
         // started, even once the images already match).
         if let (Some(first), Some(holder)) = (&preview.runs_first, &interrupted) {
@@ -291,7 +324,12 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
             ));
         }
         let resumes = preview.runs_first.is_some() || interrupted.is_some();
-        if let Some(reason) = preview.plan.no_plan.as_ref().filter(|_| !resumes) {
+        if let Some(reason) = preview
+            .plan
+            .no_plan
+            .as_ref()
+            .filter(|_| !(preview.active_plan_suffices() || resumes))
+        {
             prepared.blocked.push(Blocked {
                 node: node.name().to_owned(),
                 reason: format!("no plan can take it to {image}: {reason}"),
@@ -329,12 +367,20 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
     let names = prepared.names();
     prepared.waves = plan_waves(&names, prepared.sizes.canary, prepared.sizes.batch);
     prepared.question = format!("roll {} node(s) to {image}?", names.len());
+    if let Some(unusual) = &prepared.unusual_tag {
+        prepared.question = format!(
+            "{} {unusual}: type the tag to confirm.",
+            prepared.question
+        );
+        prepared.confirm_names.push(unusual.tag.clone());
+    }
     let work: Vec<(String, Vec<TaskKind>)> = prepared
         .nodes
         .iter()
         .map(|n| (n.node.name().to_owned(), n.tasks.clone()))
         .collect();
     if !work.is_empty() {
+        prepared.executor = ops.executor_choice().await.ok().and_then(|c| c.note);
         let mut checks = rollout_checks(
             &ops.scope(),
             ops.namespace(),
@@ -498,6 +544,12 @@ impl Previewed for RolloutPrepared {
             PreviewLine::TextOnly(self.waves_text()),
             PreviewLine::TextOnly(self.gate_text()),
         ];
+        if let Some(executor) = &self.executor {
+            lines.push(PreviewLine::Note(Note::Executor(executor.clone())));
+        }
+        if let Some(unusual) = &self.unusual_tag {
+            lines.push(PreviewLine::Note(Note::Warning(unusual.to_string())));
+        }
         for note in &self.canary_notes {
             lines.push(PreviewLine::Note(Note::Warning(note.clone())));
         }

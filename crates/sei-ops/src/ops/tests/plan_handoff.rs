@@ -2,6 +2,7 @@
 //! being the persisted one, an Active plan met at a node's turn, and the node an embedded run
 //! leaves behind compared with the controller's next reconcile.
 use super::*;
+use crate::ports::ObjectKind;
 
 #[tokio::test]
 async fn an_address_change_persists_the_update_plan_carrying_it_and_follows_it() {
@@ -15,6 +16,7 @@ async fn an_address_change_persists_the_update_plan_carrying_it_and_follows_it()
             address: ExternalAddress::parse("203.0.113.7:26656").expect("address"),
             wait: true,
             dry_run: false,
+            restart: false,
         },
     )
     .await
@@ -125,6 +127,76 @@ async fn a_plan_active_at_the_nodes_turn_ends_before_the_image_is_pinned() {
     assert_eq!(world.log.lines(), ["ns/a started", "ns/a succeeded"]);
 }
 
+/// An abandoned rollout to v2 (its plan persisted and spec.image pinned, then the console
+/// gone) and a rollout back to v1: the preview shows the abandoned plan's tasks as persisted
+/// and the plan after it; the run follows exactly that plan, then persists exactly the
+/// previewed one (ID, task IDs, types, params), and the node ends on v1.
+#[tokio::test]
+async fn after_an_abandoned_rollout_the_rollout_back_runs_what_it_previewed() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    let persisted = world
+        .ops()
+        .driver()
+        .persist_for_spec("ns", "a", SIDECAR_IMAGE, None, |n| {
+            n.spec.image = V2.into();
+        })
+        .await
+        .expect("persist");
+    let crate::executor::driver::Persisted::Built(abandoned) = persisted else {
+        panic!("no plan: {persisted:?}");
+    };
+    world
+        .h
+        .cluster
+        .mutate_node("ns", "a", |node| node.spec.image = V2.into());
+    let ops = world.ops();
+    let mut input = rollout_input(&["a"], 1, 3);
+    input.image = ImageRef::parse(V1).expect("image");
+    let prepared = rollout::prepare(&ops, input).await.expect("prepare");
+    assert!(prepared.blocked.is_empty(), "{:?}", prepared.blocked);
+    let preview = &prepared.nodes[0].preview;
+    let first = preview.runs_first.as_ref().expect("runs first");
+    assert_eq!(first.plan_id, abandoned.id);
+    assert_eq!(first.remaining, abandoned.tasks);
+    assert_eq!(first.pod_image, V2);
+    let previewed = preview.plan.plan.clone().expect("the plan back");
+    let report = Recording::default();
+    let end = crate::ops::action::execute(&ops, &prepared, &report)
+        .await
+        .expect("run");
+    assert!(end.ok, "{end:?}");
+    let lines = report.0.lock().expect("lock").clone();
+    let at = |line: &str| lines.iter().position(|l| l == line);
+    let followed = at(&format!(
+        "a: plan {} already active; following it before changing the node",
+        abandoned.id
+    ))
+    .unwrap_or_else(|| panic!("the abandoned plan is followed first: {lines:#?}"));
+    let ours = at(&format!("a: plan {} persisted", previewed.id))
+        .unwrap_or_else(|| panic!("the previewed plan: {lines:#?}"));
+    assert!(followed < ours, "{lines:?}");
+    // Cleared once Complete (as the controller's next reconcile does): the plan as persisted.
+    let written = world.h.cluster.plans_written();
+    let stored = written
+        .iter()
+        .find(|p| p.id == previewed.id)
+        .unwrap_or_else(|| panic!("the plan back was persisted: {written:#?}"));
+    let shape = |plan: &crate::api::TaskPlan| {
+        plan.tasks
+            .iter()
+            .map(|t| (t.id.clone(), t.kind.clone(), t.params.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(stored.id, previewed.id);
+    assert_eq!(
+        shape(stored),
+        shape(&previewed),
+        "task for task, param for param"
+    );
+    assert_eq!(world.image_of("a"), (V1.into(), V1.into()));
+}
+
 /// Without waiting the console cannot follow the Active plan first: that node fails and is
 /// left as it was (no spec patch, no Event), naming the plan.
 #[tokio::test]
@@ -222,4 +294,126 @@ async fn an_embedded_run_leaves_the_node_as_the_controllers_next_reconcile_would
     assert_eq!(condition.status, "False");
     assert_eq!(condition.reason, "UpdateComplete");
     assert_eq!(condition.message, format!("plan {plan_id} completed"));
+}
+
+/// Issue 33: an address change ends with seid restarted — the StatefulSet does not change, so
+/// the plan's replace-pod replaces no pod and the console restarts it after the plan — and the
+/// address it advertises read back by the probe; the verdict is the end line, the Event and the
+/// journal's reason.
+#[tokio::test]
+async fn an_address_change_restarts_seid_and_reads_the_advertised_address_back() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    let ops = world.ops();
+    let prepared = address::prepare(
+        &ops,
+        address::AddressInput {
+            node: "a".into(),
+            address: ExternalAddress::parse("203.0.113.7:26656").expect("address"),
+            wait: true,
+            dry_run: false,
+            restart: true,
+        },
+    )
+    .await
+    .expect("prepare");
+    assert_eq!(
+        prepared.restart,
+        address::RestartStep::Console { pod: "a-0".into() }
+    );
+    let text = prepared.text();
+    assert!(
+        text.contains("Then: restart seid (seid reads config.toml only at start): delete pod a-0"),
+        "{text}"
+    );
+    let old = prepared.pod.clone().expect("pod").uid;
+    let report = Recording::default();
+    // The StatefulSet controller's part: a new pod once the old one is gone.
+    let recreate = async {
+        for _ in 0..1000 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            if world
+                .h
+                .cluster
+                .object(ObjectKind::Pod, "ns", "a-0")
+                .is_none()
+            {
+                world.h.cluster.put(ClusterObject::Pod(ready_pod("a")));
+                return;
+            }
+        }
+    };
+    let (end, ()) = tokio::join!(
+        crate::ops::action::execute(&ops, &prepared, &report),
+        recreate
+    );
+    let end = end.expect("run");
+    assert!(end.ok, "{end:?}");
+    assert!(
+        end.message.starts_with(
+            "external address 203.0.113.7:26656 live: seid restarted (pod a-0 deleted; new pod"
+        ),
+        "{end:?}"
+    );
+    assert!(
+        end.message
+            .contains("it advertises 203.0.113.7:26656 in its P2P handshake"),
+        "{end:?}"
+    );
+    let new = world
+        .h
+        .cluster
+        .object(ObjectKind::Pod, "ns", "a-0")
+        .and_then(|o| o.metadata().uid.clone())
+        .expect("new pod");
+    assert_ne!(new, old, "a new pod");
+    let probed = world.prober.targets.lock().expect("lock").clone();
+    assert_eq!(
+        probed
+            .iter()
+            .map(|t| t.address.as_str())
+            .collect::<Vec<_>>(),
+        ["203.0.113.7:26656"]
+    );
+    assert_eq!(world.log.lines(), ["ns/a started", "ns/a succeeded"]);
+}
+
+/// `--no-restart`: the address is written, the pod left alone, and the end line says it is not
+/// live (no probe: nothing new would answer).
+#[tokio::test]
+async fn no_restart_leaves_the_address_written_but_not_live_and_says_so() {
+    let world = World::new();
+    world.running_fleet(&["a"]).await;
+    let ops = world.ops();
+    let prepared = address::prepare(
+        &ops,
+        address::AddressInput {
+            node: "a".into(),
+            address: ExternalAddress::parse("203.0.113.7:26656").expect("address"),
+            wait: true,
+            dry_run: false,
+            restart: false,
+        },
+    )
+    .await
+    .expect("prepare");
+    assert!(
+        prepared
+            .text()
+            .contains("Not restarted (--no-restart): config.toml gets the new address"),
+        "{}",
+        prepared.text()
+    );
+    let report = Recording::default();
+    let end = crate::ops::action::execute(&ops, &prepared, &report)
+        .await
+        .expect("run");
+    assert!(end.ok, "{end:?}");
+    assert!(
+        end.message
+            .contains("not live: seid reads config.toml only at start"),
+        "{end:?}"
+    );
+    assert_eq!(world.h.cluster.count_calls("delete pods"), 0);
+    assert!(world.prober.targets.lock().expect("lock").is_empty());
 }

@@ -56,6 +56,7 @@ async fn a_sixth_action_keeps_the_last_five() {
                 address: ExternalAddress::parse(&format!("203.0.113.{n}:26656")).expect("a"),
                 wait: true,
                 dry_run: false,
+                restart: false,
             },
         )
         .await

@@ -82,6 +82,7 @@ async fn an_address_change_that_cannot_render_is_refused_before_any_change() {
             address: ExternalAddress::parse("203.0.113.7:26656").expect("address"),
             wait: true,
             dry_run: false,
+            restart: false,
         },
     )
     .await

@@ -101,6 +101,7 @@ async fn an_address_change_without_a_bearer_token_is_refused_before_any_change()
             address: ExternalAddress::parse("203.0.113.7:26656").expect("address"),
             wait: true,
             dry_run: false,
+            restart: false,
         },
     )
     .await

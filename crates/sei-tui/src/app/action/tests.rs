@@ -75,6 +75,7 @@ fn rollout_goes_from_prompt_to_preview_to_confirmation_to_running() {
             wait: true,
             dry_run: false,
             health_gate: Some(crate::chain::gate::GateSettings::default()),
+            allow_unusual_tag: true,
         }),
     );
     let id = flow_id(&model);

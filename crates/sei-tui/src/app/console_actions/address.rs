@@ -56,6 +56,7 @@ fn validate(form: &Form) -> Result<ActionRequest, FormError> {
         address,
         wait: true,
         dry_run: false,
+        restart: true,
     });
     Ok(ActionRequest::of_form(form, operation))
 }

@@ -203,7 +203,7 @@ fn validate(form: &Form) -> Result<ActionRequest, FormError> {
     if !form.clusters.is_empty() {
         return across_clusters(form);
     }
-    let image = ImageRef::parse(form.value(0)).map_err(|e| FormError::field("image", e))?;
+    let image = ImageRef::parse_to_pin(form.value(0)).map_err(|e| FormError::field("image", e))?;
     let (waves, canaries) = rollout_waves(form)?;
     let operation = SomeOperation::new(RolloutInput {
         selection: Selection::Named(form.nodes.clone()),
@@ -213,13 +213,14 @@ fn validate(form: &Form) -> Result<ActionRequest, FormError> {
         wait: true,
         dry_run: false,
         health_gate: health_gate(form)?,
+        allow_unusual_tag: true,
     });
     Ok(ActionRequest::of_form(form, operation))
 }
 
 /// A rollout per cluster, each of that cluster's marked nodes.
 fn across_clusters(form: &Form) -> Result<ActionRequest, FormError> {
-    let image = ImageRef::parse(form.value(0)).map_err(|e| FormError::field("image", e))?;
+    let image = ImageRef::parse_to_pin(form.value(0)).map_err(|e| FormError::field("image", e))?;
     let gate = health_gate(form)?;
     let parts = form
         .clusters
@@ -235,6 +236,7 @@ fn across_clusters(form: &Form) -> Result<ActionRequest, FormError> {
                 wait: true,
                 dry_run: false,
                 health_gate: gate,
+                allow_unusual_tag: true,
             }),
         })
         .collect();

@@ -55,7 +55,7 @@ fn validate(form: &Form) -> Result<ActionRequest, FormError> {
     if chain_id.is_empty() {
         return Err(FormError::field("chain id", "required"));
     }
-    let image = ImageRef::parse(form.value(2)).map_err(|e| FormError::field("image", e))?;
+    let image = ImageRef::parse_to_pin(form.value(2)).map_err(|e| FormError::field("image", e))?;
     let external_address = match form.value(3) {
         "" => None,
         text => Some(

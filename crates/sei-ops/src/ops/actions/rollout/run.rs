@@ -113,10 +113,21 @@ async fn roll_waves(
             return Ok(halted(ops, name, &reason, total - done));
         }
     }
+    // Only what was checked: each node's plans Complete, `currentImage` the image and its pod
+    // Ready (the wave gate), then its health gate when there is one.
     Ok(RunEnd::done(if input.wait {
-        "rollout complete"
+        let gate = if input.health_gate.is_some() {
+            "health gate passed"
+        } else {
+            "no health gate"
+        };
+        format!(
+            "rollout complete: {total} node(s) on {} (plans Complete, currentImage set, pod \
+             Ready; {gate})",
+            input.image
+        )
     } else {
-        "image pinned and plans persisted; not waiting (--no-wait)"
+        "image pinned and plans persisted; nothing run yet (--no-wait)".to_owned()
     }))
 }
 

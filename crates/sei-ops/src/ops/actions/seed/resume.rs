@@ -24,7 +24,7 @@ pub(super) fn resume_of(node: &SeiNode, request: &SeedRequest) -> Option<String>
     };
     let created = actions
         .iter()
-        .find(|a| a.action == crate::ops::seed::KIND.name())?;
+        .find(|a| a.action == crate::ops::actions::seed::KIND.name())?;
     let spec = &node.spec;
     let secret = spec
         .seed
