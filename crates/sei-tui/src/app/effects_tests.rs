@@ -233,7 +233,7 @@ async fn without_operator_actions_a_preview_and_a_run_are_refused() {
     let request = ActionRequest::one(
         "a",
         "sei",
-        crate::ops::action::SomeOperation::new(crate::ops::restart::RestartInput {
+        crate::ops::action::SomeOperation::new(crate::ops::actions::restart::RestartInput {
             node: "n".into(),
             wait: true,
             dry_run: false,

@@ -16,9 +16,9 @@ use crate::api::{ConditionType, SeiNode, TaskKind, TaskPlan, TaskStatus};
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::actions::restart::{PodState, read_pod};
 use crate::ops::follow::FollowEnd;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
-use crate::ops::actions::restart::{PodState, read_pod};
 use crate::ports::StatusPatch;
 use crate::ports::access::PermissionCheck;
 
@@ -191,8 +191,20 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
     let mut checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks).into_vec();
     if restart.needs_pod_delete() {
         let pod = format!("{}-0", input.node);
-        checks.push(PermissionCheck::new("get", "", "pods", ops.namespace(), pod.clone()));
-        checks.push(PermissionCheck::new("delete", "", "pods", ops.namespace(), pod));
+        checks.push(PermissionCheck::new(
+            "get",
+            "",
+            "pods",
+            ops.namespace(),
+            pod.clone(),
+        ));
+        checks.push(PermissionCheck::new(
+            "delete",
+            "",
+            "pods",
+            ops.namespace(),
+            pod,
+        ));
     }
     let mut permissions = ops.check(checks, !input.dry_run).await;
     permissions.sidecar_credential = ops
@@ -536,8 +548,10 @@ async fn make_live_and_end(
         RunEnd::failed(name, live.verdict)
     };
     if let Some(probe) = live.probe {
-        end.result
-            .insert("probe".to_owned(), serde_json::to_value(probe).unwrap_or_default());
+        end.result.insert(
+            "probe".to_owned(),
+            serde_json::to_value(probe).unwrap_or_default(),
+        );
         if !live.ok {
             // It ran (written, restarted); the outside check failed, as for a seed.
             end.exit_code = Some(super::seed::EXIT_UNREACHABLE);
