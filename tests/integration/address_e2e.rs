@@ -50,7 +50,11 @@ async fn the_new_external_address_reaches_the_nodes_config_toml() {
         message.contains("not live") && message.contains("seid reads config.toml only at start"),
         "{message}"
     );
-    assert_eq!(pod_uid(&ns).await, pod_before, "--no-restart: the pod was not restarted");
+    assert_eq!(
+        pod_uid(&ns).await,
+        pod_before,
+        "--no-restart: the pod was not restarted"
+    );
     let finished = run
         .lines
         .iter()

@@ -71,7 +71,14 @@ fn play_kubelet(ns: &TestNamespace, seid: Arc<Mutex<Node>>) -> tokio::task::Join
 async fn the_address_is_live_after_seid_restarted_as_its_p2p_handshake_shows() {
     let ns = TestNamespace::new("address-live").await;
     let state = tempfile::tempdir().expect("tempdir");
-    running_full_nodes(&ns, &["full-0".to_owned()], IMAGE, &BTreeMap::new(), state.path()).await;
+    running_full_nodes(
+        &ns,
+        &["full-0".to_owned()],
+        IMAGE,
+        &BTreeMap::new(),
+        state.path(),
+    )
+    .await;
     let network = Network::start(NetworkSpec {
         chain_id: "pacific-1".to_owned(),
         full_nodes: 0,
@@ -114,7 +121,10 @@ async fn the_address_is_live_after_seid_restarted_as_its_p2p_handshake_shows() {
     .await;
     kubelet.abort();
     assert!(run.ok, "{run:?}");
-    let message = run.result()["message"].as_str().unwrap_or_default().to_owned();
+    let message = run.result()["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     assert!(
         message.starts_with(&format!("external address {address} live: seid restarted")),
         "{message}"
@@ -151,8 +161,8 @@ async fn the_address_is_live_after_seid_restarted_as_its_p2p_handshake_shows() {
         "no Event with the verdict: {:?}",
         events.items.iter().map(|e| &e.message).collect::<Vec<_>>()
     );
-    let journal = std::fs::read_to_string(state.path().join("sei-console/journal.jsonl"))
-        .unwrap_or_default();
+    let journal =
+        std::fs::read_to_string(state.path().join("sei-console/journal.jsonl")).unwrap_or_default();
     let last: serde_json::Value = journal
         .lines()
         .rev()

@@ -243,7 +243,10 @@ async fn an_image_rollout_from_the_console_reaches_the_node() {
     let (end, lines) = console.finished("the rollout to finish").await;
     let shown: Vec<String> = lines.iter().map(|l| l.text.clone()).collect();
     assert!(end.ok, "{end:?}\n{shown:#?}");
-    assert!(end.message.starts_with("rollout complete: 1 node(s) on "), "{end:?}");
+    assert!(
+        end.message.starts_with("rollout complete: 1 node(s) on "),
+        "{end:?}"
+    );
     assert!(
         shown.iter().any(|l| l == "wave 1 of 1: full-0"),
         "{shown:#?}"

@@ -9,7 +9,6 @@
 //! the submission ledger, the audit log's pod deletions), and no Lease left behind.
 use std::collections::{BTreeMap, HashMap};
 
-use crate::common::{TestNamespace, platform_config_path, wait_for};
 use crate::common::chaos::{
     Chain, ChainEnd, Extra, Parent, assert_no_lease_left, assert_sidecar_tasks_ran_once, audited,
     print_resumes, run_chain, seictl_runs,
@@ -18,6 +17,7 @@ use crate::common::console::{console_env, production_env, running_full_nodes, si
 use crate::common::controller::{
     CONTROLLER_SUBMITTER, ControllerStandin, controller_standin_bin, ledger, new_submissions,
 };
+use crate::common::{TestNamespace, platform_config_path, wait_for};
 use tendermint_net::{Network, NetworkSpec};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
@@ -74,7 +74,12 @@ async fn assert_rolled_once(
 ) -> BTreeMap<String, sidecar_standin::submissions::Submissions> {
     assert!(end.last.ok, "{node}: {:?}", end.last);
     assert_eq!(end.last.result()["ok"], true, "{:?}", end.last);
-    assert_eq!(end.plans.len(), 1, "{node}: never two plans: {:?}", end.plans);
+    assert_eq!(
+        end.plans.len(),
+        1,
+        "{node}: never two plans: {:?}",
+        end.plans
+    );
     let stored = ns.seinodes().get(node).await.expect("get");
     assert_eq!(stored.data["spec"]["image"], NEW, "{node}");
     assert_eq!(stored.data["status"]["currentImage"], NEW, "{node}");
@@ -89,10 +94,17 @@ async fn assert_rolled_once(
     );
     let added = new_submissions(&sidecar_home(&ns.name, node), &before.ledger);
     for (id, seen) in &added {
-        assert_eq!(seen.runs, 1, "{node}: {id} ({}) ran twice: {seen:?}", seen.task_type);
+        assert_eq!(
+            seen.runs, 1,
+            "{node}: {id} ({}) ran twice: {seen:?}",
+            seen.task_type
+        );
     }
     let (console, controller) = pod_deletes(ns, node);
-    let deletes = (console - before.pod_deletes.0, controller - before.pod_deletes.1);
+    let deletes = (
+        console - before.pod_deletes.0,
+        controller - before.pod_deletes.1,
+    );
     let expected = if by_controller { (0, 1) } else { (1, 0) };
     assert_eq!(
         deletes, expected,
@@ -148,7 +160,14 @@ async fn a_rollout_killed_at_every_step_and_in_its_gate_resumes_at_once_when_rea
         args: rollout_args(
             node,
             &ns.name,
-            &["--executor", "embedded", "--soak", "3s", "--health-timeout", "60s"],
+            &[
+                "--executor",
+                "embedded",
+                "--soak",
+                "3s",
+                "--health-timeout",
+                "60s",
+            ],
         ),
         env: production_env(),
         state: state.path(),
@@ -160,19 +179,26 @@ async fn a_rollout_killed_at_every_step_and_in_its_gate_resumes_at_once_when_rea
     print_resumes("rollout, parent reaping", &end);
     assert_kills_cover_the_plan(&end, UPDATE_TASKS);
     assert!(
-        end.resumes.iter().any(|r| r.killed == "the health gate running"),
+        end.resumes
+            .iter()
+            .any(|r| r.killed == "the health gate running"),
         "a kill in the gate: {:#?}",
         end.resumes
     );
     assert_rolled_once(&ns, node, &end, &before, false).await;
     let notes = end.last.notes();
     assert!(
-        notes.iter().any(|n| n.starts_with(&format!("{node}: health gate passed after"))),
+        notes
+            .iter()
+            .any(|n| n.starts_with(&format!("{node}: health gate passed after"))),
         "the gate ran to its verdict after the kill in it: {notes:#?}"
     );
     for resume in &end.resumes {
         assert!(
-            resume.lease_notes.iter().all(|n| n.contains("at once: its process on this machine has exited")),
+            resume
+                .lease_notes
+                .iter()
+                .all(|n| n.contains("at once: its process on this machine has exited")),
             "{resume:?}"
         );
     }
@@ -188,7 +214,11 @@ async fn a_rollout_killed_at_every_step_resumes_at_once_while_its_parent_holds_a
     let chain = Chain {
         ns: &ns,
         node,
-        args: rollout_args(node, &ns.name, &["--executor", "embedded", "--no-health-gate"]),
+        args: rollout_args(
+            node,
+            &ns.name,
+            &["--executor", "embedded", "--no-health-gate"],
+        ),
         env: console_env(),
         state: state.path(),
         parent: Parent::HoldsZombie,
@@ -252,7 +282,13 @@ async fn with_the_controller_live_a_killed_rollout_is_followed_again_and_never_d
         args: rollout_args(
             node,
             &ns.name,
-            &["--executor", "auto", "--no-health-gate", "--controller-namespace", &ctl.name],
+            &[
+                "--executor",
+                "auto",
+                "--no-health-gate",
+                "--controller-namespace",
+                &ctl.name,
+            ],
         ),
         env,
         state: state.path(),
@@ -264,11 +300,7 @@ async fn with_the_controller_live_a_killed_rollout_is_followed_again_and_never_d
     let controller_log = controller.stop().await;
     print_resumes("rollout, controller live", &end);
 
-    assert!(
-        !end.resumes.is_empty(),
-        "{:?}\n{controller_log}",
-        end.last
-    );
+    assert!(!end.resumes.is_empty(), "{:?}\n{controller_log}", end.last);
     assert_eq!(end.plans.len(), 1, "{:?}\n{controller_log}", end.plans);
     let added = assert_rolled_once(&ns, node, &end, &before, true).await;
     // The controller executed every sidecar task; no console submitted one.

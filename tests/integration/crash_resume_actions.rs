@@ -32,7 +32,11 @@ fn each_sidecar_task_ran_once(
 ) -> usize {
     let added = new_submissions(&sidecar_home(&ns.name, node), before);
     for (id, seen) in &added {
-        assert_eq!(seen.runs, 1, "{node}: {id} ({}) ran twice: {seen:?}", seen.task_type);
+        assert_eq!(
+            seen.runs, 1,
+            "{node}: {id} ({}) ran twice: {seen:?}",
+            seen.task_type
+        );
     }
     assert_sidecar_tasks_ran_once(ns, node, end, seictl_before)
 }
@@ -44,8 +48,18 @@ async fn a_seed_bring_up_killed_at_every_step_resumes_with_the_same_key() {
     let state = tempfile::tempdir().expect("state");
     let node = "seed-c";
     let args: Vec<String> = [
-        "seed", "create", node, "-n", &ns.name, "--chain-id", "pacific-1", "--image", IMAGE,
-        "--executor", "embedded", "--yes",
+        "seed",
+        "create",
+        node,
+        "-n",
+        &ns.name,
+        "--chain-id",
+        "pacific-1",
+        "--image",
+        IMAGE,
+        "--executor",
+        "embedded",
+        "--yes",
     ]
     .iter()
     .map(|s| (*s).to_owned())
@@ -93,7 +107,14 @@ async fn an_address_change_killed_at_every_step_resumes_while_its_parent_holds_a
     let ns = TestNamespace::new("crash-addr").await;
     let state = tempfile::tempdir().expect("state");
     let node = "addr-0";
-    running_full_nodes(&ns, &[node.to_owned()], IMAGE, &BTreeMap::new(), state.path()).await;
+    running_full_nodes(
+        &ns,
+        &[node.to_owned()],
+        IMAGE,
+        &BTreeMap::new(),
+        state.path(),
+    )
+    .await;
     let before = ledger(&sidecar_home(&ns.name, node));
     let seictl_before = seictl_runs(&ns.name, node);
     let address = "203.0.113.7:26656";

@@ -2,8 +2,8 @@
 //! API server: an untagged reference is refused (the pod would pull `latest`), a tag unlike the
 //! running one (`v6.5.O` where `v6.4.0` runs) is refused with `--yes` unless
 //! `--allow-unusual-tag`, naming the difference in one line; nothing is changed by a refusal.
-use crate::common::console::{cli, node_reported_running};
 use crate::common::TestNamespace;
+use crate::common::console::{cli, node_reported_running};
 
 const RUNNING: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
 

@@ -123,11 +123,15 @@ async fn a_rollout_killed_mid_plan_is_named_orphaned_with_its_resume_and_its_jou
     let doctor: Value = serde_json::from_slice(&doctor.stdout).expect("doctor -o json");
     let findings = doctor["findings"].as_array().cloned().unwrap_or_default();
     assert!(
-        findings.iter().any(|f| f["class"] == "executor-lease-orphaned"
-            && f["summary"].as_str().is_some_and(|s| s.contains("orphaned"))
-            && f["fix"]["command"]
-                .as_str()
-                .is_some_and(|c| c.starts_with(&format!("sei-console exec {node}")))),
+        findings
+            .iter()
+            .any(|f| f["class"] == "executor-lease-orphaned"
+                && f["summary"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("orphaned"))
+                && f["fix"]["command"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with(&format!("sei-console exec {node}")))),
         "{doctor:#}"
     );
 
@@ -140,7 +144,11 @@ async fn a_rollout_killed_mid_plan_is_named_orphaned_with_its_resume_and_its_jou
         "{started:#?}"
     );
     let read = cli(&["journal", "-o", "json"], state.path());
-    assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
     let lines = journal(state.path());
     let closed = lines
         .iter()

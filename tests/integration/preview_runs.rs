@@ -124,9 +124,11 @@ async fn abandoned_rollout(ns: &TestNamespace, state: &std::path::Path, image: &
     let mut started = false;
     // Bounded: a minute on a loaded machine.
     for _ in 0..3000 {
-        if first.stdout().lines().any(|l| {
-            l.contains("\"task-started\"") || l.contains("\"task-transition\"")
-        }) {
+        if first
+            .stdout()
+            .lines()
+            .any(|l| l.contains("\"task-started\"") || l.contains("\"task-transition\""))
+        {
             started = true;
             break;
         }
@@ -149,7 +151,14 @@ async fn abandoned_rollout(ns: &TestNamespace, state: &std::path::Path, image: &
 async fn a_plain_rollout_runs_the_plan_it_previewed() {
     let ns = TestNamespace::new("preview-plain").await;
     let state = tempfile::tempdir().expect("tempdir");
-    running_full_nodes(&ns, &["full-0".to_owned()], OLD, &BTreeMap::new(), state.path()).await;
+    running_full_nodes(
+        &ns,
+        &["full-0".to_owned()],
+        OLD,
+        &BTreeMap::new(),
+        state.path(),
+    )
+    .await;
     let recorder = PlanRecorder::start(&ns);
     let run = console(&rollout_args(&ns.name, NEW), state.path()).await;
     assert!(run.ok, "{run:?}");
@@ -157,7 +166,10 @@ async fn a_plain_rollout_runs_the_plan_it_previewed() {
     assert!(preview.get("runsFirst").is_none(), "{preview}");
     assert_same_plan(&preview["plan"], &recorder.stored(&preview["plan"]["id"]));
     let node = stored_node(&ns).await;
-    assert_eq!(finished(&run), [preview["plan"]["id"].as_str().unwrap_or("?")]);
+    assert_eq!(
+        finished(&run),
+        [preview["plan"]["id"].as_str().unwrap_or("?")]
+    );
     assert_eq!(node["status"]["currentImage"], NEW);
 }
 
@@ -168,7 +180,14 @@ async fn a_plain_rollout_runs_the_plan_it_previewed() {
 async fn after_an_abandoned_rollout_the_way_back_runs_what_it_previewed() {
     let ns = TestNamespace::new("preview-back").await;
     let state = tempfile::tempdir().expect("tempdir");
-    running_full_nodes(&ns, &["full-0".to_owned()], OLD, &BTreeMap::new(), state.path()).await;
+    running_full_nodes(
+        &ns,
+        &["full-0".to_owned()],
+        OLD,
+        &BTreeMap::new(),
+        state.path(),
+    )
+    .await;
     let abandoned = abandoned_rollout(&ns, state.path(), NEW).await;
     let left: Vec<Value> = abandoned["tasks"]
         .as_array()
@@ -215,7 +234,14 @@ async fn after_an_abandoned_rollout_the_way_back_runs_what_it_previewed() {
 async fn a_resumed_rollout_runs_its_active_plan_and_previews_nothing_else() {
     let ns = TestNamespace::new("preview-resume").await;
     let state = tempfile::tempdir().expect("tempdir");
-    running_full_nodes(&ns, &["full-0".to_owned()], OLD, &BTreeMap::new(), state.path()).await;
+    running_full_nodes(
+        &ns,
+        &["full-0".to_owned()],
+        OLD,
+        &BTreeMap::new(),
+        state.path(),
+    )
+    .await;
     let abandoned = abandoned_rollout(&ns, state.path(), NEW).await;
 
     let run = console(&rollout_args(&ns.name, NEW), state.path()).await;

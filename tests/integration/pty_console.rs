@@ -339,7 +339,11 @@ async fn pty_q_on_the_progress_dialog_at_80_columns_asks_then_quits_leaving_an_o
     })
     .await
     .expect("get");
-    assert!(get.status.success(), "{}", String::from_utf8_lossy(&get.stderr));
+    assert!(
+        get.status.success(),
+        "{}",
+        String::from_utf8_lossy(&get.stderr)
+    );
     let items: serde_json::Value = serde_json::from_slice(&get.stdout).expect("get -o json");
     let resume = items[0]["orphaned"]["resume"].as_str().unwrap_or_default();
     assert!(

@@ -47,7 +47,10 @@ async fn between(start: &str, end: &str) -> Vec<Value> {
                 .filter_map(|l| serde_json::from_str(l).ok())
                 .collect();
         }
-        assert!(std::time::Instant::now() < deadline, "the markers never reached the log");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the markers never reached the log"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }

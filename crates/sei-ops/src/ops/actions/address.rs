@@ -16,9 +16,9 @@ use crate::api::{ConditionType, SeiNode, TaskKind, TaskPlan, TaskStatus};
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::actions::restart::{PodState, read_pod};
 use crate::ops::follow::FollowEnd;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
-use crate::ops::actions::restart::{PodState, read_pod};
 use crate::ports::StatusPatch;
 use crate::ports::access::PermissionCheck;
 
@@ -155,13 +155,18 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
             config_patch: None,
         };
     }
-    let blocked = preview.plan.no_plan.as_ref().filter(|_| !done_after).map(|reason| {
-        format!(
-            "no update plan can be persisted for {}/{}: {reason}",
-            ops.namespace(),
-            input.node
-        )
-    });
+    let blocked = preview
+        .plan
+        .no_plan
+        .as_ref()
+        .filter(|_| !done_after)
+        .map(|reason| {
+            format!(
+                "no update plan can be persisted for {}/{}: {reason}",
+                ops.namespace(),
+                input.node
+            )
+        });
     let blocked = match blocked {
         Some(reason) => Some(reason),
         None => {
@@ -186,8 +191,20 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
     let mut checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks).into_vec();
     if restart.needs_pod_delete() {
         let pod = format!("{}-0", input.node);
-        checks.push(PermissionCheck::new("get", "", "pods", ops.namespace(), pod.clone()));
-        checks.push(PermissionCheck::new("delete", "", "pods", ops.namespace(), pod));
+        checks.push(PermissionCheck::new(
+            "get",
+            "",
+            "pods",
+            ops.namespace(),
+            pod.clone(),
+        ));
+        checks.push(PermissionCheck::new(
+            "delete",
+            "",
+            "pods",
+            ops.namespace(),
+            pod,
+        ));
     }
     let mut permissions = ops.check(checks, !input.dry_run).await;
     permissions.sidecar_credential = ops
@@ -280,7 +297,9 @@ fn propagated_by(node: &SeiNode, address: &ExternalAddress) -> Option<String> {
         .filter(|_| last.detail.ends_with(&format!("-> {address}")))?;
     let status = node.status.as_ref()?;
     let completed_in_status = status.plan.as_ref().is_some_and(|p| {
-        p.id == plan && !p.tasks.is_empty() && p.tasks.iter().all(|t| t.status == TaskStatus::Complete)
+        p.id == plan
+            && !p.tasks.is_empty()
+            && p.tasks.iter().all(|t| t.status == TaskStatus::Complete)
     });
     let completed_by_condition = status
         .condition(ConditionType::NodeUpdateInProgress)
@@ -529,8 +548,10 @@ async fn make_live_and_end(
         RunEnd::failed(name, live.verdict)
     };
     if let Some(probe) = live.probe {
-        end.result
-            .insert("probe".to_owned(), serde_json::to_value(probe).unwrap_or_default());
+        end.result.insert(
+            "probe".to_owned(),
+            serde_json::to_value(probe).unwrap_or_default(),
+        );
         if !live.ok {
             // It ran (written, restarted); the outside check failed, as for a seed.
             end.exit_code = Some(super::seed::EXIT_UNREACHABLE);

@@ -368,10 +368,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
     prepared.waves = plan_waves(&names, prepared.sizes.canary, prepared.sizes.batch);
     prepared.question = format!("roll {} node(s) to {image}?", names.len());
     if let Some(unusual) = &prepared.unusual_tag {
-        prepared.question = format!(
-            "{} {unusual}: type the tag to confirm.",
-            prepared.question
-        );
+        prepared.question = format!("{} {unusual}: type the tag to confirm.", prepared.question);
         prepared.confirm_names.push(unusual.tag.clone());
     }
     let work: Vec<(String, Vec<TaskKind>)> = prepared

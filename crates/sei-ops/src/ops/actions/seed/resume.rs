@@ -6,9 +6,9 @@
 //! checks run. A generated key's Secret left without its seed (stopped between the two
 //! creations) is used rather than created again (`console_secret_key`).
 use super::{SeedPrepared, SeedRequest, read_node_key};
-use crate::executor::driver::Persisted;
 use crate::actions::node_key::NodeKey;
 use crate::api::SeiNode;
+use crate::executor::driver::Persisted;
 use crate::fleet::console_actions;
 use crate::ops::{Ops, OpsError};
 use crate::ports::{ClusterObject, ObjectKind};
@@ -34,7 +34,11 @@ pub(super) fn resume_of(node: &SeiNode, request: &SeedRequest) -> Option<String>
     let same = spec.chain_id == request.chain_id
         && spec.image == request.image.to_string()
         && spec.external_address.as_deref()
-            == request.external_address.as_ref().map(ToString::to_string).as_deref()
+            == request
+                .external_address
+                .as_ref()
+                .map(ToString::to_string)
+                .as_deref()
         && secret == Some(request.secret_name.as_str());
     same.then(|| {
         format!(
@@ -48,7 +52,10 @@ pub(super) fn resume_of(node: &SeiNode, request: &SeedRequest) -> Option<String>
 /// The key in `secret_name` when a console made it (`app.kubernetes.io/managed-by:
 /// sei-console`): a generated key a stopped run left. `None` when there is no such Secret; a
 /// Secret of that name someone else made is refused (not overwritten, not used).
-pub(super) async fn console_secret_key(ops: &Ops<'_>, secret_name: &str) -> Result<Option<NodeKey>, OpsError> {
+pub(super) async fn console_secret_key(
+    ops: &Ops<'_>,
+    secret_name: &str,
+) -> Result<Option<NodeKey>, OpsError> {
     let namespace = ops.namespace();
     let secret = match ops
         .ports
@@ -111,8 +118,6 @@ pub(super) async fn plan_to_follow(
         .map_err(|e| OpsError::Step(format!("{}/{name}: {e}", ops.namespace())))?;
     match persisted {
         Persisted::Built(plan) | Persisted::Resumed(plan) => Ok(Some(plan.id)),
-        Persisted::None(reason) => Err(OpsError::Step(format!(
-            "{name}: no init plan: {reason}"
-        ))),
+        Persisted::None(reason) => Err(OpsError::Step(format!("{name}: no init plan: {reason}"))),
     }
 }
