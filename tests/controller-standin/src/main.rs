@@ -101,7 +101,8 @@ async fn run(args: Args) -> Result<(), String> {
     let connection = sei_console::kube::client::connect(Some(&args.kubeconfig), None)
         .await
         .map_err(|e| e.to_string())?;
-    let sidecar = sei_console::sidecar::env::client_from_env(connection.kube_config.clone())?;
+    let sidecar = sei_console::sidecar::env::client_from_env(connection.kube_config.clone())
+        .map_err(|e| e.to_string())?;
     let identity = args.identity.clone().unwrap_or_else(|| {
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into());
         format!("controller-standin-{host}_{}", uuid::Uuid::new_v4())

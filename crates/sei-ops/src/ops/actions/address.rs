@@ -258,15 +258,14 @@ async fn change_and_follow(
             "address set and update plan persisted; not waiting (--no-wait)",
         ));
     }
-    let failure = match ops.follow(name, &plan.id, report).await {
-        Ok(FollowEnd::Completed) => None,
-        Ok(failed) => Some(format!("{}/{name}: {failed}", ops.namespace())),
+    let outcome = match ops.follow(name, &plan.id, report).await {
+        Ok(FollowEnd::Completed) => Ok("external address propagated".to_owned()),
+        Ok(failed) => Err(OpsError::Step(format!(
+            "{}/{name}: {failed}",
+            ops.namespace()
+        ))),
         // A render failure (with its fix) or a driver error, already naming the node.
-        Err(err) => Some(err.to_string()),
-    };
-    let outcome = match failure {
-        None => Ok("external address propagated".to_owned()),
-        Some(reason) => Err(reason),
+        Err(err) => Err(err),
     };
     Ok(ops.finish(kind, &nodes, &detail, name, outcome, report))
 }

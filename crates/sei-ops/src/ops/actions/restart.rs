@@ -338,7 +338,7 @@ async fn wait_new_pod(
     old_uid: &str,
     deadline: Duration,
     report: &dyn Report,
-) -> Result<Duration, String> {
+) -> Result<Duration, OpsError> {
     let started = tokio::time::Instant::now();
     let polls = (deadline.as_millis() / NEW_POD_POLL.as_millis()).max(1);
     let mut last = String::new();
@@ -363,9 +363,9 @@ async fn wait_new_pod(
             last = now;
         }
     }
-    Err(format!(
+    Err(OpsError::Step(format!(
         "pod {}/{pod_name} not Running and Ready {} s after its deletion: {last}",
         ops.namespace(),
         deadline.as_secs()
-    ))
+    )))
 }
