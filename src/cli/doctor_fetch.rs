@@ -80,15 +80,24 @@ where
     }
 }
 
-/// Lists `K`, bounded in time; the error is one line.
-async fn list<K>(api: Api<K>, params: ListParams) -> Result<Vec<K>, String>
+/// Why one of the doctor's lists failed; its words are one line.
+#[derive(Debug, thiserror::Error)]
+enum ListError {
+    #[error("{}", crate::kube::errors::describe_at(.0, None))]
+    Api(kube::Error),
+    #[error("no answer in {}s", READ_TIMEOUT.as_secs())]
+    Timeout,
+}
+
+/// Lists `K`, bounded in time.
+async fn list<K>(api: Api<K>, params: ListParams) -> Result<Vec<K>, ListError>
 where
     K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
     match tokio::time::timeout(READ_TIMEOUT, api.list(&params)).await {
         Ok(Ok(list)) => Ok(list.items),
-        Ok(Err(error)) => Err(crate::kube::errors::describe_at(&error, None)),
-        Err(_) => Err(format!("no answer in {}s", READ_TIMEOUT.as_secs())),
+        Ok(Err(error)) => Err(ListError::Api(error)),
+        Err(_) => Err(ListError::Timeout),
     }
 }
 
@@ -136,16 +145,16 @@ impl ClusterData {
         );
         match events {
             Ok(events) => data.events = events,
-            Err(e) => data.missing("events", e),
+            Err(e) => data.missing("events", e.to_string()),
         }
         data.workload_read = pods.is_ok() && pvcs.is_ok();
         match pods {
             Ok(pods) => data.pods = pods,
-            Err(e) => data.missing("pods", e),
+            Err(e) => data.missing("pods", e.to_string()),
         }
         match pvcs {
             Ok(pvcs) => data.pvcs = pvcs,
-            Err(e) => data.missing("persistentvolumeclaims", e),
+            Err(e) => data.missing("persistentvolumeclaims", e.to_string()),
         }
         match leases {
             Ok(leases) => {
@@ -154,7 +163,7 @@ impl ClusterData {
                     &crate::ops::runners::local_holders(),
                 );
             }
-            Err(e) => data.missing("leases (embedded executors)", e),
+            Err(e) => data.missing("leases (embedded executors)", e.to_string()),
         }
         match accounts {
             Ok(accounts) => {
@@ -167,7 +176,7 @@ impl ClusterData {
                         .collect(),
                 );
             }
-            Err(e) => data.missing("serviceaccounts", e),
+            Err(e) => data.missing("serviceaccounts", e.to_string()),
         }
         let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
         match controller_liveness(&cluster, options.controller_namespace, options.now).await {

@@ -112,7 +112,8 @@ async fn run(args: Args) -> Result<(), String> {
         .ok_or("the connection has no kube config")?;
     let client =
         sei_console::kube::timeout::client(config.clone(), false).map_err(|e| e.to_string())?;
-    let sidecar = sei_console::sidecar::env::client_from_env(Some(config))?;
+    let sidecar =
+        sei_console::sidecar::env::client_from_env(Some(config)).map_err(|e| e.to_string())?;
     let identity = args.identity.clone().unwrap_or_else(|| {
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into());
         format!("controller-standin-{host}_{}", uuid::Uuid::new_v4())

@@ -320,15 +320,15 @@ impl<'a> Ops<'a> {
         Err(refused)
     }
 
-    /// The end of a one-node action: `Ok(message)` journaled as succeeded and done, `Err(reason)`
-    /// journaled as failed with its reason and failed on `node`.
+    /// The end of a one-node action: `Ok(message)` journaled as succeeded and done, `Err(why)`
+    /// journaled as failed with its words as the reason and failed on `node`.
     pub fn finish(
         &self,
         kind: ActionKind,
         nodes: &[String],
         detail: &str,
         node: &str,
-        outcome: Result<String, String>,
+        outcome: Result<String, OpsError>,
         report: &dyn Report,
     ) -> RunEnd {
         match outcome {
@@ -336,7 +336,8 @@ impl<'a> Ops<'a> {
                 self.journal(kind, nodes, detail, Outcome::Succeeded, None, report);
                 RunEnd::done(message)
             }
-            Err(reason) => {
+            Err(why) => {
+                let reason = why.to_string();
                 let failed = Some(reason.clone());
                 self.journal(kind, nodes, detail, Outcome::Failed, failed, report);
                 RunEnd::failed(node, reason)

@@ -72,7 +72,7 @@ impl ActionSetup {
         let server = config.as_ref().map(|c| c.cluster_url.to_string());
         let node_rpc = crate::rpc::node_rpc_for(config.clone());
         let sidecar = crate::sidecar::env::client_from_env(config)
-            .map_err(super::action_error::ActionError::SidecarTransport);
+            .map_err(|e| super::action_error::ActionError::SidecarTransport(e.to_string()));
         ActionEnv {
             server,
             controller_namespace: self.controller_namespace,

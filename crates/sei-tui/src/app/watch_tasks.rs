@@ -231,7 +231,7 @@ async fn watch_node_id(conn: Connection, node: ObjectKey, epoch: u64, tx: mpsc::
         if let Ok(Some(seinode)) = api.get_opt(&node.name).await {
             let sidecar = match &sidecar {
                 Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
-                Err(why) => Err(why.as_str()),
+                Err(why) => Err(why),
             };
             let Some(lookup) = seed_node_id(&cluster, sidecar, &seinode).await else {
                 return;

@@ -443,17 +443,20 @@ async fn change_and_follow(
                 &nodes,
                 &detail,
                 name,
-                Err(format!(
+                Err(OpsError::Step(format!(
                     "plan {plan_id} is Active: the address is set after it ends (run without \
                      --no-wait to follow it first, or again once it ended)"
-                )),
+                ))),
                 report,
             ));
         }
         let failed = match ops.follow(name, &plan_id, report).await {
             Ok(FollowEnd::Completed) => None,
-            Ok(failed) => Some(format!("{}/{name}: {failed}", ops.namespace())),
-            Err(err) => Some(err.to_string()),
+            Ok(failed) => Some(OpsError::Step(format!(
+                "{}/{name}: {failed}",
+                ops.namespace()
+            ))),
+            Err(err) => Some(err),
         };
         if let Some(reason) = failed {
             return Ok(ops.finish(kind, &nodes, &detail, name, Err(reason), report));
@@ -493,9 +496,12 @@ async fn change_and_follow(
     }
     let failure = match ops.follow(name, &plan.id, report).await {
         Ok(FollowEnd::Completed) => None,
-        Ok(failed) => Some(format!("{}/{name}: {failed}", ops.namespace())),
+        Ok(failed) => Some(OpsError::Step(format!(
+            "{}/{name}: {failed}",
+            ops.namespace()
+        ))),
         // A render failure (with its fix) or a driver error, already naming the node.
-        Err(err) => Some(err.to_string()),
+        Err(err) => Some(err),
     };
     if let Some(reason) = failure {
         return Ok(ops.finish(kind, &nodes, &detail, name, Err(reason), report));

@@ -294,8 +294,8 @@ async fn persist_and_follow(
     let persisted = match persisted {
         Ok(persisted) => persisted,
         Err(err) => {
-            let reason = format!("{namespace}/{name}: persisting the plan: {err}");
-            return Ok(ops.finish(KIND, &nodes, &detail, name, Err(reason), report));
+            let why = OpsError::Step(format!("{namespace}/{name}: persisting the plan: {err}"));
+            return Ok(ops.finish(KIND, &nodes, &detail, name, Err(why), report));
         }
     };
     let (first, total, plan_id, what) = match &persisted {
@@ -346,9 +346,9 @@ async fn persist_and_follow(
         .await
     {
         Ok(FollowEnd::Completed) => Ok(format!("{namespace}/{name}: plan {plan_id} complete")),
-        Ok(end) => Err(format!("{namespace}/{name}: {end}")),
+        Ok(end) => Err(OpsError::Step(format!("{namespace}/{name}: {end}"))),
         // A driver error or the deadline, already naming the node.
-        Err(err) => Err(err.to_string()),
+        Err(err) => Err(err),
     };
     Ok(ops.finish(KIND, &nodes, &detail, name, outcome, report))
 }

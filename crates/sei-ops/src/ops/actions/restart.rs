@@ -358,11 +358,9 @@ pub(crate) async fn restart_pod(
     node: &str,
     before: &PodState,
     report: &dyn Report,
-) -> Result<Restarted, String> {
+) -> Result<Restarted, OpsError> {
     let pod_name = format!("{node}-0");
-    delete_pod(ops, &pod_name)
-        .await
-        .map_err(|e| e.to_string())?;
+    delete_pod(ops, &pod_name).await?;
     report.note(&Note::Info(format!(
         "pod {pod_name} deleted for its StatefulSet to create it again (was {})",
         before.words()
@@ -385,7 +383,7 @@ async fn wait_new_pod(
     old_uid: &str,
     deadline: Duration,
     report: &dyn Report,
-) -> Result<(Duration, PodState), String> {
+) -> Result<(Duration, PodState), OpsError> {
     let started = tokio::time::Instant::now();
     let polls = (deadline.as_millis() / NEW_POD_POLL.as_millis()).max(1);
     let mut last = String::new();
@@ -410,9 +408,9 @@ async fn wait_new_pod(
             last = now;
         }
     }
-    Err(format!(
+    Err(OpsError::Step(format!(
         "pod {}/{pod_name} not Running and Ready {} s after its deletion: {last}",
         ops.namespace(),
         deadline.as_secs()
-    ))
+    )))
 }
