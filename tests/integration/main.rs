@@ -17,6 +17,7 @@ mod console;
 mod console_actions;
 mod console_probe;
 mod control_plane;
+mod crd_skew;
 mod crd_validation;
 mod demo_fleet;
 mod demo_script;

@@ -20,6 +20,7 @@
 //! `validation.rs`, `unknown.rs`.
 mod common;
 mod conditions;
+pub mod crd_compare;
 mod modes;
 mod plan;
 pub mod schema;
@@ -27,6 +28,7 @@ mod seinode;
 pub mod sidecar;
 mod status;
 mod task_kind;
+pub mod upstream;
 pub mod validation;
 
 pub use common::*;
@@ -53,6 +55,8 @@ pub const LIST_KIND: &str = "SeiNodeList";
 /// Plural resource name.
 pub const PLURAL: &str = "seinodes";
 
+#[cfg(test)]
+mod crd_compare_tests;
 #[cfg(test)]
 mod roundtrip_tests;
 #[cfg(test)]

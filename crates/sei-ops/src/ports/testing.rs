@@ -44,6 +44,8 @@ pub struct FakeState {
     pub next_version: u64,
     /// Status patches still to be preceded by another writer's change (a conflict each).
     pub interfering_writes: u32,
+    /// The SeiNode CRD the fake serves; `None`: the embedded one.
+    pub crd: Option<Value>,
 }
 
 /// In-memory [`ClusterApi`].
@@ -246,7 +248,26 @@ pub fn merge_patch(target: &mut Value, patch: &Value) {
     }
 }
 
+impl FakeCluster {
+    /// Serves `crd` as the cluster's SeiNode CRD (a newer or older one than the embedded).
+    pub fn set_crd(&self, crd: Value) {
+        lock(&self.state).crd = Some(crd);
+    }
+}
+
 impl ClusterApi for FakeCluster {
+    fn get_seinode_crd(&self) -> ClusterFuture<'_, Option<Value>> {
+        Box::pin(async move {
+            self.record("get customresourcedefinitions seinodes.sei.io".to_owned())?;
+            if let Some(crd) = lock(&self.state).crd.clone() {
+                return Ok(Some(crd));
+            }
+            crate::api::schema::embedded_crd()
+                .map(|crd| Some(crd.clone()))
+                .map_err(|e| ClusterError::new(ClusterErrorKind::Other, e.to_string()))
+        })
+    }
+
     fn get_seinode<'a>(
         &'a self,
         namespace: &'a str,

@@ -122,6 +122,7 @@ fn gather(model: &Model) -> Vec<Finding> {
                 nodes,
                 executor_leases: Vec::new(),
                 denials: Vec::new(),
+                crd: fleet.crd(),
             }
         })
         .collect();
