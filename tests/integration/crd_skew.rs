@@ -194,7 +194,7 @@ async fn a_crd_the_console_does_not_port_is_shown_and_its_actions_are_refused_be
         ("rollout", vec!["rollout", "held", "--image", V2]),
         (
             "address",
-            vec!["address", "held", "--address", "203.0.113.7:26656"],
+            vec!["address", "held", "--external-address", "203.0.113.7:26656"],
         ),
         ("restart", vec!["restart", "held", "--yes"]),
         ("pause", vec!["pause", "held"]),
@@ -289,7 +289,7 @@ async fn a_crd_the_console_does_not_port_is_shown_and_its_actions_are_refused_be
         &[
             "address",
             "clean",
-            "--address",
+            "--external-address",
             "203.0.113.7:26656",
             "--dry-run",
             "--executor",
