@@ -58,6 +58,8 @@ pub struct ClusterData {
     pub unavailable: Vec<Unavailable>,
     /// Pods and PVCs were both listed.
     pub workload_read: bool,
+    /// The cluster's SeiNode CRD against the embedded one.
+    pub crd: Option<crate::api::crd_compare::CrdView>,
 }
 
 /// What the reads need besides the connection.
@@ -127,6 +129,7 @@ impl ClusterData {
             denials: Vec::new(),
             unavailable: Vec::new(),
             workload_read: false,
+            crd: None,
         };
         for node in nodes {
             match node.into_result() {
@@ -179,6 +182,7 @@ impl ClusterData {
             Err(e) => data.missing("serviceaccounts", e.to_string()),
         }
         let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
+        data.crd = Some(crate::ops::skew::read_crd(&cluster).await);
         match controller_liveness(&cluster, options.controller_namespace, options.now).await {
             Ok(liveness) => data.controller = Some(liveness),
             Err(e) => data.missing("the controller's Lease", e.to_string()),
@@ -382,6 +386,7 @@ impl ClusterData {
             nodes,
             executor_leases: self.executor_leases.clone(),
             denials: self.denials.clone(),
+            crd: self.crd.as_ref(),
         }
     }
 }

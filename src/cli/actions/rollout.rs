@@ -144,7 +144,7 @@ pub fn image(args: &RolloutArgs) -> Result<ImageRef, CliError> {
 /// controller Lease, platform config, sidecar transport) and what `prepare` found there.
 pub struct PreparedCluster {
     pub context: ActionContext,
-    pub prepared: RolloutPrepared,
+    pub prepared: crate::ops::skew::Guarded<RolloutPrepared>,
 }
 
 /// Opens the context `global` names (read-only refusal first) and prepares the rollout there;

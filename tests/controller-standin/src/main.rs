@@ -128,6 +128,9 @@ async fn run(args: Args) -> Result<(), String> {
             max_wait: Duration::from_millis(args.max_wait_ms),
             deadline: Duration::from_secs(args.max_runtime_secs),
             controller_namespace: None,
+            // It stands in for a controller, which knows its own CRD's fields (issue 36: the
+            // console hands such nodes off to it).
+            allow_unknown_fields: true,
             ..DriverConfig::default()
         },
     }));

@@ -47,6 +47,11 @@ pub enum WatchEvent {
         epoch: u64,
         config: Box<crate::platform::PlatformConfig>,
     },
+    /// The cluster's SeiNode CRD compared with the embedded one (`crd_watch`).
+    Crd {
+        epoch: u64,
+        view: crate::api::crd_compare::CrdView,
+    },
     /// Whether the API server answers at all (`liveness::probe_server`).
     Server {
         epoch: u64,

@@ -125,6 +125,9 @@ impl ActionEnv {
             // Refused at the key already (`action_update::start`); the preamble asks again.
             read_only: self.read_only,
             require_journal: self.require_journal,
+            // The console has no override: a node or CRD the port does not understand is
+            // refused with the fix (the command line's --allow-unknown-fields).
+            allow_unknown_fields: false,
             log,
             prober: self.prober.clone(),
             node_rpc: self.node_rpc.clone(),

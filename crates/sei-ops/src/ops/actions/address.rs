@@ -18,6 +18,7 @@ use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
 use crate::ops::actions::restart::{PodState, read_pod};
 use crate::ops::follow::FollowEnd;
+use crate::ops::skew::SkewScope;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::ports::StatusPatch;
 use crate::ports::access::PermissionCheck;
@@ -332,6 +333,14 @@ impl Operation for AddressInput {
 
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, AddressPrepared> {
         Box::pin(prepare(ops, self.clone()))
+    }
+
+    /// Writes the address and the update plan carrying it; a live controller executes the plan.
+    fn skew_scope(&self) -> SkewScope {
+        SkewScope {
+            writes: &["spec.externalAddress", "status.plan"],
+            hands_off: true,
+        }
     }
 }
 

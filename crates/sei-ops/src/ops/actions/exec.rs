@@ -17,6 +17,7 @@ use crate::executor::driver::{Persisted, Progress};
 use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
 use crate::ops::follow::{ExecutorChoice, FollowEnd};
+use crate::ops::skew::SkewScope;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::planner::{self, NoPlanReason, PlanContext, Resolution};
 use crate::ports::access::PermissionCheck;
@@ -196,6 +197,14 @@ impl Operation for ExecInput {
 
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, ExecPrepared> {
         Box::pin(prepare(ops, self.clone()))
+    }
+
+    /// Writes the plan; a live controller executes it.
+    fn skew_scope(&self) -> SkewScope {
+        SkewScope {
+            writes: &["status.plan"],
+            hands_off: true,
+        }
     }
 }
 

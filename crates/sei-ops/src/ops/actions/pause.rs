@@ -17,6 +17,7 @@ use crate::executor::lease::node_lease_name;
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::skew::SkewScope;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::ports::access::PermissionCheck;
 use crate::ports::{ClusterObject, ObjectKind};
@@ -263,6 +264,14 @@ impl Operation for PauseInput {
 
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, PausePrepared> {
         Box::pin(prepare(ops, self.clone()))
+    }
+
+    /// Writes `spec.paused`; a live controller applies the StatefulSet.
+    fn skew_scope(&self) -> SkewScope {
+        SkewScope {
+            writes: &["spec.paused"],
+            hands_off: true,
+        }
     }
 }
 

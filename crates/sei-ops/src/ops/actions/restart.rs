@@ -10,6 +10,7 @@ use crate::actions::waves::pod_is_ready;
 use crate::executor::lease::node_lease_name;
 use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::skew::SkewScope;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::ports::access::PermissionCheck;
 use crate::ports::{ClusterObject, ObjectKind, Propagation};
@@ -208,6 +209,14 @@ impl Operation for RestartInput {
 
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, RestartPrepared> {
         Box::pin(prepare(ops, self.clone()))
+    }
+
+    /// Writes nothing of the SeiNode (it deletes the pod), and no controller carries it out.
+    fn skew_scope(&self) -> SkewScope {
+        SkewScope {
+            writes: &[],
+            hands_off: false,
+        }
     }
 }
 
