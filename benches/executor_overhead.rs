@@ -130,6 +130,9 @@ impl ClusterApi for TimedCluster {
     fn replace_lease<'a>(&'a self, lease: &'a Lease) -> ClusterFuture<'a, Lease> {
         Box::pin(timed(self.0.replace_lease(lease)))
     }
+    fn get_seinode_crd(&self) -> ClusterFuture<'_, Option<serde_json::Value>> {
+        Box::pin(timed(self.0.get_seinode_crd()))
+    }
 }
 
 impl SidecarApi for TimedSidecar {

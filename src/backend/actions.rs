@@ -101,6 +101,9 @@ impl ActionEnv {
             // Refused at the key already (`action_update::start`); the preamble asks again.
             read_only: self.read_only,
             require_journal: self.require_journal,
+            // The console has no override: a node or CRD the port does not understand is
+            // refused with the fix (the command line's --allow-unknown-fields).
+            allow_unknown_fields: false,
             log,
             prober: self.prober.clone(),
             node_rpc: self.node_rpc.clone(),
@@ -130,8 +133,8 @@ impl ActionSetup {
     pub fn env(self, config: Option<kube::Config>) -> ActionEnv {
         let server = config.as_ref().map(|c| c.cluster_url.to_string());
         let node_rpc = crate::rpc::node_rpc_for(config.clone());
-        let sidecar =
-            crate::sidecar::env::client_from_env(config).map_err(ActionError::SidecarTransport);
+        let sidecar = crate::sidecar::env::client_from_env(config)
+            .map_err(|e| ActionError::SidecarTransport(e.to_string()));
         ActionEnv {
             server,
             controller_namespace: self.controller_namespace,

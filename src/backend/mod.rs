@@ -322,7 +322,7 @@ async fn look_up_node_id(conn: &Connection, key: &ObjectKey) -> Option<NodeIdLoo
     let sidecar = crate::sidecar::env::client_from_env(conn.kube_config.clone());
     let sidecar = match &sidecar {
         Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
-        Err(why) => Err(why.as_str()),
+        Err(why) => Err(why),
     };
     let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
     crate::ops::seed_probe::seed_node_id(&cluster, sidecar, &node).await

@@ -18,6 +18,7 @@ use crate::fleet::FleetDelta;
 use crate::fleet::store::ObjectKey;
 use crate::fleet::watches::{WatchKind, WatchReport};
 use crate::kube::client::Connection;
+use crate::kube::crd_watch::watch_seinode_crd;
 use crate::kube::lenient::Lenient;
 use crate::kube::liveness::probe_server;
 use crate::kube::platform_config::watch_default_sidecar_image;
@@ -139,12 +140,13 @@ pub(super) async fn watch_scope(
     );
     let server = conn.kube_config.as_ref().map(|c| c.cluster_url.to_string());
     let probe = probe_server(conn.client.clone(), server, epoch, tx.clone());
+    let crd = watch_seinode_crd(conn.client.clone(), epoch, tx.clone());
     let platform = async {
         if let Some(namespace) = platform_config_map {
             watch_default_sidecar_image(conn.client.clone(), namespace, epoch, tx).await;
         }
     };
-    tokio::join!(nodes, events, pod_warnings, node_pods, probe, platform);
+    tokio::join!(nodes, events, pod_warnings, node_pods, probe, crd, platform);
 }
 
 pub(super) async fn watch_detail(
@@ -216,7 +218,7 @@ async fn watch_node_id(conn: Connection, node: ObjectKey, epoch: u64, tx: mpsc::
         if let Ok(Some(seinode)) = api.get_opt(&node.name).await {
             let sidecar = match &sidecar {
                 Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
-                Err(why) => Err(why.as_str()),
+                Err(why) => Err(why),
             };
             let Some(lookup) = seed_node_id(&cluster, sidecar, &seinode).await else {
                 return;

@@ -72,6 +72,10 @@ pub struct ActionArgs {
     /// Upper bound on the wait between executor passes, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
     pub max_wait_ms: u64,
+    /// Act even on a node or CRD with fields sei-console does not know (journaled, and
+    /// recorded on the node); without it such an action is refused before any change.
+    #[arg(long)]
+    pub allow_unknown_fields: bool,
 }
 
 /// How a command wants its context built (the action flags, or `exec`'s own).
@@ -91,6 +95,8 @@ pub struct ContextOptions {
     pub name_nodes: bool,
     /// Every JSON line carries `"context": NAME` (a command over several clusters).
     pub json_context: Option<String>,
+    /// `--allow-unknown-fields`.
+    pub allow_unknown_fields: bool,
 }
 
 impl From<&ActionArgs> for ContextOptions {
@@ -106,6 +112,7 @@ impl From<&ActionArgs> for ContextOptions {
             halt_on_render_failure: true,
             name_nodes: true,
             json_context: None,
+            allow_unknown_fields: args.allow_unknown_fields,
         }
     }
 }
@@ -223,6 +230,7 @@ impl ActionContext {
             },
             read_only: guard.hint(),
             require_journal: config.config.require_journal,
+            allow_unknown_fields: options.allow_unknown_fields,
             log,
             prober: std::sync::Arc::new(crate::p2p::prober::P2pProber::new(
                 crate::p2p::tcp::TcpDialer,

@@ -255,8 +255,16 @@ async fn describe_in(
     };
     let (health_text, health_json) = chain_health(&fetched.fleet, &key, &references, now);
     let mut json = to_json(&detail, &fetched.unavailable, now);
+    // The cluster's CRD against the embedded one: what the node's actions face.
+    let crd =
+        crate::ops::skew::read_crd(&crate::kube::cluster::KubeCluster::new(conn.client.clone()))
+            .await;
     if let Value::Object(map) = &mut json {
         map.insert("context".into(), Value::String(conn.context.clone()));
+        map.insert("crd".into(), super::version::crd_json(&crd));
+        if !detail.unknown_fields.is_empty() {
+            map.insert("unknownFields".into(), json!(detail.unknown_fields));
+        }
         map.insert("chainHealth".into(), health_json);
         let probe = fetched
             .fleet
@@ -269,6 +277,7 @@ async fn describe_in(
     let mut text = to_text(&detail, &fetched.unavailable, now);
     text.push('\n');
     text.push_str(&health_text);
+    text.push_str(&format!("\nCRD:              {}\n", crd.line()));
     Ok(Described {
         context: conn.context.clone(),
         text,

@@ -58,6 +58,8 @@ pub struct ClusterData {
     pub unavailable: Vec<Unavailable>,
     /// Pods and PVCs were both listed.
     pub workload_read: bool,
+    /// The cluster's SeiNode CRD against the embedded one.
+    pub crd: Option<crate::api::crd_compare::CrdView>,
 }
 
 /// What the reads need besides the connection.
@@ -80,15 +82,24 @@ where
     }
 }
 
-/// Lists `K`, bounded in time; the error is one line.
-async fn list<K>(api: Api<K>, params: ListParams) -> Result<Vec<K>, String>
+/// Why one of the doctor's lists failed; its words are one line.
+#[derive(Debug, thiserror::Error)]
+enum ListError {
+    #[error("{}", crate::kube::errors::describe_at(.0, None))]
+    Api(kube::Error),
+    #[error("no answer in {}s", READ_TIMEOUT.as_secs())]
+    Timeout,
+}
+
+/// Lists `K`, bounded in time.
+async fn list<K>(api: Api<K>, params: ListParams) -> Result<Vec<K>, ListError>
 where
     K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
     match tokio::time::timeout(READ_TIMEOUT, api.list(&params)).await {
         Ok(Ok(list)) => Ok(list.items),
-        Ok(Err(error)) => Err(crate::kube::errors::describe_at(&error, None)),
-        Err(_) => Err(format!("no answer in {}s", READ_TIMEOUT.as_secs())),
+        Ok(Err(error)) => Err(ListError::Api(error)),
+        Err(_) => Err(ListError::Timeout),
     }
 }
 
@@ -118,6 +129,7 @@ impl ClusterData {
             denials: Vec::new(),
             unavailable: Vec::new(),
             workload_read: false,
+            crd: None,
         };
         for node in nodes {
             match node.into_result() {
@@ -136,16 +148,16 @@ impl ClusterData {
         );
         match events {
             Ok(events) => data.events = events,
-            Err(e) => data.missing("events", e),
+            Err(e) => data.missing("events", e.to_string()),
         }
         data.workload_read = pods.is_ok() && pvcs.is_ok();
         match pods {
             Ok(pods) => data.pods = pods,
-            Err(e) => data.missing("pods", e),
+            Err(e) => data.missing("pods", e.to_string()),
         }
         match pvcs {
             Ok(pvcs) => data.pvcs = pvcs,
-            Err(e) => data.missing("persistentvolumeclaims", e),
+            Err(e) => data.missing("persistentvolumeclaims", e.to_string()),
         }
         match leases {
             Ok(leases) => {
@@ -154,7 +166,7 @@ impl ClusterData {
                     &crate::ops::runners::local_holders(),
                 );
             }
-            Err(e) => data.missing("leases (embedded executors)", e),
+            Err(e) => data.missing("leases (embedded executors)", e.to_string()),
         }
         match accounts {
             Ok(accounts) => {
@@ -167,9 +179,10 @@ impl ClusterData {
                         .collect(),
                 );
             }
-            Err(e) => data.missing("serviceaccounts", e),
+            Err(e) => data.missing("serviceaccounts", e.to_string()),
         }
         let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
+        data.crd = Some(crate::ops::skew::read_crd(&cluster).await);
         match controller_liveness(&cluster, options.controller_namespace, options.now).await {
             Ok(liveness) => data.controller = Some(liveness),
             Err(e) => data.missing("the controller's Lease", e.to_string()),
@@ -373,6 +386,7 @@ impl ClusterData {
             nodes,
             executor_leases: self.executor_leases.clone(),
             denials: self.denials.clone(),
+            crd: self.crd.as_ref(),
         }
     }
 }

@@ -324,7 +324,7 @@ pub async fn node(
         let sidecar = client_from_env(conn.kube_config.clone());
         let sidecar = match &sidecar {
             Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
-            Err(why) => Err(why.as_str()),
+            Err(why) => Err(why),
         };
         let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
         seed_node_id(&cluster, sidecar, &node).await

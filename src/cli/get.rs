@@ -124,6 +124,10 @@ pub struct GetItem {
     pub seed_probe: Option<crate::fleet::probe::SeedProbeJson>,
     /// The health verdict every screen shows (`fleet::verdict`).
     pub verdict: VerdictJson,
+    /// Paths of the node's fields outside the schema sei-console embeds (a newer CRD's):
+    /// actions on it are refused. Left out when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown_fields: Vec<String>,
 }
 
 /// `verdict` of the JSON output: healthy, or the problems worst first.
@@ -192,6 +196,7 @@ impl GetItem {
             chain_health: None,
             seed_probe: None,
             verdict: VerdictJson::of(&row.verdict),
+            unknown_fields: row.unknown_fields.clone(),
         }
     }
 

@@ -48,7 +48,9 @@ impl JournalArgs {
     /// The filter of these flags and the global `--context`s.
     fn filter(&self, contexts: &[String], now: jiff::Timestamp) -> Result<JournalFilter, CliError> {
         let since = match &self.since {
-            Some(text) => Some(parse_since(text, now).map_err(CliError::BadInput)?),
+            Some(text) => {
+                Some(parse_since(text, now).map_err(|e| CliError::BadInput(e.to_string()))?)
+            }
             None => None,
         };
         Ok(JournalFilter {

@@ -32,21 +32,41 @@ pub fn default_log_path() -> Option<PathBuf> {
     Some(state.join("sei-console").join("sei-console.log"))
 }
 
+/// Why the log file could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum LogInitError {
+    #[error("cannot create log directory {}: {source}", dir.display())]
+    CreateDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot open log file {}: {source}", path.display())]
+    Open {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// Installs the global subscriber writing to `path` (or the default path). Returns `Ok(None)`
 /// when no path can be determined, so the console still runs, just without a log.
-pub fn init(path: Option<&Path>) -> Result<Option<LogGuard>, String> {
+pub fn init(path: Option<&Path>) -> Result<Option<LogGuard>, LogInitError> {
     let Some(path) = path.map(Path::to_path_buf).or_else(default_log_path) else {
         return Ok(None);
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create log directory {}: {e}", dir.display()))?;
+        fs::create_dir_all(dir).map_err(|source| LogInitError::CreateDir {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
     }
     let file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
-        .map_err(|e| format!("cannot open log file {}: {e}", path.display()))?;
+        .map_err(|source| LogInitError::Open {
+            path: path.clone(),
+            source,
+        })?;
     let filter = EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new("info"));
     let (writer, worker) = tracing_appender::non_blocking(file);
     let installed = tracing_subscriber::fmt()

@@ -55,14 +55,25 @@ pub struct LogsArgs {
     pub tail: Option<i64>,
 }
 
+/// Why a `--since` was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SinceError {
+    #[error("{text:?} is not a duration like 30s, 5m or 2h: {source}")]
+    NotADuration { text: String, source: jiff::Error },
+    #[error("{0:?} must be at least one second")]
+    TooShort(String),
+}
+
 /// Seconds of a duration such as `90s`, `5m`, `2h` or `1h30m`.
-fn parse_since(text: &str) -> Result<i64, String> {
-    let duration: jiff::SignedDuration = text
-        .parse()
-        .map_err(|err| format!("{text:?} is not a duration like 30s, 5m or 2h: {err}"))?;
+fn parse_since(text: &str) -> Result<i64, SinceError> {
+    let duration: jiff::SignedDuration =
+        text.parse().map_err(|source| SinceError::NotADuration {
+            text: text.to_owned(),
+            source,
+        })?;
     match duration.as_secs() {
         seconds if seconds > 0 => Ok(seconds),
-        _ => Err(format!("{text:?} must be at least one second")),
+        _ => Err(SinceError::TooShort(text.to_owned())),
     }
 }
 
@@ -152,7 +163,7 @@ mod tests {
 
     #[test]
     fn since_needs_a_positive_duration() {
-        assert_eq!(parse_since("1h30m"), Ok(5400));
+        assert_eq!(parse_since("1h30m").ok(), Some(5400));
         assert!(parse_since("soon").is_err());
         assert!(parse_since("0s").is_err());
     }

@@ -29,6 +29,7 @@ pub mod rollout_clusters;
 pub mod seed_probe;
 mod seed_probes;
 mod tui;
+pub mod version;
 
 /// Exit code for bad input (unreadable file, invalid manifest, validation error).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -104,7 +105,9 @@ pub fn command() -> clap::Command {
             )
             .mut_subcommands(with_context)
     }
-    Cli::command().mut_subcommands(with_context)
+    Cli::command()
+        .version(version::version_line())
+        .mut_subcommands(with_context)
 }
 
 /// Parses `args` (the program name first): every `--context` given before or after the
@@ -347,6 +350,9 @@ pub enum Command {
     /// Resume a paused SeiNode: spec.paused cleared, its StatefulSet scales back and the pod
     /// starts again
     Resume(actions::pause::PauseArgs),
+    /// The console's version and commit, the upstream versions it ports, and how the cluster's
+    /// SeiNode CRD compares with the one it embeds.
+    Version(version::VersionArgs),
 }
 
 impl Command {
@@ -363,6 +369,7 @@ impl Command {
             Command::Restart(_) => Some("restart"),
             Command::Pause(_) => Some("pause"),
             Command::Resume(_) => Some("resume"),
+            Command::Version(_) => Some("version"),
             Command::Get(_)
             | Command::Describe(_)
             | Command::Doctor(_)
@@ -431,7 +438,8 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
 }
 
 /// The SeiNodes a command that reaches a cluster names (none for `doctor` and the console);
-/// `None` for the commands that check no name (`plan`, `render`, `journal`, `completions`).
+/// `None` for the commands that check no name (`plan`, `render`, `journal`, `version`,
+/// `completions`).
 /// `seed create NAME` creates its node and `seed probe` takes a node or an address, so their
 /// names are not checked here.
 fn named_nodes(command: Option<&Command>) -> Option<Vec<String>> {
@@ -450,6 +458,7 @@ fn named_nodes(command: Option<&Command>) -> Option<Vec<String>> {
             Command::Plan(_)
             | Command::Render(_)
             | Command::Journal(_)
+            | Command::Version(_)
             | Command::Completions { .. },
         ) => None,
     }
@@ -507,6 +516,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Restart(args)) => actions::restart::run(global, &args).await,
         Some(Command::Pause(args)) => actions::pause::run(global, &args, true).await,
         Some(Command::Resume(args)) => actions::pause::run(global, &args, false).await,
+        Some(Command::Version(args)) => version::run(&cli.global, &args).await,
         None => {
             tui::open(&cli.global).await?;
             Ok(ExitCode::SUCCESS)

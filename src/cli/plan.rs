@@ -141,8 +141,7 @@ pub fn plan_node(
         ctx = ctx.with_plan_id(id);
     }
     let syncers = platform.map(|p| p.syncers_for_chain(&node.spec.chain_id));
-    let syncers = syncers.as_deref().map(Ok);
-    preview(node, syncers, &ctx).map_err(|e| CliError::BadInput(e.to_string()))
+    preview(node, syncers.as_deref(), &ctx).map_err(|e| CliError::BadInput(e.to_string()))
 }
 
 fn read_platform(path: &Path) -> Result<PlatformConfig, CliError> {

@@ -36,23 +36,34 @@ pub struct SeedProbeArgs {
     pub output: ProbeOutput,
 }
 
+/// Why a `--timeout` was refused.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeoutError {
+    #[error("{0:?} is not a duration like 10s or 500ms")]
+    NotADuration(String),
+    #[error("{0:?}: the unit must be ms, s or m")]
+    Unit(String),
+    #[error("{0:?}: give a timeout from 1ms to 10m")]
+    OutOfRange(String),
+}
+
 /// `500ms`, `10s`, `2m`, or plain seconds; between 1 ms and 10 minutes.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, TimeoutError> {
     let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
         Some(i) => text.split_at(i),
         None => (text, "s"),
     };
     let value: u64 = number
         .parse()
-        .map_err(|_| format!("{text:?} is not a duration like 10s or 500ms"))?;
+        .map_err(|_| TimeoutError::NotADuration(text.to_owned()))?;
     let duration = match unit {
         "ms" => Duration::from_millis(value),
         "s" => Duration::from_secs(value),
         "m" => Duration::from_secs(value.saturating_mul(60)),
-        _ => return Err(format!("{text:?}: the unit must be ms, s or m")),
+        _ => return Err(TimeoutError::Unit(text.to_owned())),
     };
     if duration.is_zero() || duration > Duration::from_secs(600) {
-        return Err(format!("{text:?}: give a timeout from 1ms to 10m"));
+        return Err(TimeoutError::OutOfRange(text.to_owned()));
     }
     Ok(duration)
 }
@@ -133,7 +144,7 @@ async fn from_seinode(global: &GlobalArgs, args: &SeedProbeArgs) -> Result<Expec
         let sidecar = crate::sidecar::env::client_from_env(conn.kube_config.clone());
         let sidecar = match &sidecar {
             Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
-            Err(why) => Err(why.as_str()),
+            Err(why) => Err(why),
         };
         let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
         crate::ops::seed_probe::seed_node_id(&cluster, sidecar, &node).await

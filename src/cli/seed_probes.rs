@@ -31,7 +31,7 @@ pub async fn probe_all(
     let sidecar = crate::sidecar::env::client_from_env(conn.kube_config.clone());
     let sidecar = match &sidecar {
         Ok(sidecar) => Ok(sidecar as &dyn crate::ports::SidecarApi),
-        Err(why) => Err(why.as_str()),
+        Err(why) => Err(why),
     };
     let cluster = crate::kube::cluster::KubeCluster::new(conn.client.clone());
     let probes = seeds.iter().map(|node| {

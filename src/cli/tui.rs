@@ -26,7 +26,8 @@ async fn default_sidecar_image(global: &GlobalArgs) -> Result<Option<String>, Cl
 }
 
 pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
-    let guard = logging::init(global.log_file.as_deref()).map_err(CliError::BadInput)?;
+    let guard =
+        logging::init(global.log_file.as_deref()).map_err(|e| CliError::BadInput(e.to_string()))?;
     if let Some(guard) = &guard {
         tracing::info!(log = %guard.path.display(), "logging");
     }

@@ -21,6 +21,7 @@ mod console_probe;
 mod control_plane;
 mod crash_resume;
 mod crash_resume_actions;
+mod crd_skew;
 mod crd_validation;
 mod demo_fleet;
 mod demo_script;

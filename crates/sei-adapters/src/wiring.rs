@@ -44,6 +44,8 @@ pub struct Wiring {
     pub read_only: Option<&'static str>,
     /// `require_journal` in the config file.
     pub require_journal: bool,
+    /// `--allow-unknown-fields` (`ops::skew`).
+    pub allow_unknown_fields: bool,
     pub log: Box<dyn ActionLog>,
     pub prober: Arc<dyn SeedProber>,
     /// The nodes' RPC (`rpc::KubeNodeRpc` with the operator's kubeconfig): a rollout's health
@@ -93,6 +95,7 @@ impl Adapters {
             driver: wiring.driver,
             read_only: wiring.read_only,
             require_journal: wiring.require_journal,
+            allow_unknown_fields: wiring.allow_unknown_fields,
         };
         Ok(Adapters {
             settings,

@@ -75,6 +75,10 @@ pub struct ExecArgs {
     /// cadence is 5 s polls with up to 30 s backoff).
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
     pub max_wait_ms: u64,
+    /// Run the plan even of a node with fields sei-console does not know (journaled, and
+    /// recorded on the node); without it the command is refused before any change.
+    #[arg(long)]
+    pub allow_unknown_fields: bool,
 }
 
 /// Runs the command. Exit 0 when the plan completes (or nothing is to be done), 1 when it fails.
@@ -99,6 +103,7 @@ pub async fn run(global: &GlobalArgs, args: &ExecArgs) -> Result<ExitCode, CliEr
         controller_namespace: args.controller_namespace.clone(),
         timeout: args.timeout,
         max_wait_ms: args.max_wait_ms,
+        allow_unknown_fields: args.allow_unknown_fields,
     };
     // Its own context: the platform config is required, a render failure is retried as the
     // controller does (never halted), and progress lines do not name the one node.
@@ -113,6 +118,7 @@ pub async fn run(global: &GlobalArgs, args: &ExecArgs) -> Result<ExitCode, CliEr
         halt_on_render_failure: false,
         name_nodes: false,
         json_context: None,
+        allow_unknown_fields: args.allow_unknown_fields,
     };
     let input = ExecInput {
         node: args.node.clone(),

@@ -44,6 +44,10 @@ pub struct RestartArgs {
     /// Namespace of the controller (its ConfigMap, read as for every action).
     #[arg(long, value_name = "NS", env = "SEI_CONSOLE_CONTROLLER_NAMESPACE", default_value = DEFAULT_CONTROLLER_NAMESPACE, hide = true)]
     pub controller_namespace: String,
+    /// Restart even a node with fields sei-console does not know (journaled, and recorded on
+    /// the node); without it the restart is refused before any change.
+    #[arg(long)]
+    pub allow_unknown_fields: bool,
 }
 
 pub async fn run(global: &GlobalArgs, args: &RestartArgs) -> Result<ExitCode, CliError> {
@@ -58,6 +62,7 @@ pub async fn run(global: &GlobalArgs, args: &RestartArgs) -> Result<ExitCode, Cl
         controller_namespace: args.controller_namespace.clone(),
         timeout: args.timeout,
         max_wait_ms: args.max_wait_ms,
+        allow_unknown_fields: args.allow_unknown_fields,
     };
     let input = RestartInput {
         node: args.node.clone(),

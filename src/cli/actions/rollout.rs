@@ -119,7 +119,9 @@ pub async fn run(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, Cl
         .await
 }
 
-fn parse_gate_duration(text: &str) -> Result<std::time::Duration, String> {
+fn parse_gate_duration(
+    text: &str,
+) -> Result<std::time::Duration, crate::chain::gate::DurationError> {
     crate::chain::gate::parse_duration(text)
 }
 
@@ -130,7 +132,7 @@ pub fn health_gate(args: &RolloutArgs) -> Result<Option<GateSettings>, CliError>
     }
     GateSettings::new(args.soak, args.health_timeout)
         .map(Some)
-        .map_err(CliError::BadInput)
+        .map_err(|e| CliError::BadInput(e.to_string()))
 }
 
 /// The image asked for, parsed.
@@ -142,7 +144,7 @@ pub fn image(args: &RolloutArgs) -> Result<ImageRef, CliError> {
 /// controller Lease, platform config, sidecar transport) and what `prepare` found there.
 pub struct PreparedCluster {
     pub context: ActionContext,
-    pub prepared: RolloutPrepared,
+    pub prepared: crate::ops::skew::Guarded<RolloutPrepared>,
 }
 
 /// Opens the context `global` names (read-only refusal first) and prepares the rollout there;
@@ -213,11 +215,16 @@ impl PreparedCluster {
     }
 }
 
-fn parse_mode(text: &str) -> Result<NodeMode, String> {
+/// A `--mode` that names no mode.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not one of full, archive, replayer, validator, seed")]
+pub struct UnknownMode(String);
+
+fn parse_mode(text: &str) -> Result<NodeMode, UnknownMode> {
     NodeMode::ALL
         .into_iter()
         .find(|mode| mode.as_str() == text)
-        .ok_or_else(|| format!("{text:?} is not one of full, archive, replayer, validator, seed"))
+        .ok_or_else(|| UnknownMode(text.to_owned()))
 }
 
 /// The named nodes, or the label selector and mode to match.

@@ -112,7 +112,8 @@ async fn run(args: Args) -> Result<(), String> {
         .ok_or("the connection has no kube config")?;
     let client =
         sei_console::kube::timeout::client(config.clone(), false).map_err(|e| e.to_string())?;
-    let sidecar = sei_console::sidecar::env::client_from_env(Some(config))?;
+    let sidecar =
+        sei_console::sidecar::env::client_from_env(Some(config)).map_err(|e| e.to_string())?;
     let identity = args.identity.clone().unwrap_or_else(|| {
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into());
         format!("controller-standin-{host}_{}", uuid::Uuid::new_v4())
@@ -127,6 +128,9 @@ async fn run(args: Args) -> Result<(), String> {
             max_wait: Duration::from_millis(args.max_wait_ms),
             deadline: Duration::from_secs(args.max_runtime_secs),
             controller_namespace: None,
+            // It stands in for a controller, which knows its own CRD's fields (issue 36: the
+            // console hands such nodes off to it).
+            allow_unknown_fields: true,
             ..DriverConfig::default()
         },
     }));

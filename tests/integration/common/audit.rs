@@ -44,7 +44,12 @@ fn text(value: &Value) -> String {
 
 /// Every audit event of `username` (the first impersonated user counts as the user).
 pub fn events_of(username: &str) -> Vec<AuditEvent> {
-    let path = control_plane().dir.join("logs").join("audit.log");
+    events_in(&control_plane().dir, username)
+}
+
+/// [`events_of`] in the control plane under `dir` (a test's own, `second::SecondControlPlane`).
+pub fn events_in(dir: &std::path::Path, username: &str) -> Vec<AuditEvent> {
+    let path = dir.join("logs").join("audit.log");
     let log = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
             "read {}: {e} (does start enable audit logging?)",

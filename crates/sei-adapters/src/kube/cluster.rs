@@ -505,6 +505,22 @@ impl ClusterApi for KubeCluster {
                 .map_err(|e| self.error(e))
         })
     }
+
+    fn get_seinode_crd(&self) -> ClusterFuture<'_, Option<serde_json::Value>> {
+        Box::pin(async move {
+            use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+            // Read untyped: the schema as the API server stores it, every key kept.
+            let resource = kube::api::ApiResource::erase::<CustomResourceDefinition>(&());
+            let api: Api<kube::api::DynamicObject> = Api::all_with(self.client.clone(), &resource);
+            let name = format!("{}.{}", crate::api::PLURAL, crate::api::GROUP);
+            match api.get_opt(&name).await.map_err(|e| self.error(e))? {
+                Some(crd) => serde_json::to_value(crd)
+                    .map(Some)
+                    .map_err(|e| ClusterError::new(ClusterErrorKind::Other, e.to_string())),
+                None => Ok(None),
+            }
+        })
+    }
 }
 
 #[cfg(test)]

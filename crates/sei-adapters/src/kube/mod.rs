@@ -21,6 +21,7 @@
 pub mod access;
 pub mod client;
 pub mod cluster;
+pub mod crd_watch;
 pub mod errors;
 pub mod identity;
 pub mod lenient;

@@ -16,11 +16,16 @@ use jiff::Timestamp;
 use crate::chain::{ReferenceRead, ReferenceUrl, RpcAnswer, RpcFailure, Status};
 use crate::ports::node_rpc::MAX_ANSWER_BYTES;
 
+/// No https client could be made: every read says so.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("no TLS root certificates to trust: {0}")]
+struct NoRootCertificates(std::sync::Arc<std::io::Error>);
+
 /// Reads references; cheap to clone, one per process is enough.
 #[derive(Clone)]
 pub struct ReferenceReader {
-    /// Or why none could be made (no root certificates to trust): every read says so.
-    http: Result<HyperClient<HttpsConnector<HttpConnector>, Empty<Bytes>>, String>,
+    /// Or why none could be made: every read says so.
+    http: Result<HyperClient<HttpsConnector<HttpConnector>, Empty<Bytes>>, NoRootCertificates>,
 }
 
 impl std::fmt::Debug for ReferenceReader {
@@ -48,7 +53,7 @@ impl ReferenceReader {
                 let https = builder.https_or_http().enable_http1().wrap_connector(http);
                 HyperClient::builder(TokioExecutor::new()).build(https)
             })
-            .map_err(|err| format!("no TLS root certificates to trust: {err}"));
+            .map_err(|err| NoRootCertificates(std::sync::Arc::new(err)));
         ReferenceReader { http }
     }
 
@@ -76,7 +81,7 @@ impl ReferenceReader {
         let http = self
             .http
             .as_ref()
-            .map_err(|why| RpcFailure::Unreachable(why.clone()))?;
+            .map_err(|why| RpcFailure::Unreachable(why.to_string()))?;
         let response = http
             .request(request)
             .await

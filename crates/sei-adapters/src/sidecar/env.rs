@@ -119,10 +119,8 @@ pub fn transport_from_env(
 }
 
 /// The sidecar client `SEI_CONSOLE_SIDECAR_*` selects, or why there is none.
-pub fn client_from_env(kube: Option<::kube::Config>) -> Result<HttpSidecar, String> {
-    transport_from_env(|k| std::env::var(k).ok(), kube)
-        .map(HttpSidecar::new)
-        .map_err(|e| e.to_string())
+pub fn client_from_env(kube: Option<::kube::Config>) -> Result<HttpSidecar, SidecarEnvError> {
+    transport_from_env(|k| std::env::var(k).ok(), kube).map(HttpSidecar::new)
 }
 
 /// Parse `ns/node=url` entries separated by commas or whitespace.

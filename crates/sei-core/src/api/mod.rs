@@ -20,6 +20,7 @@
 //! `validation.rs`, `unknown.rs`.
 mod common;
 mod conditions;
+pub mod crd_compare;
 pub mod defaulting;
 mod modes;
 mod plan;
@@ -28,6 +29,7 @@ mod seinode;
 pub mod sidecar;
 mod status;
 mod task_kind;
+pub mod upstream;
 pub mod validation;
 
 pub use common::*;
@@ -54,6 +56,8 @@ pub const LIST_KIND: &str = "SeiNodeList";
 /// Plural resource name.
 pub const PLURAL: &str = "seinodes";
 
+#[cfg(test)]
+mod crd_compare_tests;
 #[cfg(test)]
 mod roundtrip_tests;
 #[cfg(test)]

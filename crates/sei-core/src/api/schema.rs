@@ -12,20 +12,20 @@ pub const CRD_YAML: &str = include_str!("../../../../assets/crd/sei.io_seinodes.
 #[error("embedded SeiNode CRD is unreadable: {0}")]
 pub struct SchemaError(String);
 
-/// The `openAPIV3Schema` of the CRD's (only) version.
-pub fn open_api_schema() -> Result<&'static Value, SchemaError> {
-    static SCHEMA: OnceLock<Result<Value, SchemaError>> = OnceLock::new();
-    SCHEMA
-        .get_or_init(load_schema)
-        .as_ref()
-        .map_err(Clone::clone)
+/// The embedded CRD manifest as JSON.
+pub fn embedded_crd() -> Result<&'static Value, SchemaError> {
+    static CRD: OnceLock<Result<Value, SchemaError>> = OnceLock::new();
+    CRD.get_or_init(|| {
+        serde_yaml_ng::from_str(CRD_YAML).map_err(|err| SchemaError(err.to_string()))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
 }
 
-fn load_schema() -> Result<Value, SchemaError> {
-    let crd: Value =
-        serde_yaml_ng::from_str(CRD_YAML).map_err(|err| SchemaError(err.to_string()))?;
-    crd.pointer("/spec/versions/0/schema/openAPIV3Schema")
-        .cloned()
+/// The `openAPIV3Schema` of the CRD's (only) version.
+pub fn open_api_schema() -> Result<&'static Value, SchemaError> {
+    embedded_crd()?
+        .pointer("/spec/versions/0/schema/openAPIV3Schema")
         .ok_or_else(|| SchemaError("no spec.versions[0].schema.openAPIV3Schema".into()))
 }
 
@@ -76,4 +76,12 @@ fn walk(schema: &Value, value: &Value, path: &str, out: &mut Vec<String>) {
         }
         _ => {}
     }
+}
+
+/// The paths of `node`'s fields outside the embedded schema (spec, status, any depth): what a
+/// SeiNode read from a cluster with a newer CRD carries that the port does not know (the
+/// decoder keeps them in `unknown`; the planner would ignore them).
+pub fn node_unknown_field_paths(node: &super::SeiNode) -> Result<Vec<String>, SchemaError> {
+    let value = serde_json::to_value(node).map_err(|err| SchemaError(err.to_string()))?;
+    unknown_field_paths(&value)
 }

@@ -43,15 +43,36 @@ impl Default for GateSettings {
     }
 }
 
+/// Why the gate's settings or their words were refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GateSettingsError {
+    #[error("the health timeout ({timeout}) must be longer than the soak ({soak})")]
+    TimeoutNotLonger { timeout: String, soak: String },
+    #[error("{0:?}: write soak D, timeout D (or off)")]
+    Words(String),
+    #[error("{0:?}: soak or timeout")]
+    UnknownPart(String),
+    #[error(transparent)]
+    Duration(#[from] DurationError),
+}
+
+/// Why a duration's words were refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    #[error("{0:?} is not a duration like 60s, 5m or 1m30s")]
+    NotADuration(String),
+    #[error("{0:?}: give a duration from 1s to 24h")]
+    OutOfRange(String),
+}
+
 impl GateSettings {
     /// The settings, refused when the timeout leaves no room for the soak.
-    pub fn new(soak: Duration, timeout: Duration) -> Result<GateSettings, String> {
+    pub fn new(soak: Duration, timeout: Duration) -> Result<GateSettings, GateSettingsError> {
         if timeout <= soak {
-            return Err(format!(
-                "the health timeout ({}) must be longer than the soak ({})",
-                words(timeout),
-                words(soak)
-            ));
+            return Err(GateSettingsError::TimeoutNotLonger {
+                timeout: words(timeout),
+                soak: words(soak),
+            });
         }
         Ok(GateSettings { soak, timeout })
     }
@@ -62,7 +83,7 @@ impl GateSettings {
     }
 
     /// The form's words: `off` (no gate), or `soak D, timeout D` (either part may be left out).
-    pub fn parse(text: &str) -> Result<Option<GateSettings>, String> {
+    pub fn parse(text: &str) -> Result<Option<GateSettings>, GateSettingsError> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("off") || text.eq_ignore_ascii_case("none") {
             return Ok(None);
@@ -75,13 +96,13 @@ impl GateSettings {
         let mut parts = parts.chunks(2);
         for pair in parts.by_ref() {
             let [word, value] = pair else {
-                return Err(format!("{text:?}: write soak D, timeout D (or off)"));
+                return Err(GateSettingsError::Words(text.to_owned()));
             };
             let value = parse_duration(value)?;
             match *word {
                 "soak" => settings.soak = value,
                 "timeout" => settings.timeout = value,
-                other => return Err(format!("{other:?}: soak or timeout")),
+                other => return Err(GateSettingsError::UnknownPart(other.to_owned())),
             }
         }
         GateSettings::new(settings.soak, settings.timeout).map(Some)
@@ -89,8 +110,8 @@ impl GateSettings {
 }
 
 /// `30s`, `5m`, `1h`, `1m30s`, or plain seconds: at least 1 s, at most a day.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("{text:?} is not a duration like 60s, 5m or 1m30s");
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
+    let bad = || DurationError::NotADuration(text.to_owned());
     let mut total: u64 = 0;
     let mut rest = text.trim();
     if rest.is_empty() {
@@ -115,7 +136,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         total = total.saturating_add(number.saturating_mul(factor));
     }
     if total == 0 || total > 86_400 {
-        return Err(format!("{text:?}: give a duration from 1s to 24h"));
+        return Err(DurationError::OutOfRange(text.to_owned()));
     }
     Ok(Duration::from_secs(total))
 }

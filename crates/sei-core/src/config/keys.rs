@@ -72,33 +72,49 @@ pub fn action_by_name(name: &str, operator_actions: &[&'static str]) -> Option<A
         })
 }
 
-/// One `action = ["key", ...]` line; the error says what is wrong in words.
+/// What is wrong with one `action = ["key", ...]` line.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum OverrideError {
+    /// The names there are.
+    #[error("unknown action (use one of: {})", .0.join(", "))]
+    UnknownAction(Vec<String>),
+    #[error("must be a list of keys such as [\"enter\", \"l\"]")]
+    NotAList,
+    /// The value as written.
+    #[error("{0} is not a key name in quotes")]
+    NotAName(String),
+    #[error(transparent)]
+    Key(#[from] crate::keymap::KeyParseError),
+    #[error("an empty list would leave the action without a key")]
+    Empty,
+}
+
+/// One `action = ["key", ...]` line.
 pub(super) fn parse_override(
     context: Context,
     action_name: &str,
     item: &Item,
     operator_actions: &[&'static str],
-) -> Result<KeyOverride, String> {
+) -> Result<KeyOverride, OverrideError> {
     let action = action_by_name(action_name, operator_actions).ok_or_else(|| {
-        let names: Vec<&str> = ACTION_NAMES
+        let names = ACTION_NAMES
             .iter()
             .map(|(n, _)| *n)
             .chain(operator_actions.iter().copied())
+            .map(str::to_owned)
             .collect();
-        format!("unknown action (use one of: {})", names.join(", "))
+        OverrideError::UnknownAction(names)
     })?;
-    let array = item
-        .as_array()
-        .ok_or_else(|| "must be a list of keys such as [\"enter\", \"l\"]".to_owned())?;
+    let array = item.as_array().ok_or(OverrideError::NotAList)?;
     let mut keys = Vec::new();
     for value in array.iter() {
         let text = value
             .as_str()
-            .ok_or_else(|| format!("{} is not a key name in quotes", value.to_string().trim()))?;
-        keys.push(Key::parse(text).map_err(|e| e.to_string())?);
+            .ok_or_else(|| OverrideError::NotAName(value.to_string().trim().to_owned()))?;
+        keys.push(Key::parse(text)?);
     }
     if keys.is_empty() {
-        return Err("an empty list would leave the action without a key".to_owned());
+        return Err(OverrideError::Empty);
     }
     Ok(KeyOverride {
         context,

@@ -48,10 +48,7 @@ pub fn cell(column: Column, form: Form, row: &FleetRow, now: Timestamp) -> Strin
         (Column::Cluster, Form::Full) => row.key.context.to_string(),
         (Column::Cluster, Form::Compact) => text::context_short(&row.key.context),
         (Column::Namespace, _) => row.key.namespace.to_string(),
-        (Column::Name, _) => match row.probe_mark {
-            Some(mark) => format!("{} {mark}", row.key.name),
-            None => row.key.name.to_string(),
-        },
+        (Column::Name, _) => name_cell(row),
         (Column::Mode, _) => text::mode_text(row).to_owned(),
         (Column::Chain, _) => row.chain_id.clone(),
         (Column::Phase, Form::Full) => text::verdict_phase_text(row),
@@ -77,6 +74,24 @@ pub fn cell(column: Column, form: Form, row: &FleetRow, now: Timestamp) -> Strin
         (Column::Warning, Form::Compact) => text::warning_short(row),
         (Column::Age, _) => text::age(row.created, now),
     }
+}
+
+/// The name, then a seed's probe mark, then the mark of fields the port does not know.
+fn name_cell(row: &FleetRow) -> String {
+    let mut cell = row.key.name.to_string();
+    for mark in [row.probe_mark, unknown_fields_mark(row)]
+        .into_iter()
+        .flatten()
+    {
+        cell.push(' ');
+        cell.push_str(mark);
+    }
+    cell
+}
+
+/// [`super::symbols::UNKNOWN_FIELDS`] when the node carries fields outside the embedded CRD.
+fn unknown_fields_mark(row: &FleetRow) -> Option<&'static str> {
+    (!row.unknown_fields.is_empty()).then_some(super::symbols::UNKNOWN_FIELDS)
 }
 
 /// Widest cell of each column and form over the rows measured so far (titles included).

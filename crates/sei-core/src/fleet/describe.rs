@@ -54,6 +54,17 @@ pub fn console_action_lines(d: &NodeDetail, now: Timestamp, with_plan: bool) -> 
 }
 
 /// The detail as human-readable text, in the node screen's order.
+/// `spec.maintenance (sei-console does not know them: actions are refused)` for a node with
+/// fields outside the embedded schema (`describe` and the node screen).
+pub fn unknown_fields_line(d: &NodeDetail) -> Option<String> {
+    (!d.unknown_fields.is_empty()).then(|| {
+        format!(
+            "{} (sei-console does not know them: actions are refused)",
+            d.unknown_fields.join(", ")
+        )
+    })
+}
+
 pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> String {
     let mut out = String::new();
     let mut line = |s: String| {
@@ -71,6 +82,9 @@ pub fn to_text(d: &NodeDetail, unavailable: &[Unavailable], now: Timestamp) -> S
     ));
     line(format!("Chain:            {}", d.spec.chain_id));
     line(format!("Phase:            {}", phase_text(d.phase)));
+    if let Some(unknown) = unknown_fields_line(d) {
+        line(format!("Unknown fields:   {unknown}"));
+    }
     line(format!("Image:            {}", d.spec.image));
     let drift = if d.drift.any() {
         format!(

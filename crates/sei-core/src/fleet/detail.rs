@@ -292,6 +292,8 @@ pub struct NodeDetail {
     /// What its latest `StatefulSetRenderFailed` event means with the platform config in use
     /// (`None`: no such event).
     pub render_now: Option<RenderEventNow>,
+    /// Paths of its fields outside the embedded CRD schema (`rows::unknown_fields`).
+    pub unknown_fields: Vec<String>,
 }
 
 fn spec_summary(node: &SeiNode, default_sidecar_image: Option<&str>) -> SpecSummary {
@@ -456,6 +458,7 @@ impl NodeDetail {
                 .filter(|e| e.is_render_failure())
                 .max_by_key(|e| e.last_seen)
                 .map(|e| judge_render_event(node, &e.message, fleet.platform_in_use())),
+            unknown_fields: super::rows::unknown_fields(node),
             events,
         })
     }

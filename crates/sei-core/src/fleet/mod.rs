@@ -140,6 +140,8 @@ pub struct Fleet {
     rows: BTreeMap<ObjectKey, Box<FleetRow>>,
     widths: columns::CellWidths,
     default_sidecar_image: Option<String>,
+    /// The cluster's SeiNode CRD against the embedded one (`None`: not read yet).
+    crd: Option<Box<crate::api::crd_compare::CrdView>>,
     /// The platform config in use, which render-failure events are judged against.
     platform: Option<Box<crate::render::fix::PlatformInUse>>,
     /// Who runs this cluster's Active plans, as last read (`runners`), and the clock their
@@ -415,6 +417,20 @@ impl Fleet {
     pub fn set_platform_in_use(&mut self, platform: crate::render::fix::PlatformInUse) {
         self.platform = Some(Box::new(platform));
         self.bump();
+    }
+
+    /// The cluster's SeiNode CRD as last compared with the embedded one.
+    pub fn crd(&self) -> Option<&crate::api::crd_compare::CrdView> {
+        self.crd.as_deref()
+    }
+
+    /// Keeps the cluster's CRD comparison (read on connecting, again when the CRD changes);
+    /// the same one changes nothing.
+    pub fn set_crd(&mut self, crd: crate::api::crd_compare::CrdView) {
+        if self.crd.as_deref() != Some(&crd) {
+            self.crd = Some(Box::new(crd));
+            self.bump();
+        }
     }
 
     /// The platform's default sidecar image (`images.sidecar`), if known.

@@ -201,6 +201,9 @@ pub struct FleetRow {
     /// The node's health verdict over everything above (`verdict::judge`), judged again when
     /// any of it changes.
     pub verdict: super::verdict::NodeVerdict,
+    /// Paths of the node's fields outside the embedded CRD schema (a newer CRD's): the port
+    /// does not understand the node, so actions on it are refused (`ops::skew`).
+    pub unknown_fields: Vec<String>,
     /// How many of `conditions` report trouble, counted once per change for sorting.
     bad_condition_count: usize,
     /// The lowercased fields the filter's free-text terms search, built once per change so
@@ -235,6 +238,7 @@ impl FleetRow {
             seed_cell: None,
             health: None,
             verdict: super::verdict::NodeVerdict::default(),
+            unknown_fields: Vec::new(),
             bad_condition_count: 0,
             search: String::new(),
         };
@@ -263,6 +267,7 @@ impl FleetRow {
         );
         self.drift = drift(node, default_sidecar_image);
         self.judge_image_drift();
+        self.unknown_fields = unknown_fields(node);
         match (status.and_then(|s| s.plan.as_ref()), &mut self.plan) {
             (None, slot) => *slot = None,
             (Some(plan), Some(summary)) => summary.refresh(plan),
@@ -407,4 +412,10 @@ impl FleetRow {
     pub fn bad_condition_count(&self) -> usize {
         self.bad_condition_count
     }
+}
+
+/// The paths of `node`'s fields outside the embedded schema (none when the schema is
+/// unreadable: the embedded asset is checked by the core's own tests).
+pub fn unknown_fields(node: &SeiNode) -> Vec<String> {
+    crate::api::schema::node_unknown_field_paths(node).unwrap_or_default()
 }

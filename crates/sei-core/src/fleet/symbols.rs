@@ -49,6 +49,8 @@ pub const LAG_REFERENCE: &str = "ref";
 pub const LAG_REFERENCE_DOWN: &str = "ref✗";
 /// Before a node's name: marked with space for a rollout.
 pub const MARKED: &str = "✓";
+/// After a node's name: it carries fields sei-console does not know (a newer CRD's).
+pub const UNKNOWN_FIELDS: &str = "?";
 
 pub fn phase(phase: Option<Phase>) -> &'static str {
     match phase {
@@ -136,6 +138,12 @@ pub fn legend() -> Vec<LegendEntry> {
                 &format!("name {PROBE_RUNNING}"),
             ],
             "a seed's last outside probe (P): reachable, failed, being probed (not its phase)",
+        ),
+        entry(
+            &column(Column::Name),
+            &[&format!("name {UNKNOWN_FIELDS}")],
+            "the node has fields sei-console does not know (a newer CRD): actions on it are \
+             refused; enter names them",
         ),
         entry(
             &column(Column::Phase),

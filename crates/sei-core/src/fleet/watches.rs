@@ -236,6 +236,11 @@ pub enum WatchEvent {
         epoch: u64,
         config: Box<crate::platform::PlatformConfig>,
     },
+    /// The cluster's SeiNode CRD compared with the embedded one (the adapter's `crd_watch`).
+    Crd {
+        epoch: u64,
+        view: crate::api::crd_compare::CrdView,
+    },
     /// Whether the API server answers at all (`kube::liveness::probe_server`).
     Server { epoch: u64, report: ServerReport },
 }

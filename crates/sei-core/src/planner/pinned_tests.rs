@@ -607,7 +607,7 @@ fn preview_re_evaluates_the_state_sync_gate_when_syncers_are_given() {
     let mut node = full_node("f");
     node.spec.full_node.as_mut().expect("full").snapshot = Some(state_sync());
     let none: Vec<String> = Vec::new();
-    let blocked = preview(&node, Some(Ok(&none)), &ctx()).expect("p");
+    let blocked = preview(&node, Some(&none), &ctx()).expect("p");
     assert_eq!(
         blocked.outcome,
         Err(NoPlanReason::StateSyncBlocked {
@@ -616,7 +616,7 @@ fn preview_re_evaluates_the_state_sync_gate_when_syncers_are_given() {
         })
     );
     let two = vec!["h1:26657".to_owned(), "h2:26657".to_owned()];
-    let built = preview(&node, Some(Ok(&two)), &ctx())
+    let built = preview(&node, Some(&two), &ctx())
         .expect("p")
         .outcome
         .expect("plan");

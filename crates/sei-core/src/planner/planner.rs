@@ -329,26 +329,46 @@ pub fn needs_validate_operator_keyring(node: &SeiNode) -> bool {
         .is_some_and(|secret| !secret.secret_name.is_empty())
 }
 
-/// The shared snapshotGeneration check; the caller adds its mode prefix.
+/// A spec section that is set but cannot be used (upstream's words; the caller adds its mode
+/// prefix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(super) enum SectionError {
+    #[error(
+        "snapshotGeneration is set but has no sub-struct (e.g., tendermint); omit it to disable snapshot generation"
+    )]
+    SnapshotGenerationEmpty,
+    #[error(
+        "snapshotGeneration.tendermint.keepRecent must be >= 2 when publish is set (upload algorithm requires the second-to-latest snapshot)"
+    )]
+    KeepRecentTooLow,
+    #[error(
+        "resultExport is set but has no sub-struct (e.g., shadowResult); omit it to disable result export"
+    )]
+    ResultExportEmpty,
+}
+
+/// The shared snapshotGeneration check.
 pub(super) fn validate_snapshot_generation(
     generation: Option<&SnapshotGenerationConfig>,
-) -> Result<(), String> {
+) -> Result<(), SectionError> {
     let Some(generation) = generation else {
         return Ok(());
     };
     let Some(tendermint) = &generation.tendermint else {
-        return Err("snapshotGeneration is set but has no sub-struct (e.g., tendermint); omit it to disable snapshot generation".into());
+        return Err(SectionError::SnapshotGenerationEmpty);
     };
     if tendermint.publish.is_some() && tendermint.keep_recent < 2 {
-        return Err("snapshotGeneration.tendermint.keepRecent must be >= 2 when publish is set (upload algorithm requires the second-to-latest snapshot)".into());
+        return Err(SectionError::KeepRecentTooLow);
     }
     Ok(())
 }
 
-/// The shared resultExport check; the caller adds its mode prefix.
-pub(super) fn validate_result_export(export: Option<&ResultExportConfig>) -> Result<(), String> {
+/// The shared resultExport check.
+pub(super) fn validate_result_export(
+    export: Option<&ResultExportConfig>,
+) -> Result<(), SectionError> {
     match export {
-        Some(export) if export.shadow_result.is_none() => Err("resultExport is set but has no sub-struct (e.g., shadowResult); omit it to disable result export".into()),
+        Some(export) if export.shadow_result.is_none() => Err(SectionError::ResultExportEmpty),
         _ => Ok(()),
     }
 }

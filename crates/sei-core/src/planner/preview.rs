@@ -68,7 +68,7 @@ pub struct Preview {
 /// the controller does on every reconcile; when `None`, the node's status is taken as is.
 pub fn preview(
     node: &SeiNode,
-    canonical_syncers: Option<Result<&[String], String>>,
+    canonical_syncers: Option<&[String]>,
     ctx: &PlanContext,
 ) -> Result<Preview, PlanError> {
     let mut node = node.clone();
@@ -82,7 +82,7 @@ pub fn preview(
         return no_plan(node, NoPlanReason::Deleting);
     }
     if let Some(syncers) = canonical_syncers {
-        reconcile_state_sync_gate(&mut node, syncers, ctx);
+        reconcile_state_sync_gate(&mut node, Ok::<_, std::convert::Infallible>(syncers), ctx);
     }
     let status = node.status.as_ref();
     if status.and_then(|s| s.phase) == Some(Phase::Failed) {

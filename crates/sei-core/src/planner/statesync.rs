@@ -19,9 +19,9 @@ fn sorted_unique(items: &[String]) -> Vec<String> {
 /// Upstream `reconcileStateSyncGate`. `canonical_syncers` is the platform config's syncer list
 /// for the node's chain (already parsed), or the error reading it. Returns whether planning is
 /// blocked this reconcile.
-pub fn reconcile_state_sync_gate(
+pub fn reconcile_state_sync_gate<E: std::fmt::Display>(
     node: &mut SeiNode,
-    canonical_syncers: Result<&[String], String>,
+    canonical_syncers: Result<&[String], E>,
     ctx: &PlanContext,
 ) -> bool {
     let chain = go_quote(&node.spec.chain_id);
@@ -131,18 +131,18 @@ mod tests {
     #[test]
     fn node_without_snapshot_is_not_applicable() {
         let mut node = full_node("n");
-        assert!(!reconcile_state_sync_gate(&mut node, Ok(&[]), &ctx()));
+        assert!(!reconcile_state_sync_gate(
+            &mut node,
+            Ok::<_, &str>(&[]),
+            &ctx()
+        ));
         assert_eq!(gate_condition(&node).1, "NotApplicable");
     }
 
     #[test]
     fn spec_rpc_servers_win_when_two_or_more() {
         let mut node = state_sync_node(Some(vec!["b:1", "a:1", "b:1"]));
-        assert!(!reconcile_state_sync_gate(
-            &mut node,
-            Err("unused".into()),
-            &ctx()
-        ));
+        assert!(!reconcile_state_sync_gate(&mut node, Err("unused"), &ctx()));
         assert_eq!(
             gate_condition(&node).2,
             "2 rpc-servers declared on spec for chain \"pacific-1\""
@@ -157,7 +157,11 @@ mod tests {
     fn too_few_syncers_block_with_the_controller_message() {
         let mut node = state_sync_node(None);
         let one = vec!["a:1".to_owned()];
-        assert!(reconcile_state_sync_gate(&mut node, Ok(&one), &ctx()));
+        assert!(reconcile_state_sync_gate(
+            &mut node,
+            Ok::<_, &str>(&one),
+            &ctx()
+        ));
         let (status, reason, message) = gate_condition(&node);
         assert_eq!(
             (status.as_str(), reason.as_str()),
@@ -170,11 +174,7 @@ mod tests {
     #[test]
     fn source_error_blocks_as_unknown() {
         let mut node = state_sync_node(None);
-        assert!(reconcile_state_sync_gate(
-            &mut node,
-            Err("boom".into()),
-            &ctx()
-        ));
+        assert!(reconcile_state_sync_gate(&mut node, Err("boom"), &ctx()));
         let (status, reason, message) = gate_condition(&node);
         assert_eq!(
             (status.as_str(), reason.as_str()),
@@ -190,7 +190,11 @@ mod tests {
     fn canonical_syncers_resolve() {
         let mut node = state_sync_node(Some(vec!["only:1"]));
         let two = vec!["h1:26657".to_owned(), "h2:26657".to_owned()];
-        assert!(!reconcile_state_sync_gate(&mut node, Ok(&two), &ctx()));
+        assert!(!reconcile_state_sync_gate(
+            &mut node,
+            Ok::<_, &str>(&two),
+            &ctx()
+        ));
         assert_eq!(
             gate_condition(&node).2,
             "2 canonical syncers configured for chain \"pacific-1\""

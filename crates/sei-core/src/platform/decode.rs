@@ -6,7 +6,7 @@
 //! untouched, and a type mismatch is remembered (the first one is reported) while decoding goes on.
 use std::collections::BTreeMap;
 
-use super::yaml11::{Node, Scalar, key_as_string, scalar_as_go_string};
+use super::yaml11::{Node, Scalar, YamlError, key_as_string, scalar_as_go_string};
 use super::{
     BucketConfig, ImagesConfig, PlatformConfig, ResourceOverride, ResourcesConfig,
     ResultExportConfig, SchedulingConfig, StateSyncConfig, StorageConfig,
@@ -19,9 +19,25 @@ struct Decoder {
     first_error: Option<String>,
 }
 
+/// Why the parsed document is not a config, in upstream's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// A map key that JSON cannot have (the YAML-to-JSON conversion step).
+    #[error("error converting YAML to JSON: {0}")]
+    Key(YamlError),
+    /// The document is not an object (its JSON kind).
+    #[error(
+        "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {0} into Go value of type platform.FileConfig"
+    )]
+    NotAnObject(&'static str),
+    /// The first field of the wrong type (`json: cannot unmarshal …`).
+    #[error("error unmarshaling JSON: while decoding JSON: {0}")]
+    Field(String),
+}
+
 /// Decodes the parsed document. Errors carry the upstream wording after the
 /// `error unmarshaling JSON: while decoding JSON: ` prefix, or the YAML-to-JSON conversion prefix.
-pub fn decode(root: &Node) -> Result<PlatformConfig, String> {
+pub fn decode(root: &Node) -> Result<PlatformConfig, DecodeError> {
     let mut cfg = PlatformConfig::default();
     let mut dec = Decoder {
         path: Vec::new(),
@@ -30,7 +46,7 @@ pub fn decode(root: &Node) -> Result<PlatformConfig, String> {
     };
     // Build the JSON object first so key-conversion errors surface like upstream's conversion step.
     if let Node::Map(_) = root {
-        check_keys(root).map_err(|e| format!("error converting YAML to JSON: {e}"))?;
+        check_keys(root).map_err(DecodeError::Key)?;
     }
     match root {
         Node::Scalar(Scalar::Null) => {}
@@ -66,22 +82,17 @@ pub fn decode(root: &Node) -> Result<PlatformConfig, String> {
             }
         }
         other => {
-            return Err(format!(
-                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type platform.FileConfig",
-                json_kind(other)
-            ));
+            return Err(DecodeError::NotAnObject(json_kind(other)));
         }
     }
     match dec.first_error {
-        Some(err) => Err(format!(
-            "error unmarshaling JSON: while decoding JSON: {err}"
-        )),
+        Some(err) => Err(DecodeError::Field(err)),
         None => Ok(cfg),
     }
 }
 
 /// Every map key in the tree must be convertible to a JSON object key.
-fn check_keys(node: &Node) -> Result<(), String> {
+fn check_keys(node: &Node) -> Result<(), YamlError> {
     match node {
         Node::Map(entries) => {
             for (k, v) in entries {

@@ -195,7 +195,7 @@ impl PlatformConfig {
             .map_err(|e| PlatformError::Decode(format!("refused before decoding: {e}")))?;
         let root = yaml11::parse(text)
             .map_err(|e| PlatformError::Decode(format!("error converting YAML to JSON: {e}")))?;
-        decode::decode(&root).map_err(PlatformError::Decode)
+        decode::decode(&root).map_err(|e| PlatformError::Decode(e.to_string()))
     }
 
     /// Upstream `ReadFileConfig`: a blank path or a missing file is an empty config; an unreadable

@@ -32,8 +32,36 @@ pub enum Node {
     Map(Vec<(Node, Node)>),
 }
 
+/// Why a document could not be read, in go-yaml's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum YamlError {
+    #[error("yaml: line {line}: {info}")]
+    Syntax { line: usize, info: String },
+    #[error("yaml: document contains excessive aliasing")]
+    ExcessiveAliasing,
+    #[error("yaml: unknown anchor referenced")]
+    UnknownAnchor,
+    #[error("yaml: unexpected end of stream")]
+    UnexpectedEnd,
+    /// The parser's event, as `Debug` writes it.
+    #[error("yaml: unexpected event {0}")]
+    UnexpectedEvent(String),
+    #[error("yaml: map merge requires map or sequence of maps as the value")]
+    MergeValue,
+    #[error("yaml: cannot decode {found} `{value}` as a {tag}")]
+    CannotDecode {
+        found: &'static str,
+        value: String,
+        tag: String,
+    },
+    #[error("error converting YAML to JSON: unsupported map key of type: <nil>")]
+    NullKey,
+    #[error("yaml: invalid map key")]
+    InvalidKey,
+}
+
 /// Parses the first document of `text`. An empty stream is `Scalar::Null`, as in go-yaml.
-pub fn parse(text: &str) -> Result<Node, String> {
+pub fn parse(text: &str) -> Result<Node, YamlError> {
     let mut reader = Reader {
         parser: Parser::new_from_str(text),
         anchors: HashMap::new(),
@@ -56,27 +84,26 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn next(&mut self) -> Result<Option<Event<'a>>, String> {
+    fn next(&mut self) -> Result<Option<Event<'a>>, YamlError> {
         match self.parser.next() {
             None => Ok(None),
             Some(Ok((event, _span))) => Ok(Some(event)),
-            Some(Err(err)) => Err(format!(
-                "yaml: line {}: {}",
-                err.marker().line(),
-                err.info()
-            )),
+            Some(Err(err)) => Err(YamlError::Syntax {
+                line: err.marker().line(),
+                info: err.info().to_string(),
+            }),
         }
     }
 
-    fn count(&mut self, node: &Node) -> Result<(), String> {
+    fn count(&mut self, node: &Node) -> Result<(), YamlError> {
         self.produced += size(node);
         if self.produced > MAX_NODES {
-            return Err("yaml: document contains excessive aliasing".into());
+            return Err(YamlError::ExcessiveAliasing);
         }
         Ok(())
     }
 
-    fn node(&mut self, event: Event<'a>) -> Result<Node, String> {
+    fn node(&mut self, event: Event<'a>) -> Result<Node, YamlError> {
         let (node, anchor) = match event {
             Event::Scalar(value, style, anchor, tag) => (
                 Node::Scalar(resolve(&value, style, tag.as_deref())?),
@@ -87,7 +114,7 @@ impl<'a> Reader<'a> {
                     .anchors
                     .get(&id)
                     .cloned()
-                    .ok_or_else(|| "yaml: unknown anchor referenced".to_string())?;
+                    .ok_or(YamlError::UnknownAnchor)?;
                 self.count(&node)?;
                 return Ok(node);
             }
@@ -97,7 +124,7 @@ impl<'a> Reader<'a> {
                     match self.next()? {
                         Some(Event::SequenceEnd) => break,
                         Some(event) => items.push(self.node(event)?),
-                        None => return Err("yaml: unexpected end of stream".into()),
+                        None => return Err(YamlError::UnexpectedEnd),
                     }
                 }
                 (Node::Seq(items), anchor)
@@ -108,11 +135,11 @@ impl<'a> Reader<'a> {
                     let key = match self.next()? {
                         Some(Event::MappingEnd) => break,
                         Some(event) => self.node(event)?,
-                        None => return Err("yaml: unexpected end of stream".into()),
+                        None => return Err(YamlError::UnexpectedEnd),
                     };
                     let value = match self.next()? {
                         Some(event) => self.node(event)?,
-                        None => return Err("yaml: unexpected end of stream".into()),
+                        None => return Err(YamlError::UnexpectedEnd),
                     };
                     if key == Node::Scalar(Scalar::Str(MERGE_KEY.into())) {
                         merge_into(&mut entries, value)?;
@@ -122,7 +149,7 @@ impl<'a> Reader<'a> {
                 }
                 (Node::Map(entries), anchor)
             }
-            other => return Err(format!("yaml: unexpected event {other:?}")),
+            other => return Err(YamlError::UnexpectedEvent(format!("{other:?}"))),
         };
         self.count(&node)?;
         if anchor != 0 {
@@ -137,7 +164,7 @@ const MERGE_KEY: &str = "\u{0}<<merge>>";
 
 /// go-yaml v2 merge: a map's entries are inserted at the `<<` position; a sequence of maps is
 /// merged last-to-first so earlier maps win.
-fn merge_into(entries: &mut Vec<(Node, Node)>, value: Node) -> Result<(), String> {
+fn merge_into(entries: &mut Vec<(Node, Node)>, value: Node) -> Result<(), YamlError> {
     match value {
         Node::Map(merged) => {
             entries.extend(merged);
@@ -148,15 +175,13 @@ fn merge_into(entries: &mut Vec<(Node, Node)>, value: Node) -> Result<(), String
                 match item {
                     Node::Map(merged) => entries.extend(merged),
                     _ => {
-                        return Err(
-                            "yaml: map merge requires map or sequence of maps as the value".into(),
-                        );
+                        return Err(YamlError::MergeValue);
                     }
                 }
             }
             Ok(())
         }
-        _ => Err("yaml: map merge requires map or sequence of maps as the value".into()),
+        _ => Err(YamlError::MergeValue),
     }
 }
 
@@ -173,7 +198,7 @@ fn size(node: &Node) -> usize {
     }
 }
 
-fn resolve(value: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<Scalar, String> {
+fn resolve(value: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<Scalar, YamlError> {
     let short_tag = tag.map(|t| {
         if t.is_yaml_core_schema() {
             format!("!!{}", t.suffix)
@@ -203,10 +228,11 @@ fn resolve(value: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<Scalar,
             match (t, resolved) {
                 (_, resolved) if matches => Ok(resolved),
                 ("!!float", Scalar::Int(i)) => Ok(Scalar::Float(i as f64)),
-                (t, resolved) => Err(format!(
-                    "yaml: cannot decode {} `{value}` as a {t}",
-                    tag_name(&resolved)
-                )),
+                (t, resolved) => Err(YamlError::CannotDecode {
+                    found: tag_name(&resolved),
+                    value: value.to_owned(),
+                    tag: t.to_owned(),
+                }),
             }
         }
         // Unknown tags keep the text.
@@ -440,7 +466,7 @@ pub fn scalar_as_go_string(scalar: &Scalar) -> Option<String> {
 }
 
 /// A map key as sigs.k8s.io/yaml stringifies it.
-pub fn key_as_string(key: &Node) -> Result<String, String> {
+pub fn key_as_string(key: &Node) -> Result<String, YamlError> {
     match key {
         Node::Scalar(Scalar::Float(f)) => Ok(match go_format_float32(*f).as_str() {
             "+Inf" => ".inf".into(),
@@ -448,11 +474,9 @@ pub fn key_as_string(key: &Node) -> Result<String, String> {
             "NaN" => ".nan".into(),
             other => other.to_string(),
         }),
-        Node::Scalar(Scalar::Null) => {
-            Err("error converting YAML to JSON: unsupported map key of type: <nil>".into())
-        }
+        Node::Scalar(Scalar::Null) => Err(YamlError::NullKey),
         Node::Scalar(scalar) => Ok(scalar_as_go_string(scalar).unwrap_or_default()),
-        _ => Err("yaml: invalid map key".into()),
+        _ => Err(YamlError::InvalidKey),
     }
 }
 
@@ -532,7 +556,9 @@ mod tests {
 
     #[test]
     fn syntax_errors_name_the_line() {
-        let err = parse("a: [1, 2\nb: c: d\n").expect_err("bad yaml");
+        let err = parse("a: [1, 2\nb: c: d\n")
+            .expect_err("bad yaml")
+            .to_string();
         assert!(err.starts_with("yaml: line "), "{err}");
     }
 }

@@ -104,6 +104,24 @@ impl<'a> Driver<'a> {
             })
     }
 
+    /// Refuses, before any step, a node carrying fields the port does not know: its plan
+    /// could be one the controller would not run (a node held for maintenance).
+    fn refuse_unknown_fields(&self, node: &SeiNode) -> Result<(), DriverError> {
+        if self.config.allow_unknown_fields {
+            return Ok(());
+        }
+        let paths = crate::api::schema::node_unknown_field_paths(node)
+            .map_err(|err| DriverError::Encode(err.to_string()))?;
+        if paths.is_empty() {
+            return Ok(());
+        }
+        Err(DriverError::UnknownFields {
+            namespace: node.namespace().to_owned(),
+            name: node.name().to_owned(),
+            paths,
+        })
+    }
+
     /// Writes `node.status` as a merge patch against `before` under `node`'s resourceVersion.
     /// On a conflict the node is re-read: when the other writer touched none of the top-level
     /// status fields this patch sets, the same patch is resent under the fresh resourceVersion
@@ -346,6 +364,7 @@ impl<'a> Driver<'a> {
                 return Ok(report);
             }
             let mut node = self.read(namespace, name).await?;
+            self.refuse_unknown_fields(&node)?;
             let before = status_value(node.status.as_ref())?;
             let Some(mut plan) = node.status.as_mut().and_then(|s| s.plan.take()) else {
                 return Ok(report);

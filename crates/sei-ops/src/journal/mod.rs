@@ -314,28 +314,37 @@ impl JournalFilter {
     }
 }
 
+/// Why a `--since` was refused (each names the text).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SinceError {
+    #[error("since {0:?} is neither a duration (90m, 1h30m, 2d) nor an RFC 3339 time")]
+    Unreadable(String),
+    #[error("since {0:?}: a duration back from now is positive")]
+    Negative(String),
+    /// A duration or time jiff cannot reckon with (its words).
+    #[error("since {text:?}: {why}")]
+    OutOfRange { text: String, why: String },
+}
+
 /// `--since`: a duration back from `now` (`90m`, `1h30m`, `2d`) or an RFC 3339 time.
-pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp, String> {
+pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp, SinceError> {
+    let out_of_range = |e: jiff::Error| SinceError::OutOfRange {
+        text: text.to_owned(),
+        why: e.to_string(),
+    };
     if let Ok(time) = text.parse::<Timestamp>() {
         return Ok(time);
     }
     let span: jiff::SignedDuration = match text.parse::<jiff::Span>() {
         Ok(span) => span
             .to_duration(jiff::SpanRelativeTo::days_are_24_hours())
-            .map_err(|e| format!("since {text:?}: {e}"))?,
-        Err(_) => {
-            return Err(format!(
-                "since {text:?} is neither a duration (90m, 1h30m, 2d) nor an RFC 3339 time"
-            ));
-        }
+            .map_err(out_of_range)?,
+        Err(_) => return Err(SinceError::Unreadable(text.to_owned())),
     };
     if span.is_negative() {
-        return Err(format!(
-            "since {text:?}: a duration back from now is positive"
-        ));
+        return Err(SinceError::Negative(text.to_owned()));
     }
-    now.checked_sub(span)
-        .map_err(|e| format!("since {text:?}: {e}"))
+    now.checked_sub(span).map_err(out_of_range)
 }
 
 #[cfg(test)]

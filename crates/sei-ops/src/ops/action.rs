@@ -15,6 +15,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use super::skew::{self, Guarded, SkewScope};
 use super::{Ops, OpsError, PermissionVerdict, Report, RunEnd};
 use crate::actions::event::ActionKind;
 
@@ -36,6 +37,9 @@ pub trait Operation: std::fmt::Debug + Clone + PartialEq + Send + Sync + 'static
     fn summary(&self, namespace: &str) -> String;
     /// Reads, previews and checks; [`prepare`] calls it after the read-only refusal.
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, Self::Prepared>;
+    /// What the action writes and whether a live controller carries it out: the skew guard's
+    /// questions ([`super::skew`]).
+    fn skew_scope(&self) -> SkewScope;
 }
 
 /// A prepared action: everything known before the first change, and how to make it.
@@ -129,13 +133,20 @@ pub fn action_words(kind: ActionKind, nodes: &[String]) -> String {
 }
 
 /// Prepares any action: refused in read-only mode (journaled) unless a dry run, and with
-/// `require_journal` when the journal cannot record it, then previewed.
-pub async fn prepare<A: Operation>(ops: &Ops<'_>, action: &A) -> Result<A::Prepared, OpsError> {
+/// `require_journal` when the journal cannot record it, then previewed, then refused
+/// (journaled, a dry run too) when the port does not understand a node or the cluster's CRD
+/// ([`skew::guard`]): the preview it built is not shown.
+pub async fn prepare<A: Operation>(
+    ops: &Ops<'_>,
+    action: &A,
+) -> Result<Guarded<A::Prepared>, OpsError> {
     if !action.dry_run() {
         ops.refuse_if_read_only(action.kind(), &action.nodes(), &action.detail())?;
         ops.refuse_if_unrecordable(action_words(action.kind(), &action.nodes()))?;
     }
-    action.prepare(ops).await
+    let prepared = action.prepare(ops).await?;
+    let notes = skew::guard(ops, action.skew_scope(), &prepared).await?;
+    Ok(Guarded { prepared, notes })
 }
 
 /// Runs any prepared action under the shared preamble: the read-only refusal, what `prepare`

@@ -24,6 +24,7 @@ pub mod chain;
 mod cluster;
 mod node;
 mod render;
+mod skew;
 mod workload;
 
 /// How bad a finding is; ranks first. `critical`: the node is down or cannot be changed;
@@ -79,6 +80,10 @@ pub enum FindingClass {
     ConditionFailing,
     /// A Warning event of the node's StatefulSet or pod no other finding explains.
     PodWarning,
+    /// The node carries fields sei-console does not know (a newer CRD's): actions refused.
+    UnknownFields,
+    /// The cluster's SeiNode CRD differs from the one sei-console embeds.
+    CrdSkew,
     /// The operator lacks permissions the fixes of this namespace need.
     PermissionMissing,
     /// A `StatefulSetRenderFailed` event from before: the platform config renders the node now.
@@ -115,6 +120,8 @@ impl FindingClass {
             FindingClass::SidecarBehind => "sidecar-behind",
             FindingClass::ConditionFailing => "condition-failing",
             FindingClass::PodWarning => "pod-warning",
+            FindingClass::UnknownFields => "unknown-fields",
+            FindingClass::CrdSkew => "crd-skew",
             FindingClass::PermissionMissing => "permission-missing",
             FindingClass::RenderFailedBefore => "render-failed-before",
             FindingClass::ChainStalled => "chain-stalled",
@@ -285,6 +292,8 @@ pub struct ClusterSnapshot<'a> {
     pub nodes: Vec<NodeSnapshot<'a>>,
     pub executor_leases: Vec<ExecutorLease>,
     pub denials: Vec<FixDenials>,
+    /// The cluster's SeiNode CRD against the embedded one; `None` when not read.
+    pub crd: Option<&'a crate::api::crd_compare::CrdView>,
 }
 
 /// Everything [`diagnose`] looks at.
@@ -312,8 +321,10 @@ pub fn diagnose(input: DoctorInput<'_>) -> Vec<Finding> {
             };
             node::check(&at, &mut findings);
             workload::check(&at, &mut findings);
+            skew::node(cluster, snapshot.node, &mut findings);
         }
         cluster::check(cluster, input.now, &mut findings);
+        skew::crd(cluster, &mut findings);
     }
     rank(&mut findings);
     findings

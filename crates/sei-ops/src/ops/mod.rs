@@ -66,6 +66,7 @@ mod rollout_text;
 pub mod runners;
 pub mod seed_probe;
 mod sidecar_credential;
+pub mod skew;
 #[cfg(test)]
 mod tests;
 pub mod waiting;
@@ -166,6 +167,9 @@ pub struct Settings {
     /// `require_journal` in the config file: a change the journal cannot record is refused
     /// before any call.
     pub require_journal: bool,
+    /// `--allow-unknown-fields` (or the console's typed confirmation): act on a node or CRD
+    /// the port does not fully understand ([`skew`]); journaled and recorded on the node.
+    pub allow_unknown_fields: bool,
 }
 
 /// Why an action could not go on. `BadInput` is the operator's mistake (exit 2 in the CLI).
@@ -205,6 +209,10 @@ pub enum OpsError {
     /// A step stopped; the message names the node and what state it was left in.
     #[error("{0}")]
     Step(String),
+    /// The port does not understand a node or the cluster's CRD ([`skew::guard`]): refused
+    /// before any change, naming the fields and the fix.
+    #[error("{0}")]
+    NotUnderstood(String),
 }
 
 impl OpsError {
@@ -271,6 +279,7 @@ impl<'a> Ops<'a> {
     pub fn driver(&self) -> Driver<'a> {
         let mut config = self.settings.driver.clone();
         config.controller_namespace = Some(self.settings.controller_namespace.clone());
+        config.allow_unknown_fields = self.settings.allow_unknown_fields;
         Driver {
             cluster: self.ports.cluster,
             sidecar: self.ports.sidecar,
@@ -320,15 +329,15 @@ impl<'a> Ops<'a> {
         Err(refused)
     }
 
-    /// The end of a one-node action: `Ok(message)` journaled as succeeded and done, `Err(reason)`
-    /// journaled as failed with its reason and failed on `node`.
+    /// The end of a one-node action: `Ok(message)` journaled as succeeded and done, `Err(why)`
+    /// journaled as failed with its words as the reason and failed on `node`.
     pub fn finish(
         &self,
         kind: ActionKind,
         nodes: &[String],
         detail: &str,
         node: &str,
-        outcome: Result<String, String>,
+        outcome: Result<String, OpsError>,
         report: &dyn Report,
     ) -> RunEnd {
         match outcome {
@@ -336,7 +345,8 @@ impl<'a> Ops<'a> {
                 self.journal(kind, nodes, detail, Outcome::Succeeded, None, report);
                 RunEnd::done(message)
             }
-            Err(reason) => {
+            Err(why) => {
+                let reason = why.to_string();
                 let failed = Some(reason.clone());
                 self.journal(kind, nodes, detail, Outcome::Failed, failed, report);
                 RunEnd::failed(node, reason)
@@ -453,7 +463,7 @@ impl<'a> Ops<'a> {
             at: self.ports.clock.now(),
             by: self.settings.operator.clone(),
             action: kind.name().to_owned(),
-            detail: what.to_owned(),
+            detail: self.overridden(what),
             plan,
         };
         let existing = stored
@@ -545,6 +555,16 @@ impl<'a> Ops<'a> {
         let _ = self.ports.log.append(&entry);
     }
 
+    /// `detail`, saying `--allow-unknown-fields` was given when it was: the journal line and
+    /// the node's console-action record carry it.
+    fn overridden(&self, detail: &str) -> String {
+        if self.settings.allow_unknown_fields {
+            format!("{detail} ({})", skew::ALLOW_FLAG)
+        } else {
+            detail.to_owned()
+        }
+    }
+
     fn journal_entry(
         &self,
         kind: ActionKind,
@@ -559,7 +579,7 @@ impl<'a> Ops<'a> {
             kind,
             self.namespace(),
             nodes,
-            detail,
+            &self.overridden(detail),
             outcome,
             reason,
             self.ports.clock,

@@ -11,7 +11,8 @@ use crate::fleet::detail::{NodeIdLookup, NodeIdSource};
 use crate::fleet::probe::ProbeRecord;
 use crate::ports::probe::{CheckName, Origin, ProbeOutcome, ProbeTarget, Verdict};
 use crate::ports::{
-    ClusterApi, ClusterErrorKind, ClusterObject, ObjectKind, SidecarApi, SidecarTarget,
+    ClusterApi, ClusterError, ClusterErrorKind, ClusterObject, ObjectKind, SidecarApi,
+    SidecarTarget,
 };
 
 /// Upper bound on one `/v0/node-id` call, so a dead pod never holds the lookup.
@@ -20,10 +21,10 @@ pub const SIDECAR_TIMEOUT: Duration = Duration::from_secs(3);
 /// The NodeID of `node` when it is a seed (`None` for every other mode): from its node-key
 /// Secret when the operator may read it, else from its sidecar's `/v0/node-id`; otherwise every
 /// reason why not. The node screen, `describe`, `seed probe NODE` and the console's probe share
-/// it, through the ports.
-pub async fn seed_node_id(
+/// it, through the ports. `sidecar` is the client, or why there is none.
+pub async fn seed_node_id<E: std::fmt::Display>(
     cluster: &dyn ClusterApi,
-    sidecar: Result<&dyn SidecarApi, &str>,
+    sidecar: Result<&dyn SidecarApi, &E>,
     node: &SeiNode,
 ) -> Option<NodeIdLookup> {
     if node.spec.mode().ok() != Some(NodeMode::Seed) {
@@ -41,7 +42,7 @@ pub async fn seed_node_id(
                     source: NodeIdSource::Secret(secret.to_owned()),
                 });
             }
-            Err(reason) => reasons.push(reason),
+            Err(reason) => reasons.push(reason.to_string()),
         }
     }
     match sidecar {
@@ -66,28 +67,54 @@ pub async fn seed_node_id(
     Some(NodeIdLookup::NotFound { reasons })
 }
 
+/// Why the node-key Secret gave no NodeID (each names the Secret).
+#[derive(Debug, thiserror::Error)]
+enum SecretLookupError {
+    #[error("Secret {0} not found")]
+    NotFound(String),
+    #[error("Secret {0}: forbidden")]
+    Forbidden(String),
+    #[error("Secret {name}: {source}")]
+    Cluster { name: String, source: ClusterError },
+    #[error("Secret {0} has no {NODE_KEY_FILE}")]
+    NoNodeKey(String),
+    #[error("Secret {name}: {source}")]
+    NodeKey {
+        name: String,
+        source: crate::actions::node_key::NodeKeyError,
+    },
+}
+
 async fn from_secret(
     cluster: &dyn ClusterApi,
     namespace: &str,
     name: &str,
-) -> Result<String, String> {
+) -> Result<String, SecretLookupError> {
     let secret = match cluster.get(ObjectKind::Secret, namespace, name).await {
         Ok(Some(ClusterObject::Secret(secret))) => secret,
-        Ok(_) => return Err(format!("Secret {name} not found")),
+        Ok(_) => return Err(SecretLookupError::NotFound(name.to_owned())),
         Err(err) if err.kind == ClusterErrorKind::Forbidden => {
-            return Err(format!("Secret {name}: forbidden"));
+            return Err(SecretLookupError::Forbidden(name.to_owned()));
         }
-        Err(err) => return Err(format!("Secret {name}: {err}")),
+        Err(source) => {
+            return Err(SecretLookupError::Cluster {
+                name: name.to_owned(),
+                source,
+            });
+        }
     };
     let json = secret
         .data
         .as_ref()
         .and_then(|d| d.get(NODE_KEY_FILE))
         .map(|b| String::from_utf8_lossy(&b.0).into_owned())
-        .ok_or_else(|| format!("Secret {name} has no {NODE_KEY_FILE}"))?;
+        .ok_or_else(|| SecretLookupError::NoNodeKey(name.to_owned()))?;
     NodeKey::from_node_key_json(&json)
         .map(|key| key.node_id())
-        .map_err(|e| format!("Secret {name}: {e}"))
+        .map_err(|source| SecretLookupError::NodeKey {
+            name: name.to_owned(),
+            source,
+        })
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

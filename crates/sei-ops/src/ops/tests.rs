@@ -171,6 +171,7 @@ impl World {
                 },
                 read_only: None,
                 require_journal: false,
+                allow_unknown_fields: false,
             },
         }
     }
@@ -502,4 +503,5 @@ mod pod_needs_tests;
 mod record_loss_tests;
 mod record_tests;
 mod restart_tests;
+mod skew_tests;
 mod waiting_tests;

@@ -337,6 +337,11 @@ pub trait ClusterApi: Send + Sync {
     /// `CREATE` a Lease; [`ClusterErrorKind::AlreadyExists`] when someone else was first.
     fn create_lease<'a>(&'a self, lease: &'a Lease) -> ClusterFuture<'a, Lease>;
 
+    /// `GET customresourcedefinitions/seinodes.sei.io` as JSON (the skew guard compares its
+    /// schema with the embedded one); `Ok(None)` when no such CRD is installed,
+    /// [`ClusterErrorKind::Forbidden`] when the operator may not read it.
+    fn get_seinode_crd(&self) -> ClusterFuture<'_, Option<serde_json::Value>>;
+
     /// `PUT` a Lease; its `metadata.resourceVersion` is the precondition
     /// ([`ClusterErrorKind::Conflict`] when another holder wrote first).
     fn replace_lease<'a>(&'a self, lease: &'a Lease) -> ClusterFuture<'a, Lease>;

@@ -47,6 +47,8 @@ pub struct FakeState {
     /// Each plan as first written to a status (by plan ID): what was persisted, even once
     /// it ran and was cleared.
     pub plans_written: Vec<crate::api::TaskPlan>,
+    /// The SeiNode CRD the fake serves; `None`: the embedded one.
+    pub crd: Option<Value>,
 }
 
 /// In-memory [`ClusterApi`].
@@ -254,7 +256,26 @@ pub fn merge_patch(target: &mut Value, patch: &Value) {
     }
 }
 
+impl FakeCluster {
+    /// Serves `crd` as the cluster's SeiNode CRD (a newer or older one than the embedded).
+    pub fn set_crd(&self, crd: Value) {
+        lock(&self.state).crd = Some(crd);
+    }
+}
+
 impl ClusterApi for FakeCluster {
+    fn get_seinode_crd(&self) -> ClusterFuture<'_, Option<Value>> {
+        Box::pin(async move {
+            self.record("get customresourcedefinitions seinodes.sei.io".to_owned())?;
+            if let Some(crd) = lock(&self.state).crd.clone() {
+                return Ok(Some(crd));
+            }
+            crate::api::schema::embedded_crd()
+                .map(|crd| Some(crd.clone()))
+                .map_err(|e| ClusterError::new(ClusterErrorKind::Other, e.to_string()))
+        })
+    }
+
     fn get_seinode<'a>(
         &'a self,
         namespace: &'a str,

@@ -17,6 +17,16 @@ pub(crate) enum Check {
     Invalid(String),
 }
 
+/// Why a key file's JSON has not the shape upstream checks (presence only).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum KeyShapeError {
+    #[error("not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The fields missing, as upstream names them (`pub_key.type or pub_key.value`).
+    #[error("missing {0}")]
+    Missing(&'static str),
+}
+
 /// The Secret validators' one call: reading the Secret named in their params.
 pub(crate) const API_CALLS: &[ApiCall] =
     &[ApiCall::new("get", "", "secrets", CallObject::InNamespace)];

@@ -30,7 +30,7 @@ pub struct SidecarTask {
     pub kind: TaskKind,
     pub id: String,
     /// The wire `params` (None = omitted), or the client-side validation error.
-    pub wire: Result<Option<Value>, String>,
+    pub wire: Result<Option<Value>, InvalidParams>,
     pub(crate) state: Cached,
 }
 
@@ -58,7 +58,7 @@ impl SidecarTask {
                 )));
             }
         };
-        let wire = wire_params(kind, &stored).map_err(invalid)?;
+        let wire = wire_params(kind, &stored).map_err(|e| invalid(e.to_string()))?;
         Ok(Self {
             kind: kind.clone(),
             id: id.to_owned(),
@@ -140,44 +140,79 @@ fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-fn get_str(map: &Map<String, Value>, key: &str) -> Result<String, String> {
+/// A stored param of another JSON type than the wire's, in Go's `json.Unmarshal` words: the
+/// plan fails.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamTypeError {
+    #[error("json: cannot unmarshal {found} into {go_type} field {key}")]
+    Field {
+        found: &'static str,
+        go_type: &'static str,
+        key: &'static str,
+    },
+    #[error("json: cannot unmarshal number {number} into int field {key}")]
+    Number { number: String, key: &'static str },
+}
+
+impl ParamTypeError {
+    fn field(found: &Value, go_type: &'static str, key: &'static str) -> ParamTypeError {
+        ParamTypeError::Field {
+            found: json_kind(found),
+            go_type,
+            key,
+        }
+    }
+}
+
+/// Params the sidecar's client-side validation refuses: the task is retried (as upstream).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidParams {
+    #[error("config-apply: invalid intent: invalid mode {}", go_quote(.0))]
+    ConfigApplyMode(String),
+    #[error("config-patch: at least one file is required")]
+    ConfigPatchNoFiles,
+    #[error("generate-identity: chainId and moniker are required")]
+    GenerateIdentity,
+    #[error("generate-gentx: chainId, stakingAmount and accountBalance are required")]
+    GenerateGentx,
+    #[error("upload-genesis-artifacts: nodeName is required")]
+    UploadGenesisArtifacts,
+    #[error("await-condition: height condition requires targetHeight > 0")]
+    AwaitHeight,
+    #[error("await-condition: unknown condition {}", go_quote(.0))]
+    AwaitCondition(String),
+}
+
+fn get_str(map: &Map<String, Value>, key: &'static str) -> Result<String, ParamTypeError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(format!(
-            "json: cannot unmarshal {} into string field {key}",
-            json_kind(other)
-        )),
+        Some(other) => Err(ParamTypeError::field(other, "string", key)),
     }
 }
 
-fn get_i64(map: &Map<String, Value>, key: &str) -> Result<i64, String> {
+fn get_i64(map: &Map<String, Value>, key: &'static str) -> Result<i64, ParamTypeError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(0),
-        Some(Value::Number(n)) => n
-            .as_i64()
-            .ok_or_else(|| format!("json: cannot unmarshal number {n} into int field {key}")),
-        Some(other) => Err(format!(
-            "json: cannot unmarshal {} into int field {key}",
-            json_kind(other)
-        )),
+        Some(Value::Number(n)) => n.as_i64().ok_or_else(|| ParamTypeError::Number {
+            number: n.to_string(),
+            key,
+        }),
+        Some(other) => Err(ParamTypeError::field(other, "int", key)),
     }
 }
 
-fn get_bool(map: &Map<String, Value>, key: &str) -> Result<bool, String> {
+fn get_bool(map: &Map<String, Value>, key: &'static str) -> Result<bool, ParamTypeError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(format!(
-            "json: cannot unmarshal {} into bool field {key}",
-            json_kind(other)
-        )),
+        Some(other) => Err(ParamTypeError::field(other, "bool", key)),
     }
 }
 
 /// Outer `Err` = deserialize failure (fails the plan); inner `Err` = client-side validation
 /// failure (retried forever); inner `Ok(None)` = no params on the wire.
-type Wire = Result<Result<Option<Value>, String>, String>;
+type Wire = Result<Result<Option<Value>, InvalidParams>, ParamTypeError>;
 
 fn object(entries: Vec<(&str, Value)>) -> Option<Value> {
     if entries.is_empty() {
@@ -228,10 +263,7 @@ fn wire_params(kind: &TaskKind, p: &Map<String, Value>) -> Wire {
                 }
                 None | Some(Value::Null) | Some(Value::Array(_)) => {}
                 Some(other) => {
-                    return Err(format!(
-                        "json: cannot unmarshal {} into []string field rpcServers",
-                        json_kind(other)
-                    ));
+                    return Err(ParamTypeError::field(other, "[]string", "rpcServers"));
                 }
             }
             Ok(object(entries))
@@ -244,17 +276,11 @@ fn wire_params(kind: &TaskKind, p: &Map<String, Value>) -> Wire {
                 None | Some(Value::Null) => Map::new(),
                 Some(Value::Object(map)) => map.clone(),
                 Some(other) => {
-                    return Err(format!(
-                        "json: cannot unmarshal {} into map field overrides",
-                        json_kind(other)
-                    ));
+                    return Err(ParamTypeError::field(other, "map", "overrides"));
                 }
             };
             if !INTENT_MODES.contains(&mode.as_str()) {
-                Err(format!(
-                    "config-apply: invalid intent: invalid mode {}",
-                    go_quote(&mode)
-                ))
+                Err(InvalidParams::ConfigApplyMode(mode))
             } else {
                 let mut entries = vec![
                     ("mode", Value::String(mode)),
@@ -272,20 +298,17 @@ fn wire_params(kind: &TaskKind, p: &Map<String, Value>) -> Wire {
                 Ok(object(vec![("files", Value::Object(files.clone()))]))
             }
             None | Some(Value::Null) | Some(Value::Object(_)) => {
-                Err("config-patch: at least one file is required".into())
+                Err(InvalidParams::ConfigPatchNoFiles)
             }
             Some(other) => {
-                return Err(format!(
-                    "json: cannot unmarshal {} into map field files",
-                    json_kind(other)
-                ));
+                return Err(ParamTypeError::field(other, "map", "files"));
             }
         },
         TaskKind::GenerateIdentity => {
             let chain = get_str(p, "chainid")?;
             let moniker = get_str(p, "moniker")?;
             if chain.is_empty() || moniker.is_empty() {
-                Err("generate-identity: chainId and moniker are required".into())
+                Err(InvalidParams::GenerateIdentity)
             } else {
                 Ok(object(vec![
                     ("chainId", chain.into()),
@@ -298,7 +321,7 @@ fn wire_params(kind: &TaskKind, p: &Map<String, Value>) -> Wire {
             let staking = get_str(p, "stakingamount")?;
             let balance = get_str(p, "accountbalance")?;
             if chain.is_empty() || staking.is_empty() || balance.is_empty() {
-                Err("generate-gentx: chainId, stakingAmount and accountBalance are required".into())
+                Err(InvalidParams::GenerateGentx)
             } else {
                 Ok(object(vec![
                     ("chainId", chain.into()),
@@ -310,7 +333,7 @@ fn wire_params(kind: &TaskKind, p: &Map<String, Value>) -> Wire {
         TaskKind::UploadGenesisArtifacts => {
             let name = get_str(p, "nodename")?;
             if name.is_empty() {
-                Err("upload-genesis-artifacts: nodeName is required".into())
+                Err(InvalidParams::UploadGenesisArtifacts)
             } else {
                 Ok(object(vec![("nodeName", name.into())]))
             }
@@ -320,9 +343,7 @@ fn wire_params(kind: &TaskKind, p: &Map<String, Value>) -> Wire {
             let height = get_i64(p, "targetheight")?;
             let action = get_str(p, "action")?;
             match condition.as_str() {
-                "height" if height <= 0 => {
-                    Err("await-condition: height condition requires targetHeight > 0".into())
-                }
+                "height" if height <= 0 => Err(InvalidParams::AwaitHeight),
                 "height" | "catchingUp" => {
                     let mut entries = vec![("condition", Value::String(condition))];
                     if height > 0 {
@@ -333,10 +354,7 @@ fn wire_params(kind: &TaskKind, p: &Map<String, Value>) -> Wire {
                     }
                     Ok(object(entries))
                 }
-                other => Err(format!(
-                    "await-condition: unknown condition {}",
-                    go_quote(other)
-                )),
+                other => Err(InvalidParams::AwaitCondition(other.to_owned())),
             }
         }
         TaskKind::ConfigValidate
@@ -439,7 +457,7 @@ mod tests {
         assert_eq!(t.wire, Ok(Some(json!({"files": files}))));
         assert_eq!(
             task(TaskKind::ConfigPatch, json!({"files": {}})).wire,
-            Err("config-patch: at least one file is required".into())
+            Err(InvalidParams::ConfigPatchNoFiles)
         );
     }
 

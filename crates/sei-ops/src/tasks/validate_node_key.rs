@@ -2,7 +2,9 @@
 use serde::Deserialize;
 
 use super::api_calls::ApiCall;
-use super::secret_checks::{Check, ConditionReasons, conclude, fetch_secret, secret_data};
+use super::secret_checks::{
+    Check, ConditionReasons, KeyShapeError, conclude, fetch_secret, secret_data,
+};
 use super::validate_signing_key::{KeyPair, SecretRefParams};
 use super::{Cached, ExecuteError, TaskEnv, go_quote};
 use crate::api::{ConditionType, Reason, SeiNode};
@@ -84,11 +86,10 @@ impl ValidateNodeKey {
 }
 
 /// Only presence: no length, base64 or type-string checks (as upstream).
-fn check_shape(data: &[u8]) -> Result<(), String> {
-    let key: NodeKey =
-        serde_json::from_slice(data).map_err(|err| format!("not valid JSON: {err}"))?;
+fn check_shape(data: &[u8]) -> Result<(), KeyShapeError> {
+    let key: NodeKey = serde_json::from_slice(data)?;
     if key.priv_key.kind.is_empty() || key.priv_key.value.is_empty() {
-        return Err("missing priv_key.type or priv_key.value".into());
+        return Err(KeyShapeError::Missing("priv_key.type or priv_key.value"));
     }
     Ok(())
 }
@@ -188,7 +189,7 @@ mod tests {
 
     #[test]
     fn test_tendermint_node_key_fixture_round_trip() {
-        assert_eq!(check_shape(VALID.as_bytes()), Ok(()));
+        assert!(check_shape(VALID.as_bytes()).is_ok());
         let v: serde_json::Value = serde_json::from_str(VALID).expect("json");
         assert_eq!(v["priv_key"]["type"], "tendermint/PrivKeyEd25519");
     }

@@ -2,7 +2,9 @@
 use serde::Deserialize;
 
 use super::api_calls::ApiCall;
-use super::secret_checks::{Check, ConditionReasons, conclude, fetch_secret, secret_data};
+use super::secret_checks::{
+    Check, ConditionReasons, KeyShapeError, conclude, fetch_secret, secret_data,
+};
 use super::{Cached, ExecuteError, TaskEnv, go_quote};
 use crate::api::{ConditionType, Reason, SeiNode};
 
@@ -103,17 +105,16 @@ impl ValidateSigningKey {
     }
 }
 
-fn check_shape(data: &[u8]) -> Result<(), String> {
-    let key: ValidatorKey =
-        serde_json::from_slice(data).map_err(|err| format!("not valid JSON: {err}"))?;
+fn check_shape(data: &[u8]) -> Result<(), KeyShapeError> {
+    let key: ValidatorKey = serde_json::from_slice(data)?;
     if key.address.is_empty() {
-        return Err("missing address".into());
+        return Err(KeyShapeError::Missing("address"));
     }
     if key.pub_key.kind.is_empty() || key.pub_key.value.is_empty() {
-        return Err("missing pub_key.type or pub_key.value".into());
+        return Err(KeyShapeError::Missing("pub_key.type or pub_key.value"));
     }
     if key.priv_key.kind.is_empty() || key.priv_key.value.is_empty() {
-        return Err("missing priv_key.type or priv_key.value".into());
+        return Err(KeyShapeError::Missing("priv_key.type or priv_key.value"));
     }
     Ok(())
 }
@@ -313,7 +314,7 @@ mod tests {
 
     #[test]
     fn test_tendermint_validator_key_fixture_round_trip() {
-        assert_eq!(check_shape(VALID.as_bytes()), Ok(()));
+        assert!(check_shape(VALID.as_bytes()).is_ok());
         let value: serde_json::Value = serde_json::from_str(VALID).expect("json");
         for field in ["address", "pub_key", "priv_key"] {
             assert!(value.get(field).is_some(), "{field}");

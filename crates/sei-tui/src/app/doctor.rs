@@ -205,6 +205,7 @@ fn gather(model: &Model) -> Vec<Finding> {
                     .or_else(|| reads.map(|r| r.reads.executor_leases.clone()))
                     .unwrap_or_default(),
                 denials: reads.map(|r| r.reads.denials.clone()).unwrap_or_default(),
+                crd: fleet.crd(),
             }
         })
         .collect();

@@ -69,7 +69,7 @@ pub enum JournalFilterError {
     Action(#[from] UnknownAction),
     /// `since:D` (the journal's own words for it).
     #[error("{0}")]
-    Since(String),
+    Since(crate::journal::SinceError),
     #[error(
         "journal: unknown filter {0:?}; use NODE, action:A, operator:T, since:D, ctx:NAME, all"
     )]

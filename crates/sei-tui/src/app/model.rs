@@ -151,6 +151,11 @@ pub enum Msg {
         epoch: u64,
         config: Box<crate::platform::PlatformConfig>,
     },
+    /// The SeiNode CRD of scope `epoch`'s cluster, compared with the embedded one.
+    Crd {
+        epoch: u64,
+        view: Box<crate::api::crd_compare::CrdView>,
+    },
     /// A probe of the API server of scope `epoch`: it answered, or not.
     Server {
         epoch: u64,
@@ -226,6 +231,10 @@ impl From<WatchEvent> for Msg {
             }
             WatchEvent::PlatformConfig { epoch, config } => Msg::PlatformConfig { epoch, config },
             WatchEvent::Server { epoch, report } => Msg::Server { epoch, report },
+            WatchEvent::Crd { epoch, view } => Msg::Crd {
+                epoch,
+                view: Box::new(view),
+            },
         }
     }
 }

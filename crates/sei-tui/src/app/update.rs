@@ -71,6 +71,16 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             }
             Vec::new()
         }
+        Msg::Crd { epoch, view } => {
+            if let Some(context) = model.context_of_epoch(epoch).map(str::to_owned) {
+                let before = model.fleet.revision();
+                if let Some(fleet) = model.fleet.fleet_mut(&context) {
+                    fleet.set_crd(*view);
+                }
+                model.dirty |= model.fleet.revision() != before;
+            }
+            Vec::new()
+        }
         Msg::PlatformSidecarImage { epoch, image } => {
             if let Some(context) = model.context_of_epoch(epoch).map(str::to_owned) {
                 let before = model.fleet.revision();

@@ -147,6 +147,7 @@ fn segments(model: &Model, theme: &Theme) -> Vec<Segment> {
         let text = format!("⚠ {}", counts.warnings);
         out.push(Segment::new(text.clone(), text, theme.warn));
     }
+    out.extend(crd_segments(model, theme));
     // The doctor's critical findings across every watched cluster (D lists them).
     let critical = model.doctor.critical();
     if critical > 0 {
@@ -195,6 +196,29 @@ fn segments(model: &Model, theme: &Theme) -> Vec<Segment> {
         ));
     }
     out
+}
+
+/// `│ CRD newer: 3 fields` for each watched cluster whose SeiNode CRD is not the one the
+/// console ports (named by its cluster when several are watched); kept long (the operator
+/// must see why actions are refused before trying).
+fn crd_segments(model: &Model, theme: &Theme) -> Vec<Segment> {
+    model
+        .fleet
+        .iter()
+        .filter_map(|fleet| {
+            let words = fleet.crd()?.header()?;
+            let (full, short) = if model.multi_cluster() {
+                let context = fleet.context();
+                (
+                    format!("│ {context} {words}"),
+                    format!("│ {} {words}", crate::fleet::text::context_short(context)),
+                )
+            } else {
+                (format!("│ {words}"), format!("│ {words}"))
+            };
+            Some(Segment::new(full, short, theme.warn).keep(4))
+        })
+        .collect()
 }
 
 /// The header in `width` columns: pieces are abbreviated from the least important up until the

@@ -36,6 +36,13 @@ pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
             Span::raw(format!("{}: {}", entry.place, entry.meaning)),
         ]));
     }
+    // What the console ports, as `sei-console version` and `--version` say it.
+    lines.push(Line::styled("Version", theme.title));
+    lines.push(Line::raw(format!(
+        "  sei-console {}: {}",
+        env!("CARGO_PKG_VERSION"),
+        crate::api::upstream::ported_line()
+    )));
     lines
 }
 

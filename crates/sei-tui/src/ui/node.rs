@@ -46,6 +46,12 @@ fn kv(key: &str, value: String, style: Style, theme: &Theme) -> Line<'static> {
     ])
 }
 
+/// The node's fields sei-console does not know (a newer CRD's), when it has any.
+fn unknown_fields_line(detail: &NodeDetail, theme: &Theme) -> Option<Line<'static>> {
+    let text = crate::fleet::describe::unknown_fields_line(detail)?;
+    Some(kv("unknown fields", text, theme.warn, theme))
+}
+
 pub(super) fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> Vec<Line<'static>> {
     let spec = &detail.spec;
     let base = Style::new();
@@ -61,8 +67,9 @@ pub(super) fn spec_lines(detail: &NodeDetail, model: &Model, theme: &Theme) -> V
         ),
         kv("chain", spec.chain_id.clone(), base, theme),
         super::verdict::phase_line(detail, model, theme),
-        kv("image", spec.image.clone(), base, theme),
     ];
+    lines.extend(unknown_fields_line(detail, theme));
+    lines.push(kv("image", spec.image.clone(), base, theme));
     let current = detail
         .current_image
         .clone()

@@ -268,7 +268,7 @@ fn settings_read_from_the_form_and_refuse_a_timeout_shorter_than_the_soak() {
     assert_eq!(GateSettings::default().form_text(), "soak 1m, timeout 10m");
     assert!(
         GateSettings::parse("soak 10m, timeout 5m")
-            .is_err_and(|e| e.contains("must be longer than the soak"))
+            .is_err_and(|e| e.to_string().contains("must be longer than the soak"))
     );
     assert!(GateSettings::parse("soak fast").is_err());
     assert!(GateSettings::parse("nap 5s").is_err());

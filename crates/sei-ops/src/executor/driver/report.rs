@@ -40,6 +40,19 @@ pub enum DriverError {
         "spec.paused is true; reconciliation is frozen: the plan stays Active and no task runs until the node is resumed"
     )]
     Paused,
+    /// The node carries fields the port does not know (`api::schema::node_unknown_field_paths`):
+    /// the embedded executor runs no step of its plan (issue 36).
+    #[error(
+        "{namespace}/{name} carries fields sei-console does not know ({}): the embedded executor \
+         does not run its plan; nothing was changed. Fix: let the controller run it (start it, \
+         or use --executor controller), upgrade sei-console, or pass --allow-unknown-fields",
+        paths.join(", ")
+    )]
+    UnknownFields {
+        namespace: String,
+        name: String,
+        paths: Vec<String>,
+    },
 }
 
 /// One line of progress, printed as text or as a JSON line.
@@ -141,6 +154,9 @@ pub struct DriverConfig {
     /// controller that appears mid-plan gets the plan (the driver hands off). `None`: never
     /// checked (the controller stand-in, and tests without a controller).
     pub controller_namespace: Option<String>,
+    /// Run the plan of a node that carries fields the port does not know (`--allow-unknown-fields`;
+    /// the controller stand-in, which stands in for a controller that knows them).
+    pub allow_unknown_fields: bool,
 }
 
 impl Default for DriverConfig {
@@ -152,6 +168,7 @@ impl Default for DriverConfig {
             max_conflicts_per_step: 50,
             halt_on_render_failure: false,
             controller_namespace: None,
+            allow_unknown_fields: false,
         }
     }
 }

@@ -21,6 +21,7 @@ fn driver<'a>(h: &'a Harness, clock: &'a FixedClock) -> Driver<'a> {
             max_conflicts_per_step: 10,
             halt_on_render_failure: false,
             controller_namespace: None,
+            allow_unknown_fields: false,
         },
     }
 }

@@ -18,6 +18,7 @@ use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
 use crate::ops::actions::restart::{PodState, read_pod};
 use crate::ops::follow::FollowEnd;
+use crate::ops::skew::SkewScope;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::ports::StatusPatch;
 use crate::ports::access::PermissionCheck;
@@ -333,6 +334,14 @@ impl Operation for AddressInput {
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, AddressPrepared> {
         Box::pin(prepare(ops, self.clone()))
     }
+
+    /// Writes the address and the update plan carrying it; a live controller executes the plan.
+    fn skew_scope(&self) -> SkewScope {
+        SkewScope {
+            writes: &["spec.externalAddress", "status.plan"],
+            hands_off: true,
+        }
+    }
 }
 
 impl Previewed for AddressPrepared {
@@ -443,17 +452,20 @@ async fn change_and_follow(
                 &nodes,
                 &detail,
                 name,
-                Err(format!(
+                Err(OpsError::Step(format!(
                     "plan {plan_id} is Active: the address is set after it ends (run without \
                      --no-wait to follow it first, or again once it ended)"
-                )),
+                ))),
                 report,
             ));
         }
         let failed = match ops.follow(name, &plan_id, report).await {
             Ok(FollowEnd::Completed) => None,
-            Ok(failed) => Some(format!("{}/{name}: {failed}", ops.namespace())),
-            Err(err) => Some(err.to_string()),
+            Ok(failed) => Some(OpsError::Step(format!(
+                "{}/{name}: {failed}",
+                ops.namespace()
+            ))),
+            Err(err) => Some(err),
         };
         if let Some(reason) = failed {
             return Ok(ops.finish(kind, &nodes, &detail, name, Err(reason), report));
@@ -493,9 +505,12 @@ async fn change_and_follow(
     }
     let failure = match ops.follow(name, &plan.id, report).await {
         Ok(FollowEnd::Completed) => None,
-        Ok(failed) => Some(format!("{}/{name}: {failed}", ops.namespace())),
+        Ok(failed) => Some(OpsError::Step(format!(
+            "{}/{name}: {failed}",
+            ops.namespace()
+        ))),
         // A render failure (with its fix) or a driver error, already naming the node.
-        Err(err) => Some(err.to_string()),
+        Err(err) => Some(err),
     };
     if let Some(reason) = failure {
         return Ok(ops.finish(kind, &nodes, &detail, name, Err(reason), report));

@@ -17,6 +17,7 @@ use crate::executor::driver::{Persisted, Progress};
 use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
 use crate::ops::follow::{ExecutorChoice, FollowEnd};
+use crate::ops::skew::SkewScope;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::planner::{self, NoPlanReason, PlanContext, Resolution};
 use crate::ports::access::PermissionCheck;
@@ -197,6 +198,14 @@ impl Operation for ExecInput {
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, ExecPrepared> {
         Box::pin(prepare(ops, self.clone()))
     }
+
+    /// Writes the plan; a live controller executes it.
+    fn skew_scope(&self) -> SkewScope {
+        SkewScope {
+            writes: &["status.plan"],
+            hands_off: true,
+        }
+    }
 }
 
 impl Previewed for ExecPrepared {
@@ -294,8 +303,8 @@ async fn persist_and_follow(
     let persisted = match persisted {
         Ok(persisted) => persisted,
         Err(err) => {
-            let reason = format!("{namespace}/{name}: persisting the plan: {err}");
-            return Ok(ops.finish(KIND, &nodes, &detail, name, Err(reason), report));
+            let why = OpsError::Step(format!("{namespace}/{name}: persisting the plan: {err}"));
+            return Ok(ops.finish(KIND, &nodes, &detail, name, Err(why), report));
         }
     };
     let (first, total, plan_id, what) = match &persisted {
@@ -346,9 +355,9 @@ async fn persist_and_follow(
         .await
     {
         Ok(FollowEnd::Completed) => Ok(format!("{namespace}/{name}: plan {plan_id} complete")),
-        Ok(end) => Err(format!("{namespace}/{name}: {end}")),
+        Ok(end) => Err(OpsError::Step(format!("{namespace}/{name}: {end}"))),
         // A driver error or the deadline, already naming the node.
-        Err(err) => Err(err.to_string()),
+        Err(err) => Err(err),
     };
     Ok(ops.finish(KIND, &nodes, &detail, name, outcome, report))
 }

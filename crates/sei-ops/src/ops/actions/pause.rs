@@ -17,6 +17,7 @@ use crate::executor::lease::node_lease_name;
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::skew::SkewScope;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::ports::access::PermissionCheck;
 use crate::ports::{ClusterObject, ObjectKind};
@@ -264,6 +265,14 @@ impl Operation for PauseInput {
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, PausePrepared> {
         Box::pin(prepare(ops, self.clone()))
     }
+
+    /// Writes `spec.paused`; a live controller applies the StatefulSet.
+    fn skew_scope(&self) -> SkewScope {
+        SkewScope {
+            writes: &["spec.paused"],
+            hands_off: true,
+        }
+    }
 }
 
 impl Previewed for PausePrepared {
@@ -393,9 +402,10 @@ async fn pause(
             now: ops.ports.clock.now(),
         };
         if let Err(err) = sync_statefulset(&env, &mut patched).await {
-            let reason =
-                format!("spec.paused is set but StatefulSet {name} was not applied: {err}");
-            return Ok(ops.finish(kind, &nodes, &detail, name, Err(reason), report));
+            let why = OpsError::Step(format!(
+                "spec.paused is set but StatefulSet {name} was not applied: {err}"
+            ));
+            return Ok(ops.finish(kind, &nodes, &detail, name, Err(why), report));
         }
         report.note(&Note::Info(format!(
             "StatefulSet {name} applied by the console (embedded executor)"
@@ -418,7 +428,7 @@ async fn wait_pod(
     node: &str,
     paused: bool,
     report: &dyn Report,
-) -> Result<String, String> {
+) -> Result<String, OpsError> {
     let pod_name = format!("{node}-0");
     let namespace = ops.namespace();
     let deadline = POD_DEADLINE.min(ops.settings.driver.deadline);
@@ -453,10 +463,10 @@ async fn wait_pod(
         }
     }
     let until = if paused { "gone" } else { "Running and Ready" };
-    Err(format!(
+    Err(OpsError::Step(format!(
         "pod {namespace}/{pod_name} not {until} {} s after spec.paused was set to {paused}: {last}",
         deadline.as_secs()
-    ))
+    )))
 }
 
 fn running(pod: &Pod) -> bool {

@@ -10,6 +10,7 @@ use crate::actions::waves::pod_is_ready;
 use crate::executor::lease::node_lease_name;
 use crate::journal::Outcome;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::skew::SkewScope;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 use crate::ports::access::PermissionCheck;
 use crate::ports::{ClusterObject, ObjectKind, Propagation};
@@ -209,6 +210,14 @@ impl Operation for RestartInput {
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, RestartPrepared> {
         Box::pin(prepare(ops, self.clone()))
     }
+
+    /// Writes nothing of the SeiNode (it deletes the pod), and no controller carries it out.
+    fn skew_scope(&self) -> SkewScope {
+        SkewScope {
+            writes: &[],
+            hands_off: false,
+        }
+    }
 }
 
 impl Previewed for RestartPrepared {
@@ -358,11 +367,9 @@ pub(crate) async fn restart_pod(
     node: &str,
     before: &PodState,
     report: &dyn Report,
-) -> Result<Restarted, String> {
+) -> Result<Restarted, OpsError> {
     let pod_name = format!("{node}-0");
-    delete_pod(ops, &pod_name)
-        .await
-        .map_err(|e| e.to_string())?;
+    delete_pod(ops, &pod_name).await?;
     report.note(&Note::Info(format!(
         "pod {pod_name} deleted for its StatefulSet to create it again (was {})",
         before.words()
@@ -385,7 +392,7 @@ async fn wait_new_pod(
     old_uid: &str,
     deadline: Duration,
     report: &dyn Report,
-) -> Result<(Duration, PodState), String> {
+) -> Result<(Duration, PodState), OpsError> {
     let started = tokio::time::Instant::now();
     let polls = (deadline.as_millis() / NEW_POD_POLL.as_millis()).max(1);
     let mut last = String::new();
@@ -410,9 +417,9 @@ async fn wait_new_pod(
             last = now;
         }
     }
-    Err(format!(
+    Err(OpsError::Step(format!(
         "pod {}/{pod_name} not Running and Ready {} s after its deletion: {last}",
         ops.namespace(),
         deadline.as_secs()
-    ))
+    )))
 }

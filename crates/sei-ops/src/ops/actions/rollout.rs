@@ -24,6 +24,7 @@ use crate::actions::waves::{already_rolled, plan_waves};
 use crate::api::{NodeMode, SeiNode, TaskKind};
 use crate::config::WaveDefaults;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::skew::SkewScope;
 use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_typed_name};
 
 /// The journal's and Events' name of this action.
@@ -506,6 +507,14 @@ impl Operation for RolloutInput {
 
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, RolloutPrepared> {
         Box::pin(prepare(ops, self.clone()))
+    }
+
+    /// Writes the image and the update plan; a live controller executes the plan.
+    fn skew_scope(&self) -> SkewScope {
+        SkewScope {
+            writes: &["spec.image", "status.plan"],
+            hands_off: true,
+        }
     }
 }
 

@@ -110,6 +110,7 @@ impl World {
                 nodes,
                 executor_leases: self.leases.clone(),
                 denials: self.denials.clone(),
+                crd: None,
             }],
             more: Vec::new(),
         })

@@ -2,6 +2,7 @@
 use super::{SeedEnd, SeedInput, SeedPrepared, bring_up};
 use crate::actions::event::ActionKind;
 use crate::ops::action::{ActionFuture, Operation, PreviewLine, Previewed};
+use crate::ops::skew::SkewScope;
 use crate::ops::{Ops, OpsError, PermissionVerdict, Report, RunEnd};
 
 /// Exit code of a seed that runs with the key's NodeID while the outside probe of its external
@@ -51,6 +52,20 @@ impl Operation for SeedInput {
 
     fn prepare<'a>(&'a self, ops: &'a Ops<'a>) -> ActionFuture<'a, SeedPrepared> {
         Box::pin(super::prepare(ops, self.clone()))
+    }
+
+    /// Creates the seed with these spec fields; a live controller runs its init plan.
+    fn skew_scope(&self) -> SkewScope {
+        SkewScope {
+            writes: &[
+                "spec.chainId",
+                "spec.image",
+                "spec.externalAddress",
+                "spec.seed",
+                "status.plan",
+            ],
+            hands_off: true,
+        }
     }
 }
 
