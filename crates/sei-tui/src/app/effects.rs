@@ -503,11 +503,8 @@ impl Effects {
                     .await;
                     // The holders' processes are looked up off the loop too (`/proc`).
                     let runners = crate::ops::runners::judge(
-                        read.scope.as_deref().map_err(String::as_str),
-                        read.controller
-                            .as_ref()
-                            .map(Option::as_ref)
-                            .map_err(String::as_str),
+                        read.scope.as_deref(),
+                        read.controller.as_ref().map(Option::as_ref),
                         &controller_namespace,
                         checked,
                         &crate::ops::runners::local_holders(),
