@@ -223,7 +223,11 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
     let sent: Vec<&AuditEvent> = after_marker(&events, &granted)
         .iter()
         .filter(|e| {
-            e.resource != "selfsubjectaccessreviews" && !e.name.starts_with("audit-marker-")
+            // The names check's read of the namespace (issue 33) comes before the action and
+            // is a read anyone may be refused: a 403 there says nothing and changes nothing.
+            e.resource != "selfsubjectaccessreviews"
+                && !e.name.starts_with("audit-marker-")
+                && !(e.verb == "get" && e.resource == "namespaces")
         })
         .collect();
     assert!(

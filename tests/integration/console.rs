@@ -345,8 +345,10 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
             "phase",
             "image",
             "currentImage",
+            "runningImage",
             "drift",
             "plan",
+            "orphaned",
             "conditions",
             "lastWarning",
             "podWarning",
@@ -557,7 +559,8 @@ async fn statefulset_events_reach_the_node_screen_and_describe_names_forbidden_s
         "{text}"
     );
     assert!(!text.contains("no StatefulSet"), "{text}");
-    // kubectl's exit codes: a missing object is 1 (NotFound), bad usage 2.
+    // A node that does not exist is an error naming the near ones, exit 2 (issue 33), before
+    // anything is read.
     let missing = Command::cargo_bin("sei-console")
         .expect("binary")
         .args(["describe", "no-such-node", "-n", &ns.name])
@@ -567,7 +570,7 @@ async fn statefulset_events_reach_the_node_screen_and_describe_names_forbidden_s
         .expect("run describe");
     assert_eq!(
         missing.status.code(),
-        Some(1),
+        Some(2),
         "{}",
         String::from_utf8_lossy(&missing.stderr)
     );
