@@ -228,6 +228,8 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
             e.resource != "selfsubjectaccessreviews"
                 && !e.name.starts_with("audit-marker-")
                 && !(e.verb == "get" && e.resource == "namespaces")
+                // The skew guard's read of the CRD (issue 36) may be refused: it falls back.
+                && !(e.verb == "get" && e.resource == "customresourcedefinitions")
         })
         .collect();
     assert!(

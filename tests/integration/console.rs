@@ -403,10 +403,11 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
         Some(1),
         "not matching: not found"
     );
+    // A name that does not exist is an error before anything is listed (issue 33): exit 2.
     let (code, names, stderr) = get(&["full-0", "nope"]);
-    assert_eq!((code, names), (Some(1), vec!["full-0".to_owned()]));
+    assert_eq!((code, names), (Some(2), Vec::<String>::new()));
     assert!(
-        stderr.contains(&format!("SeiNode nope not found in namespace {}", ns.name)),
+        stderr.contains(&format!("no SeiNode \"nope\" in namespace {}", ns.name)),
         "{stderr}"
     );
     let described = Command::cargo_bin("sei-console")
