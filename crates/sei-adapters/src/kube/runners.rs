@@ -7,8 +7,7 @@ use std::time::Duration;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, ListParams};
 
-use crate::ops::runners::LeaseReadError;
-use crate::ports::ClusterApi;
+use crate::ports::{ClusterApi, LeaseReadError};
 
 /// Bound on each read (an API server that hangs must not hang a command or the console's
 /// next read).

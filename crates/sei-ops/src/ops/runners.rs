@@ -9,12 +9,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 
 use crate::executor::lease::{lease_is_live, node_lease_name};
 use crate::fleet::runners::{ControllerSeen, ExecutorLease, Runners};
-use crate::ports::{HolderProbe, LocalProcesses};
-
-/// Why Leases could not be read (forbidden, no answer in time…), in the API server's words.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct LeaseReadError(pub String);
+use crate::ports::{HolderProbe, LeaseReadError, LocalProcesses};
 
 /// This machine's consoles (`sei-console-<host>-<pid>`), judged gone when their process is gone
 /// or a zombie.
