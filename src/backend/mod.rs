@@ -268,11 +268,8 @@ impl ConsolePort for KubeBackend {
             .await;
             // The holders' processes are looked up off the loop too (`/proc`).
             crate::ops::runners::judge(
-                read.scope.as_deref().map_err(String::as_str),
-                read.controller
-                    .as_ref()
-                    .map(Option::as_ref)
-                    .map_err(String::as_str),
+                read.scope.as_deref(),
+                read.controller.as_ref().map(Option::as_ref),
                 &controller_namespace,
                 checked,
                 &crate::ops::runners::local_holders(),

@@ -220,11 +220,8 @@ async fn judge_orphans(conn: &Connection, namespace: Option<&str>, fleet: &mut F
     .await;
     let now = jiff::Timestamp::now();
     let runners = crate::ops::runners::judge(
-        read.scope.as_deref().map_err(String::as_str),
-        read.controller
-            .as_ref()
-            .map(Option::as_ref)
-            .map_err(String::as_str),
+        read.scope.as_deref(),
+        read.controller.as_ref().map(Option::as_ref),
         &controller_namespace,
         checked,
         &crate::ops::runners::local_holders(),

@@ -468,6 +468,11 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     if let Some(command) = cli.command.as_ref().and_then(Command::one_cluster) {
         cli.global.single_cluster(command)?;
     }
+    // Bad input is named before any name is looked up in a cluster.
+    if let Some(Command::Address(args)) = cli.command.as_ref() {
+        crate::actions::address::ExternalAddress::parse(&args.external_address)
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+    }
     // Names that do not exist are errors before anything happens (`names`).
     if let Some(nodes) = named_nodes(cli.command.as_ref()) {
         names::check(&cli.global, &nodes).await?;

@@ -53,7 +53,7 @@ pub struct VersionArgs {
 /// The cluster's part: its context and CRD, or why it could not be read.
 struct ClusterPart {
     context: String,
-    crd: Result<CrdView, String>,
+    crd: Result<CrdView, CliError>,
 }
 
 pub async fn run(global: &GlobalArgs, args: &VersionArgs) -> Result<ExitCode, CliError> {
@@ -70,7 +70,7 @@ pub async fn run(global: &GlobalArgs, args: &VersionArgs) -> Result<ExitCode, Cl
             }
             Err(err) => ClusterPart {
                 context: global.one_context().unwrap_or("").to_owned(),
-                crd: Err(err.to_string()),
+                crd: Err(err),
             },
         })
     };
@@ -128,7 +128,7 @@ fn json(cluster: Option<&ClusterPart>) -> serde_json::Value {
     });
     if let Some(cluster) = cluster {
         let crd = match &cluster.crd {
-            Err(err) => json!({"error": err}),
+            Err(err) => json!({"error": err.to_string()}),
             Ok(view) => crd_json(view),
         };
         out["cluster"] = json!({"context": cluster.context, "crd": crd});

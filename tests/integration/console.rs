@@ -346,8 +346,10 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
             "phase",
             "image",
             "currentImage",
+            "runningImage",
             "drift",
             "plan",
+            "orphaned",
             "conditions",
             "lastWarning",
             "podWarning",
@@ -402,10 +404,11 @@ async fn console_follows_creates_status_patches_events_and_deletes() {
         Some(1),
         "not matching: not found"
     );
+    // A name that does not exist is an error before anything is listed (issue 33): exit 2.
     let (code, names, stderr) = get(&["full-0", "nope"]);
-    assert_eq!((code, names), (Some(1), vec!["full-0".to_owned()]));
+    assert_eq!((code, names), (Some(2), Vec::<String>::new()));
     assert!(
-        stderr.contains(&format!("SeiNode nope not found in namespace {}", ns.name)),
+        stderr.contains(&format!("no SeiNode \"nope\" in namespace {}", ns.name)),
         "{stderr}"
     );
     let described = Command::cargo_bin("sei-console")
@@ -558,7 +561,8 @@ async fn statefulset_events_reach_the_node_screen_and_describe_names_forbidden_s
         "{text}"
     );
     assert!(!text.contains("no StatefulSet"), "{text}");
-    // kubectl's exit codes: a missing object is 1 (NotFound), bad usage 2.
+    // A node that does not exist is an error naming the near ones, exit 2 (issue 33), before
+    // anything is read.
     let missing = Command::cargo_bin("sei-console")
         .expect("binary")
         .args(["describe", "no-such-node", "-n", &ns.name])
@@ -568,7 +572,7 @@ async fn statefulset_events_reach_the_node_screen_and_describe_names_forbidden_s
         .expect("run describe");
     assert_eq!(
         missing.status.code(),
-        Some(1),
+        Some(2),
         "{}",
         String::from_utf8_lossy(&missing.stderr)
     );

@@ -144,7 +144,11 @@ async fn an_address_change_killed_at_every_step_resumes_while_its_parent_holds_a
     };
     let end = run_chain(&chain).await;
     print_resumes("address change, parent holding zombies", &end);
-    assert!(end.last.ok, "{:?}", end.last);
+    // 203.0.113.7 is not dialled from here (loopback only, SEI_CONSOLE_P2P_LOOPBACK_ONLY): after
+    // the plan and seid's restart the run ends "not verified" (exit 3), as it says; what this
+    // chain checks is that every rerun resumed the one plan.
+    let unverifiable = format!("{:?}", end.last.lines).contains("only 127.0.0.0/8 is dialled here");
+    assert!(end.last.ok || unverifiable, "{:?}", end.last);
     crate::crash_resume::assert_kills_cover_the_plan(&end, 7);
     assert_eq!(end.plans.len(), 1, "one update plan: {:?}", end.plans);
     let stored = ns.seinodes().get(node).await.expect("get");

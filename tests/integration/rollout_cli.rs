@@ -58,9 +58,13 @@ async fn dry_run_previews_the_update_plan_and_changes_nothing() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    let preview: serde_json::Value =
-        serde_json::from_str(stdout.lines().next().expect("preview line")).expect("json");
-    assert_eq!(preview["preview"]["toImage"], NEW);
+    // Notes (who executes, warnings) come before the nodes' previews.
+    let preview: serde_json::Value = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|line| line["event"] == "preview")
+        .expect("a preview line");
+    assert_eq!(preview["preview"]["toImage"], NEW, "{stdout}");
     assert_eq!(
         preview["preview"]["plan"]["tasks"].as_array().map(Vec::len),
         Some(7)

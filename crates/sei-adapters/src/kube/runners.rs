@@ -7,7 +7,7 @@ use std::time::Duration;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, ListParams};
 
-use crate::ports::ClusterApi;
+use crate::ports::{ClusterApi, LeaseReadError};
 
 /// Bound on each read (an API server that hangs must not hang a command or the console's
 /// next read).
@@ -17,8 +17,8 @@ const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// (`Ok(None)`: there is none).
 #[derive(Debug, Clone)]
 pub struct LeasesRead {
-    pub scope: Result<Vec<Lease>, String>,
-    pub controller: Result<Option<Lease>, String>,
+    pub scope: Result<Vec<Lease>, LeaseReadError>,
+    pub controller: Result<Option<Lease>, LeaseReadError>,
 }
 
 /// Lists the Leases of `namespace` (every namespace when `None`) and gets the controller's
@@ -34,7 +34,7 @@ pub async fn read_leases(
         None => Api::all(client.clone()),
     };
     let cluster = super::cluster::KubeCluster::new(client.clone());
-    let timed_out = || format!("no answer in {}s", READ_TIMEOUT.as_secs());
+    let timed_out = || LeaseReadError(format!("no answer in {}s", READ_TIMEOUT.as_secs()));
     let params = ListParams::default();
     let (scope, controller) = tokio::join!(
         tokio::time::timeout(READ_TIMEOUT, api.list(&params)),
@@ -46,11 +46,11 @@ pub async fn read_leases(
     LeasesRead {
         scope: match scope {
             Ok(Ok(list)) => Ok(list.items),
-            Ok(Err(error)) => Err(super::errors::describe_at(&error, None)),
+            Ok(Err(error)) => Err(LeaseReadError(super::errors::describe_at(&error, None))),
             Err(_) => Err(timed_out()),
         },
         controller: match controller {
-            Ok(read) => read.map_err(|e| e.to_string()),
+            Ok(read) => read.map_err(|e| LeaseReadError(e.to_string())),
             Err(_) => Err(timed_out()),
         },
     }

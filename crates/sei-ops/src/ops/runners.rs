@@ -9,7 +9,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 
 use crate::executor::lease::{lease_is_live, node_lease_name};
 use crate::fleet::runners::{ControllerSeen, ExecutorLease, Runners};
-use crate::ports::{HolderProbe, LocalProcesses};
+use crate::ports::{HolderProbe, LeaseReadError, LocalProcesses};
 
 /// This machine's consoles (`sei-console-<host>-<pid>`), judged gone when their process is gone
 /// or a zombie.
@@ -50,14 +50,14 @@ pub fn executor_leases(leases: &[Lease], holders: &dyn HolderProbe) -> Vec<Execu
 
 /// What the controller's Lease (`Ok(None)`: absent) in `namespace` says at `now`.
 pub fn controller_seen(
-    lease: Result<Option<&Lease>, &str>,
+    lease: Result<Option<&Lease>, &LeaseReadError>,
     namespace: &str,
     now: Timestamp,
 ) -> ControllerSeen {
     use crate::executor::lease::CONTROLLER_LEASE_NAME;
     match lease {
         Err(reason) => ControllerSeen::Unknown {
-            reason: reason.to_owned(),
+            reason: reason.to_string(),
         },
         Ok(None) => ControllerSeen::NotLive {
             reason: format!("no Lease {CONTROLLER_LEASE_NAME} in namespace {namespace}"),
@@ -76,8 +76,8 @@ pub fn controller_seen(
 /// The read judged: `scope` the scope's Leases (`Err`: not listed), `controller` the
 /// controller's, `checked` the Active plans known before the read was asked for.
 pub fn judge(
-    scope: Result<&[Lease], &str>,
-    controller: Result<Option<&Lease>, &str>,
+    scope: Result<&[Lease], &LeaseReadError>,
+    controller: Result<Option<&Lease>, &LeaseReadError>,
     controller_namespace: &str,
     checked: BTreeSet<(String, String, String)>,
     holders: &dyn HolderProbe,

@@ -404,3 +404,8 @@ pub mod testing;
 /// The Kubernetes API port used by the controller-side tasks and the executor driver.
 mod cluster_port;
 pub use cluster_port::*;
+
+/// Why Leases could not be read (forbidden, no answer in time…), in the API server's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LeaseReadError(pub String);

@@ -185,10 +185,8 @@ pub async fn prepare(ops: &Ops<'_>, input: AddressInput) -> Result<AddressPrepar
         pod.as_ref(),
         preview.statefulset.as_ref(),
     );
-    let mut tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
-    if let (Some(active), Some(_)) = (active_plan(&node), &preview.plan.plan) {
-        tasks.extend(active.tasks.iter().map(|t| t.kind.clone()));
-    }
+    // The Active plan's tasks and the new plan's (both run: `tasks_to_run`).
+    let tasks = tasks_to_run(&node, preview.plan.plan.as_ref());
     let mut checks = address_checks(&ops.scope(), ops.namespace(), &input.node, &tasks).into_vec();
     if restart.needs_pod_delete() {
         let pod = format!("{}-0", input.node);
