@@ -140,7 +140,7 @@ impl SidecarTransport {
         let mut config = config;
         config.default_retry = false;
         Ok(Self::PodProxy {
-            client: crate::kube::timeout::client(config, false)?,
+            client: crate::kube::client::api_client(config, false)?,
             port: SIDECAR_PROXY_PORT,
         })
     }
