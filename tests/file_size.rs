@@ -2,27 +2,14 @@
 //! `tests/`, `benches/`; `target` folders left out) is over 600 lines. A file that
 //! grows past it is split into cohesive modules (`foo.rs` + `foo/`, plain `mod` lines). There is
 //! no allow-list: every file over the limit has been split so far.
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use source_files::rust_files;
+
+mod source_files;
 
 /// The most lines a source file may have.
 const MAX_LINES: usize = 600;
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n == "target") {
-                continue;
-            }
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 #[test]
 fn no_source_file_is_over_600_lines() {
