@@ -31,6 +31,7 @@ mod events;
 mod exec;
 mod handoff;
 mod image_refs;
+mod kubectl_plugin;
 mod logs_cli;
 mod logs_tui;
 mod multi_cluster;
