@@ -14,10 +14,13 @@ pub mod describe;
 pub mod doctor;
 mod doctor_chain;
 mod doctor_fetch;
+mod durations;
 mod fetch;
 pub mod get;
+mod get_output;
 #[cfg(test)]
 mod get_table_tests;
+mod get_watch;
 pub mod journal;
 pub mod logging;
 pub mod logs;
@@ -86,6 +89,22 @@ pub struct GlobalArgs {
     /// Colour theme of the console (default: the config file's `theme`, else dark; NO_COLOR forces plain).
     #[arg(long, global = true, value_parser = choices::theme())]
     pub theme: Option<crate::config::ThemeName>,
+    /// Act as this user (impersonation, as kubectl's --as): the API server authorises every
+    /// request as them, if your credentials may impersonate.
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub as_user: Option<String>,
+    /// Act as this group too (with --as; repeat it for several), as kubectl's --as-group.
+    #[arg(
+        long = "as-group",
+        global = true,
+        value_name = "GROUP",
+        requires = "as_user"
+    )]
+    pub as_group: Vec<String>,
+    /// How long a request waits for the API server's answer (default 20s; 0: no limit), as
+    /// kubectl's --request-timeout.
+    #[arg(long, global = true, value_name = "DURATION", value_parser = durations::request_timeout)]
+    pub request_timeout: Option<std::time::Duration>,
 }
 
 /// The id of `--context` given after a subcommand.
@@ -470,6 +489,12 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => err.exit(),
     };
+    // Before the first client: every one the process makes honours them.
+    crate::kube::timeout::set_generic(crate::kube::timeout::Generic {
+        as_user: cli.global.as_user.clone(),
+        as_groups: cli.global.as_group.clone(),
+        request_timeout: cli.global.request_timeout,
+    });
     match run(cli) {
         Ok(code) => code,
         Err(err) => {

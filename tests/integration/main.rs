@@ -29,6 +29,7 @@ mod describe_render;
 mod doctor;
 mod events;
 mod exec;
+mod get_conventions;
 mod handoff;
 mod image_refs;
 mod kubectl_plugin;
