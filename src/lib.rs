@@ -11,7 +11,9 @@ pub mod backend;
 pub mod cli;
 
 pub use sei_adapters::{kube, p2p, rpc, sidecar, wiring};
-pub use sei_core::{api, chain, config, fleet, keymap, limits, planner, platform, render};
+pub use sei_core::{
+    api, chain, config, duration, fleet, keymap, limits, planner, platform, render,
+};
 pub use sei_ops::{actions, executor, journal, ops, ports, tasks};
 pub use sei_tui::{app, ui};
 

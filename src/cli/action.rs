@@ -66,9 +66,9 @@ pub struct ActionArgs {
     /// Namespace of the controller: its ConfigMap and its leader-election Lease.
     #[arg(long, value_name = "NS", env = "SEI_CONSOLE_CONTROLLER_NAMESPACE", default_value = DEFAULT_CONTROLLER_NAMESPACE)]
     pub controller_namespace: String,
-    /// Give up following the plan after this many seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
-    pub timeout: u64,
+    /// Give up following the plan after this long (1h, 90m, or seconds).
+    #[arg(long, value_name = "DURATION", value_parser = super::durations::follow_timeout, default_value = "1h")]
+    pub timeout: Duration,
     /// Upper bound on the wait between executor passes, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
     pub max_wait_ms: u64,
@@ -106,7 +106,7 @@ impl From<&ActionArgs> for ContextOptions {
             executor: args.executor,
             platform_config: args.platform_config.clone(),
             controller_namespace: args.controller_namespace.clone(),
-            timeout: Duration::from_secs(args.timeout),
+            timeout: args.timeout,
             max_wait: Duration::from_millis(args.max_wait_ms),
             require_platform: false,
             halt_on_render_failure: true,

@@ -346,3 +346,16 @@ pub async fn node(
     judge_orphans(conn, ns, &mut fleet).await;
     Ok(NodeFetch { fleet, unavailable })
 }
+
+/// One cluster's fleet and the namespace read (`None`: all).
+pub async fn read_cluster(
+    global: &GlobalArgs,
+    context: Option<&str>,
+    selector: Option<&str>,
+) -> Result<(Fleet, Option<String>, Connection), CliError> {
+    let conn = connection_to(global, context).await?;
+    let sidecar = super::platform_image::resolve_default_sidecar_image(&conn.client).await?;
+    let namespace = namespace(global, &conn);
+    let fleet = fleet(&conn, namespace.as_deref(), sidecar, selector).await?;
+    Ok((fleet, namespace, conn))
+}

@@ -11,14 +11,13 @@
 //! print, and the exit code is 1.
 use std::io::Write;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use jiff::Timestamp;
 use serde::Serialize;
 
 use super::{CliError, GlobalArgs, fetch};
 use crate::fleet::filter::Filter;
 use crate::fleet::health::HealthJson;
-use crate::kube::client::Connection;
 
 /// The highest height of each chain ID (`fleet::chain_tops`).
 type Tops = std::collections::BTreeMap<String, crate::chain::ChainTop>;
@@ -26,14 +25,7 @@ use crate::fleet::rows::FleetRow;
 use crate::fleet::sort::{Sort, listing_of};
 use crate::fleet::text;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum GetOutput {
-    #[default]
-    Table,
-    Wide,
-    Json,
-    Yaml,
-}
+pub use super::get_output::GetOutput;
 
 /// Arguments of `get`.
 #[derive(Debug, Clone, Args)]
@@ -44,9 +36,24 @@ pub struct GetArgs {
     /// Only SeiNodes matching this label selector (e.g. sei.io/chain=pacific-1,tier!=canary).
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
-    /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = GetOutput::Table)]
+    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (e.g.
+    /// '{.items[*].name}') or custom-columns=HEADER:PATH,… (e.g. NAME:.name,PHASE:.phase); paths
+    /// address the items of -o json.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FORMAT",
+        value_parser = GetOutput::parse,
+        default_value = "table"
+    )]
     pub output: GetOutput,
+    /// Leave the header line out of table, wide and custom-columns output.
+    #[arg(long)]
+    pub no_headers: bool,
+    /// After the list, print a line per change of a SeiNode until interrupted (`-o json`: a
+    /// JSON line per event, {"type": "ADDED|MODIFIED|DELETED", "object": ITEM}); one cluster.
+    #[arg(short = 'w', long)]
+    pub watch: bool,
     /// Only nodes matching this filter (same syntax as `/` in the console, e.g. "mode:seed drift").
     #[arg(long, value_name = "FILTER")]
     pub filter: Option<String>,
@@ -409,17 +416,24 @@ fn fit(widths: &mut [usize], cols: &[Col]) {
 pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
     let filter = Filter::parse(args.filter.as_deref().unwrap_or(""))
         .map_err(|e| CliError::BadInput(e.to_string()))?;
-    let json = matches!(args.output, GetOutput::Json | GetOutput::Yaml);
+    let json = args.output.is_document();
     let contexts = fetch::contexts(global);
     let multi = contexts.len() > 1;
+    if args.watch && multi {
+        return Err(CliError::BadInput(format!(
+            "get --watch follows one cluster: give one --context (given: {})",
+            global.context.join(", ")
+        )));
+    }
     // Every cluster is read at once; one that fails is named on stderr and the others print
     // (the exit code says one failed).
     let reads = contexts
         .iter()
-        .map(|context| read_cluster(global, context.as_deref(), args.selector.as_deref()));
+        .map(|context| fetch::read_cluster(global, context.as_deref(), args.selector.as_deref()));
     let mut fleets = Vec::new();
     let mut failed = Vec::new();
     let mut namespaces = Vec::new();
+    let mut connections = Vec::new();
     for (context, read) in contexts.iter().zip(futures::future::join_all(reads).await) {
         match read {
             Ok((mut fleet, namespace, conn)) => {
@@ -433,6 +447,7 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
                 fetch::report_skipped(&fleet, json);
                 namespaces.push(namespace);
                 fleets.push(fleet);
+                connections.push(conn);
             }
             Err(err) if multi => {
                 let name = context.as_deref().unwrap_or("current context");
@@ -474,12 +489,24 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
         [Some(ns)] => format!("namespace {ns}"),
         _ => "any namespace".to_owned(),
     };
-    let out = match args.output {
+    let scope = TableScope {
+        context: multi,
+        namespace: all_namespaces,
+    };
+    let items = || -> Result<Vec<serde_json::Value>, CliError> {
+        rows.iter()
+            .map(|r| {
+                serde_json::to_value(GetItem::with_health(r, &fleets, (&tops, &references), now))
+                    .map_err(|e| CliError::Failed(e.to_string()))
+            })
+            .collect()
+    };
+    let out = match &args.output {
         GetOutput::Table | GetOutput::Wide if rows.is_empty() && !missing.is_empty() => {
             String::new()
         }
         GetOutput::Table | GetOutput::Wide => {
-            if rows.is_empty() {
+            if rows.is_empty() && !args.watch {
                 let namespace = match namespaces.as_slice() {
                     [Some(ns)] => ns.as_str(),
                     _ => "any namespace",
@@ -487,12 +514,26 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
                 eprintln!("No SeiNodes found in {namespace}.");
                 return unreachable_clusters(&failed);
             }
-            let scope = TableScope {
-                context: multi,
-                namespace: all_namespaces,
-            };
-            table_in(&rows, args.output == GetOutput::Wide, scope, now)
+            let table = table_in(&rows, args.output == GetOutput::Wide, scope, now);
+            if args.no_headers {
+                table.lines().skip(1).map(|l| format!("{l}\n")).collect()
+            } else {
+                table
+            }
         }
+        GetOutput::Name => rows
+            .iter()
+            .map(|r| super::get_output::name_line(&r.key.name))
+            .collect(),
+        GetOutput::JsonPath(template) => template.render(&items()?),
+        GetOutput::CustomColumns(columns) => {
+            super::get_output::custom_columns(columns, &items()?, args.no_headers)
+        }
+        // Watching, every line is one event: the list's are ADDED.
+        GetOutput::Json if args.watch => items()?
+            .into_iter()
+            .map(|item| format!("{}\n", serde_json::json!({"type": "ADDED", "object": item})))
+            .collect(),
         GetOutput::Json => {
             let items: Vec<GetItem> = rows
                 .iter()
@@ -513,7 +554,22 @@ pub async fn run(global: &GlobalArgs, args: &GetArgs) -> Result<(), CliError> {
     };
     std::io::stdout()
         .write_all(out.as_bytes())
+        .and_then(|()| std::io::stdout().flush())
         .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))?;
+    if args.watch && missing.is_empty() {
+        let (Some(conn), Some(fleet), Some(namespace)) =
+            (connections.first(), fleets.pop(), namespaces.first())
+        else {
+            return unreachable_clusters(&failed);
+        };
+        let watch = super::get_watch::Watch {
+            output: &args.output,
+            scope,
+            selector: args.selector.as_deref(),
+            namespace: namespace.as_deref(),
+        };
+        return super::get_watch::follow(conn, fleet, watch).await;
+    }
     if missing.is_empty() {
         return unreachable_clusters(&failed);
     }
@@ -537,17 +593,4 @@ fn unreachable_clusters(failed: &[String]) -> Result<(), CliError> {
         failed.len(),
         failed.join(", ")
     )))
-}
-
-/// One cluster's fleet and the namespace read (`None`: all).
-async fn read_cluster(
-    global: &GlobalArgs,
-    context: Option<&str>,
-    selector: Option<&str>,
-) -> Result<(crate::fleet::Fleet, Option<String>, Connection), CliError> {
-    let conn = fetch::connection_to(global, context).await?;
-    let sidecar = super::platform_image::resolve_default_sidecar_image(&conn.client).await?;
-    let namespace = fetch::namespace(global, &conn);
-    let fleet = fetch::fleet(&conn, namespace.as_deref(), sidecar, selector).await?;
-    Ok((fleet, namespace, conn))
 }

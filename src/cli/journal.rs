@@ -27,7 +27,7 @@ pub struct JournalArgs {
     /// Journal file (default: $XDG_STATE_HOME/sei-console/journal.jsonl).
     #[arg(long, value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// Only actions since a duration ago (90m, 1h30m, 2d) or an RFC 3339 time.
+    /// Only actions since a duration ago (300 seconds, 90m, 1h30m, 2d) or an RFC 3339 time.
     #[arg(long, value_name = "SINCE")]
     pub since: Option<String>,
     /// Only actions that touched this node (NAME or NAMESPACE/NAME).

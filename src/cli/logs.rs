@@ -48,33 +48,11 @@ pub struct LogsArgs {
     #[arg(short = 'p', long)]
     pub previous: bool,
     /// Only lines newer than this, e.g. 30s, 5m, 2h.
-    #[arg(long, value_name = "DURATION", value_parser = parse_since)]
+    #[arg(long, value_name = "DURATION", value_parser = super::durations::since_seconds)]
     pub since: Option<i64>,
     /// Only the last N lines.
     #[arg(long, value_name = "N")]
     pub tail: Option<i64>,
-}
-
-/// Why a `--since` was refused.
-#[derive(Debug, thiserror::Error)]
-pub enum SinceError {
-    #[error("{text:?} is not a duration like 30s, 5m or 2h: {source}")]
-    NotADuration { text: String, source: jiff::Error },
-    #[error("{0:?} must be at least one second")]
-    TooShort(String),
-}
-
-/// Seconds of a duration such as `90s`, `5m`, `2h` or `1h30m`.
-fn parse_since(text: &str) -> Result<i64, SinceError> {
-    let duration: jiff::SignedDuration =
-        text.parse().map_err(|source| SinceError::NotADuration {
-            text: text.to_owned(),
-            source,
-        })?;
-    match duration.as_secs() {
-        seconds if seconds > 0 => Ok(seconds),
-        _ => Err(SinceError::TooShort(text.to_owned())),
-    }
 }
 
 /// The request `kubectl logs` would send for these arguments, to pod `pod` of `namespace`.
@@ -163,8 +141,11 @@ mod tests {
 
     #[test]
     fn since_needs_a_positive_duration() {
-        assert_eq!(parse_since("1h30m").ok(), Some(5400));
-        assert!(parse_since("soon").is_err());
-        assert!(parse_since("0s").is_err());
+        assert_eq!(
+            super::super::durations::since_seconds("1h30m").ok(),
+            Some(5400)
+        );
+        assert!(super::super::durations::since_seconds("soon").is_err());
+        assert!(super::super::durations::since_seconds("0s").is_err());
     }
 }

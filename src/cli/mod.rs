@@ -9,17 +9,22 @@ pub mod action;
 pub mod actions;
 mod chain_health;
 mod choices;
+mod complete;
 pub mod describe;
 pub mod doctor;
 mod doctor_chain;
 mod doctor_fetch;
+mod durations;
 mod fetch;
 pub mod get;
+mod get_output;
 #[cfg(test)]
 mod get_table_tests;
+mod get_watch;
 pub mod journal;
 pub mod logging;
 pub mod logs;
+mod man;
 pub mod manifest;
 mod names;
 pub mod plan;
@@ -84,6 +89,22 @@ pub struct GlobalArgs {
     /// Colour theme of the console (default: the config file's `theme`, else dark; NO_COLOR forces plain).
     #[arg(long, global = true, value_parser = choices::theme())]
     pub theme: Option<crate::config::ThemeName>,
+    /// Act as this user (impersonation, as kubectl's --as): the API server authorises every
+    /// request as them, if your credentials may impersonate.
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub as_user: Option<String>,
+    /// Act as this group too (with --as; repeat it for several), as kubectl's --as-group.
+    #[arg(
+        long = "as-group",
+        global = true,
+        value_name = "GROUP",
+        requires = "as_user"
+    )]
+    pub as_group: Vec<String>,
+    /// How long a request waits for the API server's answer (default 20s; 0: no limit), as
+    /// kubectl's --request-timeout.
+    #[arg(long, global = true, value_name = "DURATION", value_parser = durations::request_timeout)]
+    pub request_timeout: Option<std::time::Duration>,
 }
 
 /// The id of `--context` given after a subcommand.
@@ -105,9 +126,34 @@ pub fn command() -> clap::Command {
             )
             .mut_subcommands(with_context)
     }
-    Cli::command()
-        .version(version::version_line())
-        .mut_subcommands(with_context)
+    complete::with_candidates(
+        Cli::command()
+            .version(version::version_line())
+            .mut_subcommands(with_context),
+    )
+}
+
+/// The file name under which kubectl finds the console as a plugin: `kubectl sei ARGS` runs
+/// `kubectl-sei ARGS` from `$PATH` (a link to `sei-console`, or a copy).
+pub const KUBECTL_PLUGIN: &str = "kubectl-sei";
+
+/// What help and usage lines call the program: `kubectl sei` when it runs as [`KUBECTL_PLUGIN`]
+/// (its `argv[0]`'s file name), else `sei-console`. The commands and flags are the same.
+fn invoked_as(argv0: &std::ffi::OsStr) -> &'static str {
+    let name = std::path::Path::new(argv0)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or_default();
+    if name == KUBECTL_PLUGIN {
+        "kubectl sei"
+    } else {
+        "sei-console"
+    }
+}
+
+/// [`command`] named as the program was invoked ([`invoked_as`]).
+fn command_invoked_as(argv0: &std::ffi::OsStr) -> clap::Command {
+    command().bin_name(invoked_as(argv0))
 }
 
 /// Parses `args` (the program name first): every `--context` given before or after the
@@ -117,8 +163,15 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let argv0 = args.first().cloned().unwrap_or_default();
+    parse_with(command_invoked_as(&argv0), args)
+}
+
+/// [`parse_from`] with `command` (named as invoked).
+fn parse_with(command: clap::Command, args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
-    let matches = command().try_get_matches_from(args)?;
+    let matches = command.try_get_matches_from(args)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     let mut level = matches.subcommand();
     while let Some((_, sub)) = level {
@@ -260,6 +313,27 @@ mod context_tests {
     }
 
     #[test]
+    fn as_kubectl_sei_the_same_commands_parse_and_help_says_kubectl_sei() {
+        let cli = parse_from([
+            "/usr/local/bin/kubectl-sei",
+            "get",
+            "-n",
+            "x",
+            "--context",
+            "a",
+        ])
+        .expect("parses");
+        assert!(matches!(cli.command, Some(Command::Get(_))));
+        assert_eq!(cli.global.context, ["a"]);
+        let err = parse_from(["kubectl-sei", "get", "--help"]).expect_err("help");
+        let help = err.to_string();
+        assert!(help.contains("Usage: kubectl sei get [OPTIONS]"), "{help}");
+        let err = parse_from(["sei-console", "get", "--help"]).expect_err("help");
+        assert!(err.to_string().contains("Usage: sei-console get"), "{err}");
+        assert_eq!(invoked_as("kubectl-sei-old".as_ref()), "sei-console");
+    }
+
+    #[test]
     fn every_subcommand_takes_its_own_context_without_a_clash() {
         command().debug_assert();
     }
@@ -318,11 +392,17 @@ pub enum Command {
     Doctor(doctor::DoctorArgs),
     /// Print the logs of a node's pod (seid by default; -c sidecar or kube-rbac-proxy), like kubectl logs.
     Logs(logs::LogsArgs),
-    /// Print a shell completion script.
-    Completions {
+    /// Print a shell completion script (`source <(sei-console completion bash)`): it asks the
+    /// binary at each TAB, so node names, contexts, namespaces and images complete from the
+    /// cluster.
+    #[command(alias = "completions")]
+    Completion {
         /// Shell to generate completions for.
         shell: clap_complete::Shell,
     },
+    /// Print the man page (roff: `sei-console man > sei-console.1`; `--dir DIR` writes one per
+    /// command), generated from the same definitions as `--help`.
+    Man(man::ManArgs),
     /// Print the StatefulSet, Service and PVC the controller would apply for a SeiNode now.
     Render(render::RenderArgs),
     /// Print the TaskPlan the controller would build for a SeiNode manifest.
@@ -373,7 +453,8 @@ impl Command {
             Command::Get(_)
             | Command::Describe(_)
             | Command::Doctor(_)
-            | Command::Completions { .. }
+            | Command::Completion { .. }
+            | Command::Man(_)
             | Command::Plan(_)
             | Command::Rollout(_)
             | Command::Journal(_) => None,
@@ -403,10 +484,17 @@ impl CliError {
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
+    complete::answer_if_asked();
     let cli = match parse_from(std::env::args_os()) {
         Ok(cli) => cli,
         Err(err) => err.exit(),
     };
+    // Before the first client: every one the process makes honours them.
+    crate::kube::timeout::set_generic(crate::kube::timeout::Generic {
+        as_user: cli.global.as_user.clone(),
+        as_groups: cli.global.as_group.clone(),
+        request_timeout: cli.global.request_timeout,
+    });
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
@@ -439,7 +527,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
 
 /// The SeiNodes a command that reaches a cluster names (none for `doctor` and the console);
 /// `None` for the commands that check no name (`plan`, `render`, `journal`, `version`,
-/// `completions`).
+/// `completion`, `man`).
 /// `seed create NAME` creates its node and `seed probe` takes a node or an address, so their
 /// names are not checked here.
 fn named_nodes(command: Option<&Command>) -> Option<Vec<String>> {
@@ -459,7 +547,8 @@ fn named_nodes(command: Option<&Command>) -> Option<Vec<String>> {
             | Command::Render(_)
             | Command::Journal(_)
             | Command::Version(_)
-            | Command::Completions { .. },
+            | Command::Completion { .. }
+            | Command::Man(_),
         ) => None,
     }
 }
@@ -479,9 +568,13 @@ async fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     }
     let global = &cli.global;
     match cli.command {
-        Some(Command::Completions { shell }) => {
-            let mut cmd = command();
-            clap_complete::generate(shell, &mut cmd, "sei-console", &mut std::io::stdout());
+        Some(Command::Completion { shell }) => {
+            complete::write_script(shell, "sei-console", &mut std::io::stdout().lock())
+                .map_err(|e| CliError::Failed(format!("cannot write output: {e}")))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Man(args)) => {
+            man::run(&args)?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Plan(args)) => {

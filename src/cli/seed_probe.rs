@@ -26,7 +26,7 @@ pub struct SeedProbeArgs {
     #[arg(value_name = "NODE | NODEID@HOST:PORT")]
     pub target: String,
     /// Bound on the dial and the handshake together: `10s`, `500ms`, `1m`.
-    #[arg(long, value_name = "D", value_parser = parse_duration, default_value = "10s")]
+    #[arg(long, value_name = "D", value_parser = super::durations::probe_timeout, default_value = "10s")]
     pub timeout: Duration,
     /// The chain the seed must be on (default: the SeiNode's `spec.chainId`; required with an
     /// address).
@@ -34,38 +34,6 @@ pub struct SeedProbeArgs {
     pub chain_id: Option<String>,
     #[arg(short = 'o', long, value_enum, default_value_t = ProbeOutput::Text)]
     pub output: ProbeOutput,
-}
-
-/// Why a `--timeout` was refused.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub enum TimeoutError {
-    #[error("{0:?} is not a duration like 10s or 500ms")]
-    NotADuration(String),
-    #[error("{0:?}: the unit must be ms, s or m")]
-    Unit(String),
-    #[error("{0:?}: give a timeout from 1ms to 10m")]
-    OutOfRange(String),
-}
-
-/// `500ms`, `10s`, `2m`, or plain seconds; between 1 ms and 10 minutes.
-pub fn parse_duration(text: &str) -> Result<Duration, TimeoutError> {
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(i) => text.split_at(i),
-        None => (text, "s"),
-    };
-    let value: u64 = number
-        .parse()
-        .map_err(|_| TimeoutError::NotADuration(text.to_owned()))?;
-    let duration = match unit {
-        "ms" => Duration::from_millis(value),
-        "s" => Duration::from_secs(value),
-        "m" => Duration::from_secs(value.saturating_mul(60)),
-        _ => return Err(TimeoutError::Unit(text.to_owned())),
-    };
-    if duration.is_zero() || duration > Duration::from_secs(600) {
-        return Err(TimeoutError::OutOfRange(text.to_owned()));
-    }
-    Ok(duration)
 }
 
 pub async fn run(global: &GlobalArgs, args: &SeedProbeArgs) -> Result<ExitCode, CliError> {
@@ -193,14 +161,26 @@ mod tests {
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
-        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("11m").is_err());
-        assert!(parse_duration("5h").is_err());
-        assert!(parse_duration("fast").is_err());
+        assert_eq!(
+            super::super::durations::probe_timeout("500ms"),
+            Ok(Duration::from_millis(500))
+        );
+        assert_eq!(
+            super::super::durations::probe_timeout("10s"),
+            Ok(Duration::from_secs(10))
+        );
+        assert_eq!(
+            super::super::durations::probe_timeout("3"),
+            Ok(Duration::from_secs(3))
+        );
+        assert_eq!(
+            super::super::durations::probe_timeout("2m"),
+            Ok(Duration::from_secs(120))
+        );
+        assert!(super::super::durations::probe_timeout("0s").is_err());
+        assert!(super::super::durations::probe_timeout("11m").is_err());
+        assert!(super::super::durations::probe_timeout("5h").is_err());
+        assert!(super::super::durations::probe_timeout("fast").is_err());
         assert_eq!(DEFAULT_TIMEOUT, Duration::from_secs(10));
     }
 

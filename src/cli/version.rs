@@ -20,14 +20,21 @@ pub fn commit() -> &'static str {
     option_env!("SEI_CONSOLE_GIT_COMMIT").unwrap_or("unknown")
 }
 
-/// `0.1.0 (commit abc1234)\nports sei-k8s-controller …`: what `--version` prints after the
-/// program's name.
+/// The UTC date the binary was built (`build.rs`; `SOURCE_DATE_EPOCH` when set), `unknown`
+/// when the build script could not tell.
+pub fn build_date() -> &'static str {
+    option_env!("SEI_CONSOLE_BUILD_DATE").unwrap_or("unknown")
+}
+
+/// `0.1.0 (commit abc1234, built 2026-12-05)\nports sei-k8s-controller …`: what `--version`
+/// prints after the program's name.
 pub fn version_line() -> &'static str {
     static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     LINE.get_or_init(|| {
         format!(
-            "{VERSION} (commit {})\n{}",
+            "{VERSION} (commit {}, built {})\n{}",
             commit(),
+            build_date(),
             upstream::ported_line()
         )
     })
@@ -118,7 +125,7 @@ fn headline(view: &CrdView) -> String {
 
 fn json(cluster: Option<&ClusterPart>) -> serde_json::Value {
     let mut out = json!({
-        "console": {"version": VERSION, "commit": commit()},
+        "console": {"version": VERSION, "commit": commit(), "buildDate": build_date()},
         "ports": {
             "controller": upstream::CONTROLLER_COMMIT,
             "seictl": upstream::SEICTL_VERSION,
@@ -163,6 +170,17 @@ mod tests {
         assert!(line.starts_with(&format!("{VERSION} (commit ")), "{line}");
         assert!(line.ends_with(&upstream::ported_line()), "{line}");
         assert!(!commit().is_empty());
+        // Built in a git checkout by build.rs: both are known, the date as YYYY-MM-DD.
+        assert!(
+            line.contains(&format!("(commit {}, built ", commit())),
+            "{line}"
+        );
+        let date = build_date();
+        assert_eq!(date.len(), 10, "{date}");
+        assert!(
+            jiff::civil::Date::strptime("%Y-%m-%d", date).is_ok(),
+            "{date}"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 pub mod api;
 pub mod chain;
 pub mod config;
+pub mod duration;
 pub mod fleet;
 pub mod keymap;
 pub mod limits;

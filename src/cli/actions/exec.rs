@@ -68,9 +68,9 @@ pub struct ExecArgs {
         default_value = DEFAULT_CONTROLLER_NAMESPACE
     )]
     pub controller_namespace: String,
-    /// Give up following the plan after this many seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
-    pub timeout: u64,
+    /// Give up following the plan after this long (1h, 90m, or seconds).
+    #[arg(long, value_name = "DURATION", value_parser = crate::cli::durations::follow_timeout, default_value = "1h")]
+    pub timeout: Duration,
     /// Upper bound on the wait between executor passes, in milliseconds (the controller's
     /// cadence is 5 s polls with up to 30 s backoff).
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
@@ -112,7 +112,7 @@ pub async fn run(global: &GlobalArgs, args: &ExecArgs) -> Result<ExitCode, CliEr
         executor: Some(executor),
         platform_config: args.platform_config.clone(),
         controller_namespace: args.controller_namespace.clone(),
-        timeout: Duration::from_secs(args.timeout),
+        timeout: args.timeout,
         max_wait: Duration::from_millis(args.max_wait_ms),
         require_platform: true,
         halt_on_render_failure: false,

@@ -35,9 +35,9 @@ pub struct RestartArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = ActionOutput::Text)]
     pub output: ActionOutput,
-    /// Give up waiting for the new pod after this many seconds (at most 300).
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
-    pub timeout: u64,
+    /// Give up waiting for the new pod after this long (at most 5m; 90s, or seconds).
+    #[arg(long, value_name = "DURATION", value_parser = crate::cli::durations::restart_timeout, default_value = "5m")]
+    pub timeout: std::time::Duration,
     /// Upper bound on the wait between executor passes, in milliseconds (the shared flag).
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
     pub max_wait_ms: u64,

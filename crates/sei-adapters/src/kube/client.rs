@@ -4,16 +4,17 @@ use std::path::Path;
 use kube::Client;
 use kube::config::{Config, KubeConfigOptions, Kubeconfig};
 
-use super::errors::REQUEST_TIMEOUT;
 use super::read_only::ReadOnlyLayer;
 use super::timeout::RequestTimeoutLayer;
 
 /// The one builder of the console's kube clients: every request waits at most
-/// [`REQUEST_TIMEOUT`] for its answer (`kube::timeout`); `read_only` adds the read-only guard
+/// `--request-timeout`, else [`super::errors::REQUEST_TIMEOUT`], for its answer (`kube::timeout`), as the
+/// `--as`/`--as-group` identity if one is given; `read_only` adds the read-only guard
 /// (`kube::read_only`), which refuses every mutating request before it leaves the process.
 pub fn api_client(config: Config, read_only: bool) -> Result<Client, kube::Error> {
+    let config = super::timeout::impersonating(config, super::timeout::generic());
     let builder = kube::client::ClientBuilder::try_from(config)?
-        .with_layer(&RequestTimeoutLayer::new(REQUEST_TIMEOUT));
+        .with_layer(&RequestTimeoutLayer::new(super::timeout::request_timeout()));
     Ok(if read_only {
         builder.with_layer(&ReadOnlyLayer).build()
     } else {

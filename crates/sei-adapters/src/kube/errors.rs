@@ -33,7 +33,7 @@ pub fn describe_at(error: &kube::Error, server: Option<&str>) -> String {
         ),
         other if is_timeout(other) => format!(
             "the API server{at} did not answer within {} s",
-            REQUEST_TIMEOUT.as_secs()
+            super::timeout::request_timeout().as_secs()
         ),
         kube::Error::HyperError(_) | kube::Error::Service(_) => {
             format!("cannot reach the API server{at}: {}", causes(error))

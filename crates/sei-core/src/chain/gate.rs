@@ -56,14 +56,8 @@ pub enum GateSettingsError {
     Duration(#[from] DurationError),
 }
 
-/// Why a duration's words were refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DurationError {
-    #[error("{0:?} is not a duration like 60s, 5m or 1m30s")]
-    NotADuration(String),
-    #[error("{0:?}: give a duration from 1s to 24h")]
-    OutOfRange(String),
-}
+/// Why a duration's words were refused (the one grammar's).
+pub use crate::duration::DurationError;
 
 impl GateSettings {
     /// The settings, refused when the timeout leaves no room for the soak.
@@ -109,36 +103,10 @@ impl GateSettings {
     }
 }
 
-/// `30s`, `5m`, `1h`, `1m30s`, or plain seconds: at least 1 s, at most a day.
+/// `30s`, `5m`, `1h`, `1m30s`, or plain seconds (the one grammar, `crate::duration`): at
+/// least 1 s, at most a day.
 pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
-    let bad = || DurationError::NotADuration(text.to_owned());
-    let mut total: u64 = 0;
-    let mut rest = text.trim();
-    if rest.is_empty() {
-        return Err(bad());
-    }
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let number: u64 = rest[..digits].parse().map_err(|_| bad())?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let factor = match &rest[..unit_len] {
-            "" | "s" => 1,
-            "m" => 60,
-            "h" => 3600,
-            _ => return Err(bad()),
-        };
-        rest = &rest[unit_len..];
-        total = total.saturating_add(number.saturating_mul(factor));
-    }
-    if total == 0 || total > 86_400 {
-        return Err(DurationError::OutOfRange(text.to_owned()));
-    }
-    Ok(Duration::from_secs(total))
+    crate::duration::within(text, Duration::from_secs(1), Duration::from_secs(86_400))
 }
 
 /// `90s` as `1m30s`, whole minutes as `10m`.

@@ -317,7 +317,7 @@ impl JournalFilter {
 /// Why a `--since` was refused (each names the text).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SinceError {
-    #[error("since {0:?} is neither a duration (90m, 1h30m, 2d) nor an RFC 3339 time")]
+    #[error("since {0:?} is neither a duration (300, 90m, 1h30m, 2d) nor an RFC 3339 time")]
     Unreadable(String),
     #[error("since {0:?}: a duration back from now is positive")]
     Negative(String),
@@ -326,7 +326,8 @@ pub enum SinceError {
     OutOfRange { text: String, why: String },
 }
 
-/// `--since`: a duration back from `now` (`90m`, `1h30m`, `2d`) or an RFC 3339 time.
+/// `--since`: a duration back from `now` (`90m`, `1h30m`, `2d`, `300` seconds) or an RFC 3339
+/// time.
 pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp, SinceError> {
     let out_of_range = |e: jiff::Error| SinceError::OutOfRange {
         text: text.to_owned(),
@@ -335,15 +336,14 @@ pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp, SinceError> 
     if let Ok(time) = text.parse::<Timestamp>() {
         return Ok(time);
     }
-    let span: jiff::SignedDuration = match text.parse::<jiff::Span>() {
-        Ok(span) => span
-            .to_duration(jiff::SpanRelativeTo::days_are_24_hours())
-            .map_err(out_of_range)?,
+    // The one duration grammar (`sei_core::duration`): bare integers are seconds.
+    let span = match sei_core::duration::parse(text) {
+        Ok(duration) => jiff::SignedDuration::try_from(duration).map_err(out_of_range)?,
+        Err(sei_core::duration::DurationError::Negative(_)) => {
+            return Err(SinceError::Negative(text.to_owned()));
+        }
         Err(_) => return Err(SinceError::Unreadable(text.to_owned())),
     };
-    if span.is_negative() {
-        return Err(SinceError::Negative(text.to_owned()));
-    }
     now.checked_sub(span).map_err(out_of_range)
 }
 
