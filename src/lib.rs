@@ -10,7 +10,7 @@
 pub mod backend;
 pub mod cli;
 
-pub use sei_adapters::{kube, p2p, rpc, sidecar, wiring};
+pub use sei_adapters::{kube, p2p, rpc, sidecar, webhook, wiring};
 pub use sei_core::{api, chain, config, fleet, keymap, limits, planner, platform, render};
 pub use sei_ops::{actions, executor, journal, ops, ports, tasks};
 pub use sei_tui::{app, ui};

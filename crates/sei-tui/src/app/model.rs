@@ -131,6 +131,8 @@ pub enum Msg {
     },
     /// A journal line of a console action could not be written (why): said on the status line.
     JournalUnwritable(String),
+    /// What the webhooks' notifier has done, as it changed (`app::notify`).
+    Notified(crate::ports::notify::NotifyStatus),
     /// A line of action `id`'s progress.
     ActionProgress {
         id: u64,
@@ -333,6 +335,8 @@ pub enum Cmd {
         context: String,
         namespace: Option<String>,
     },
+    /// Queue a notification for the webhooks of `[notify]` (`app::notify`).
+    Notify(Box<crate::ports::notify::Notification>),
     /// Read who runs `context`'s Active plans (`checked`: those known when asked); answered by
     /// `Msg::Runners`.
     ReadRunners {
@@ -412,6 +416,8 @@ pub struct Model {
     pub viewer: Option<super::viewer::Viewer>,
     /// The fleet doctor's findings (refreshed every second) and its view (`D`, `:doctor`).
     pub doctor: super::doctor::DoctorState,
+    /// The webhooks of `[notify]`: what was sent, what failed (`app::notify`).
+    pub notify: super::notify::NotifyView,
     /// The logs view (`l`) over the screen.
     pub logs: Option<super::logs::LogsView>,
     pub next_logs_epoch: u64,
@@ -467,6 +473,7 @@ impl Model {
             quit_armed: false,
             viewer: None,
             doctor: Default::default(),
+            notify: Default::default(),
             logs: None,
             next_logs_epoch: 0,
             suspend: false,
