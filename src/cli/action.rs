@@ -421,12 +421,13 @@ impl ActionContext {
     }
 
     /// Waits for the notifications queued (a rollout's end) to be delivered or given up on, at
-    /// most their worst case (`ops::notify`), and says on stderr what was not delivered.
+    /// most their worst case and a slack (`ops::notify`), and says on stderr what was not
+    /// delivered.
     pub async fn notified(&self) {
         let Some(notifier) = &self.notifier else {
             return;
         };
-        let bound = notifier.worst_case();
+        let bound = notifier.worst_case() + crate::ops::notify::DRAIN_SLACK;
         if !notifier.drain(bound).await {
             eprintln!(
                 "warning: notifications still pending after {}s; not delivered",

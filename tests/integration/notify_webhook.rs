@@ -264,8 +264,8 @@ async fn a_hanging_receiver_does_not_hold_the_rollout_and_its_failure_is_said_an
     }
     let (result, ended_at) = result.expect("a result line");
     assert_eq!(result["ok"], true, "{result}");
-    // The rollout ended while the receiver hangs on its first POST.
-    assert_eq!(seen.lock().expect("lock").len(), 1, "the first try is held");
+    // The rollout ended; the receiver answers no POST (it holds each for 120 s).
+    assert!(seen.lock().expect("lock").len() <= 1);
     let mut stderr = String::new();
     let status = tokio::time::timeout(Duration::from_secs(30), async {
         if let Some(mut err) = child.stderr.take() {
@@ -278,12 +278,12 @@ async fn a_hanging_receiver_does_not_hold_the_rollout_and_its_failure_is_said_an
     .expect("wait");
     let after = ended_at.elapsed();
     assert!(status.success(), "{stderr}");
-    // 2 tries of 1 s and one backoff of 0.5 s, with room for a loaded machine.
+    // 2 tries of 1 s, one backoff of 0.5 s and the 1 s slack, with room for a loaded machine.
     assert!(
         after < Duration::from_secs(10),
         "exited {after:?} after its result line"
     );
-    eprintln!("exit {after:?} after the result line (bound 2.5 s)");
+    eprintln!("exit {after:?} after the result line (bound 2.5 s + 1 s slack)");
     let got = seen.lock().expect("lock").clone();
     assert_eq!(got.len(), 2, "two tries: {got:?}");
     assert_eq!(got[0].1["id"], got[1].1["id"], "a retry repeats the id");

@@ -11,10 +11,15 @@ use hyper_util::client::legacy::connect::HttpConnector;
 
 use crate::ports::notify::{PostError, PostFuture, WebhookPost};
 
+/// No https client could be made: every POST says so.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("no TLS root certificates to trust: {0}")]
+struct NoRootCertificates(std::sync::Arc<std::io::Error>);
+
 /// POSTs to webhooks; one per process.
 pub struct HttpWebhook {
     /// Or why none could be made: every POST says so.
-    http: Result<HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>, String>,
+    http: Result<HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>, NoRootCertificates>,
 }
 
 impl Default for HttpWebhook {
@@ -27,7 +32,7 @@ impl HttpWebhook {
     pub fn new() -> HttpWebhook {
         HttpWebhook {
             http: crate::rpc::reference::http_or_https_client()
-                .map_err(|err| format!("no TLS root certificates to trust: {err}")),
+                .map_err(|err| NoRootCertificates(std::sync::Arc::new(err))),
         }
     }
 }
@@ -38,7 +43,7 @@ impl WebhookPost for HttpWebhook {
             let http = self
                 .http
                 .as_ref()
-                .map_err(|why| PostError::Unreachable(why.clone()))?;
+                .map_err(|why| PostError::Unreachable(why.to_string()))?;
             let uri: http::Uri = url
                 .parse()
                 .map_err(|err| PostError::Unreachable(format!("not a URI: {err}")))?;

@@ -9,7 +9,7 @@
 //!
 //! The command line, which exits right after its rollout ended, waits for the queue with
 //! [`Dispatcher::drain`], bounded by [`Dispatcher::worst_case`] (every POST of what is queued
-//! timing out at every attempt).
+//! timing out at every attempt) plus [`DRAIN_SLACK`].
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -36,6 +36,10 @@ pub fn backoff(attempt: u32, base: Duration, cap: Duration) -> Duration {
     let factor = 2u32.saturating_pow(attempt.saturating_sub(1).min(16));
     base.saturating_mul(factor).min(cap)
 }
+
+/// What a waiter adds to [`Dispatcher::worst_case`]: the last try's give-up and its journal line
+/// come just after the bound.
+pub const DRAIN_SLACK: Duration = Duration::from_secs(1);
 
 /// How one notification goes to one webhook: the bound per POST, the tries, the backoff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
