@@ -118,11 +118,6 @@ fn a_failure_is_flashed_and_on_the_banner_until_it_is_old() {
         banner_line(&model).as_deref(),
         Some(format!(" webhooks: 1 not delivered (journaled); last: {line} ").as_str())
     );
-    assert_eq!(
-        crate::ui::chrome::banner_line(&model),
-        banner_line(&model),
-        "the banner shows it"
-    );
     model.now = model.now + BANNER_FOR + jiff::SignedDuration::from_secs(1);
     assert_eq!(banner_line(&model), None);
 }
