@@ -61,6 +61,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sidecar", &["api", "kube", "limits", "ports"]),
     // The nodes' sei-tendermint RPC through a port-forward (`sidecar::portforward`'s pool).
     ("rpc", &["api", "chain", "kube", "ports", "sidecar"]),
+    // The webhooks of `[notify]` (`ports::notify::WebhookPost`), with `rpc`'s http(s) client.
+    ("webhook", &["ports", "rpc"]),
     // The one place adapters are put behind the ops layer's ports (the commands and the console's
     // action jobs open it).
     (
@@ -91,7 +93,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "backend",
         &[
             "api", "app", "chain", "config", "executor", "fleet", "journal", "kube", "ops", "p2p",
-            "ports", "rpc", "sidecar", "wiring",
+            "ports", "rpc", "sidecar", "webhook", "wiring",
         ],
     ),
     (
@@ -99,7 +101,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "actions", "api", "app", "backend", "chain", "config", "executor", "fleet", "journal",
             "keymap", "kube", "limits", "ops", "p2p", "planner", "platform", "ports", "render",
-            "rpc", "sidecar", "tasks", "ui", "wiring",
+            "rpc", "sidecar", "tasks", "ui", "webhook", "wiring",
         ],
     ),
     ("layering_tests", &[]),

@@ -10,7 +10,7 @@
 pub mod backend;
 pub mod cli;
 
-pub use sei_adapters::{kube, p2p, rpc, sidecar, wiring};
+pub use sei_adapters::{kube, p2p, rpc, sidecar, webhook, wiring};
 pub use sei_core::{
     api, chain, config, duration, fleet, keymap, limits, planner, platform, render,
 };

@@ -13,6 +13,7 @@ use crate::kube::client::Connection;
 use crate::kube::identity::OperatorIdentity;
 use crate::ops::{ActionLog, NoLog, Ops};
 use crate::ports::node_rpc::NodeRpc;
+use crate::ports::notify::Notifier;
 use crate::ports::probe::SeedProber;
 use crate::sidecar::http::HttpSidecar;
 use crate::wiring::{Adapters, Wiring};
@@ -42,6 +43,8 @@ pub struct ActionEnv {
     pub prober: Arc<dyn SeedProber>,
     /// The nodes' RPC of this cluster (a rollout's health gate).
     pub node_rpc: Arc<dyn NodeRpc>,
+    /// The webhooks of `[notify]` (a rollout's end), else `ports::notify::NoNotifier`.
+    pub notifier: Arc<dyn Notifier>,
     /// Read-only mode and where it was switched on (the preamble of every action asks it).
     pub read_only: Option<&'static str>,
     /// `require_journal` (the preamble of every action asks it).
@@ -107,6 +110,7 @@ impl ActionEnv {
             log,
             prober: self.prober.clone(),
             node_rpc: self.node_rpc.clone(),
+            notifier: self.notifier.clone(),
         };
         Adapters::open(client, wiring)
             .await
@@ -125,6 +129,8 @@ pub struct ActionSetup {
     pub journal: Option<Journal>,
     /// The seed probe (`seed create`'s last step, the screens' reachability).
     pub prober: Arc<dyn SeedProber>,
+    /// The webhooks of `[notify]`.
+    pub notifier: Arc<dyn Notifier>,
 }
 
 impl ActionSetup {
@@ -149,6 +155,7 @@ impl ActionSetup {
             driver: default_driver_config(),
             prober: self.prober,
             node_rpc,
+            notifier: self.notifier,
             read_only: None,
             require_journal: false,
         }

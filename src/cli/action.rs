@@ -28,8 +28,10 @@ use crate::kube::identity::{self, OperatorIdentity};
 use crate::kube::platform_config::{DEFAULT_CONTROLLER_NAMESPACE, ResolvePlatformError};
 use crate::ops::action::{self as contract, Operation, PreviewLine, Previewed};
 use crate::ops::follow::progress_text;
+use crate::ops::notify::Dispatcher;
 use crate::ops::{ActionLog, NoLog, Note, Ops, OpsError, Report, RunEnd, journal_entry};
 use crate::ports::SystemClock;
+use crate::ports::notify::NoNotifier;
 use crate::sidecar::http::{HttpSidecar, transport_from_env};
 use crate::wiring::{Adapters, Wiring};
 
@@ -128,6 +130,25 @@ pub struct ActionContext {
     adapters: Adapters,
     /// Live lines (a health gate's) printed last, per node: what they said and when.
     live: std::sync::Mutex<std::collections::HashMap<String, (String, std::time::Instant)>>,
+    /// The webhooks of `[notify]`; `None`: none configured.
+    notifier: Option<std::sync::Arc<Dispatcher>>,
+}
+
+/// The notifier of `[notify]` (none without webhooks), its failures journaled as `operator`'s.
+pub(crate) fn notifier_for(
+    config: &LoadedConfig,
+    operator: &str,
+) -> Option<std::sync::Arc<Dispatcher>> {
+    let log: std::sync::Arc<dyn ActionLog> = match Journal::default_location() {
+        Ok(journal) => std::sync::Arc::new(journal),
+        Err(_) => std::sync::Arc::new(NoLog),
+    };
+    Dispatcher::for_config(
+        &config.config.notify,
+        std::sync::Arc::new(crate::webhook::HttpWebhook::new()),
+        log,
+        operator.to_owned(),
+    )
 }
 
 /// A node's live line is printed again after this long even when it says the same.
@@ -177,6 +198,7 @@ impl ActionContext {
         }
         let identity = operator_identity(global);
         let operator = identity.to_string();
+        let notifier = notifier_for(&config, &operator);
         if let Some(refusal) = refusal
             && let Some(refused) = contract::read_only_refusal(guard.hint(), refusal.action)
         {
@@ -237,6 +259,10 @@ impl ActionContext {
                 crate::p2p::tcp::TcpDialer,
             )),
             node_rpc,
+            notifier: match &notifier {
+                Some(dispatcher) => dispatcher.clone(),
+                None => std::sync::Arc::new(NoNotifier),
+            },
         };
         let adapters = Adapters::open(&client, wiring).await.map_err(|e| match e {
             ResolvePlatformError::File(message) => CliError::BadInput(message),
@@ -249,6 +275,7 @@ impl ActionContext {
             json_context: options.json_context,
             adapters,
             live: Default::default(),
+            notifier,
         };
         if let Some(note) = &context.adapters.settings.platform_note {
             context.note(&Note::Platform(note.clone()));
@@ -381,8 +408,36 @@ impl ActionContext {
         }
         contract::refuse(&ops, prepared)?;
         self.confirm(args, &prepared.question())?;
-        let end = contract::execute(&ops, prepared, self).await?;
-        Ok(self.finish_end(&end))
+        let end = match contract::execute(&ops, prepared, self).await {
+            Ok(end) => end,
+            Err(err) => {
+                self.notified().await;
+                return Err(err.into());
+            }
+        };
+        // The result line first: the rollout ended, whatever the webhooks do.
+        let code = self.finish_end(&end);
+        self.notified().await;
+        Ok(code)
+    }
+
+    /// Waits for the notifications queued (a rollout's end) to be delivered or given up on, at
+    /// most their worst case and a slack (`ops::notify`), and says on stderr what was not
+    /// delivered.
+    pub async fn notified(&self) {
+        let Some(notifier) = &self.notifier else {
+            return;
+        };
+        let bound = notifier.worst_case() + crate::ops::notify::DRAIN_SLACK;
+        if !notifier.drain(bound).await {
+            eprintln!(
+                "warning: notifications still pending after {}s; not delivered",
+                bound.as_secs()
+            );
+        }
+        for line in notifier.status().failures {
+            eprintln!("warning: notification failed: {line} (journaled)");
+        }
     }
 }
 

@@ -89,7 +89,12 @@ pub async fn run(
         output,
         clusters: &named,
     };
-    Ok(match across::execute_in_turn(&parts, &told).await {
+    let ended = across::execute_in_turn(&parts, &told).await;
+    // Each cluster's rollout end was queued for the webhooks: delivered (or given up) first.
+    for cluster in &clusters {
+        cluster.context.notified().await;
+    }
+    Ok(match ended {
         AcrossEnd::Done(_) => ExitCode::SUCCESS,
         AcrossEnd::Failed { .. } => exit_code(false),
         AcrossEnd::Stopped { context, error } => {

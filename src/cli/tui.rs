@@ -75,7 +75,12 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
     )
     .await
     .map_err(|e| CliError::Failed(e.to_string()))?;
+    let dispatcher = super::action::notifier_for(&config, &identity.to_string());
     let setup = ActionSetup {
+        notifier: match &dispatcher {
+            Some(dispatcher) => dispatcher.clone(),
+            None => Arc::new(crate::ports::notify::NoNotifier),
+        },
         controller_namespace: controller_namespace.clone(),
         platform_file: platform_file.clone(),
         operator: identity.to_string(),
@@ -122,6 +127,10 @@ pub async fn open(global: &GlobalArgs) -> Result<(), CliError> {
         controller_namespace,
         platform_file,
         doctor_reader: Some(doctor_reader),
+        notify: dispatcher.map(|dispatcher| crate::app::run::Notifications {
+            status: dispatcher.watch(),
+            notifier: dispatcher,
+        }),
     };
     run(options, connected)
         .await

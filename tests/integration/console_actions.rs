@@ -195,6 +195,7 @@ async fn console_on_a_running_node_reading(
             sei_console::p2p::tcp::TcpDialer,
         )),
         node_rpc,
+        notifier: std::sync::Arc::new(sei_console::ports::notify::NoNotifier),
         read_only: None,
         require_journal: false,
     };

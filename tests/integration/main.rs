@@ -39,6 +39,7 @@ mod multi_cluster;
 mod multi_cluster_console;
 mod multi_cluster_rollout;
 mod names;
+mod notify_webhook;
 mod orphans;
 mod pause;
 mod peers;

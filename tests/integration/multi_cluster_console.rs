@@ -96,6 +96,7 @@ async fn the_console_rolls_out_marked_nodes_of_two_clusters_with_one_confirmatio
         read_only: None,
         require_journal: false,
         node_rpc: sei_console::rpc::node_rpc_for(None),
+        notifier: std::sync::Arc::new(sei_console::ports::notify::NoNotifier),
     };
     let scope = Scope {
         contexts: vec!["alpha".into(), "beta".into()],

@@ -298,6 +298,7 @@ async fn a_frozen_api_server_goes_stale_fails_the_preview_in_time_and_recovers()
             sei_console::p2p::tcp::TcpDialer,
         )),
         node_rpc: sei_console::rpc::node_rpc_for(None),
+        notifier: std::sync::Arc::new(sei_console::ports::notify::NoNotifier),
         read_only: None,
         require_journal: false,
     };

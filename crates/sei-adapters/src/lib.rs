@@ -1,6 +1,7 @@
 //! sei-adapters: the adapters behind sei-ops's ports. `kube` (kube-rs: client, watches,
 //! `ClusterApi`, access reviews, logs, read-only guard), `sidecar` (the sidecar's HTTP API through
-//! the pod proxy, a port-forward or directly) and `p2p` (the seed probe's P2P handshake).
+//! the pod proxy, a port-forward or directly), `p2p` (the seed probe's P2P handshake) and
+//! `webhook` (the POSTs of `[notify]`).
 //!
 //! They implement the ports and feed the fleet store; they never know the console (`sei-tui`) or
 //! the commands (`sei-console`).
@@ -8,6 +9,7 @@ pub mod kube;
 pub mod p2p;
 pub mod rpc;
 pub mod sidecar;
+pub mod webhook;
 pub mod wiring;
 
 // The lower crates' modules under their own names, so a path reads `crate::api::…` in every crate.

@@ -6,7 +6,7 @@
 //! `Adapters::open(client, Wiring)` resolves the platform config
 //! (`kube::platform_config::resolve_platform`) and builds `ops::Settings`, `KubeCluster`,
 //! `KubeAccess`, the `HttpSidecar`, the `PlatformRenderer`, the clock, the journal, the Lease
-//! holders, the prober and the node RPC; `Adapters::ops()` hands them to the use cases.
+//! holders, the prober, the node RPC and the notifier; `Adapters::ops()` hands them to the use cases.
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -17,6 +17,7 @@ use crate::kube::cluster::KubeCluster;
 use crate::kube::platform_config::{ResolvePlatformError, resolve_platform};
 use crate::ops::{ActionLog, Ops, Ports, Settings};
 use crate::ports::node_rpc::NodeRpc;
+use crate::ports::notify::Notifier;
 use crate::ports::probe::SeedProber;
 use crate::ports::{LocalProcesses, SystemClock};
 use crate::sidecar::http::HttpSidecar;
@@ -51,6 +52,9 @@ pub struct Wiring {
     /// The nodes' RPC (`rpc::KubeNodeRpc` with the operator's kubeconfig): a rollout's health
     /// gate.
     pub node_rpc: Arc<dyn NodeRpc>,
+    /// The webhooks of `[notify]` (`ops::notify::Dispatcher`, one per process), else
+    /// `ports::notify::NoNotifier`.
+    pub notifier: Arc<dyn Notifier>,
 }
 
 /// The adapters behind the ports of one cluster, and the settings resolved for it.
@@ -65,6 +69,7 @@ pub struct Adapters {
     holders: LocalProcesses,
     prober: Arc<dyn SeedProber>,
     node_rpc: Arc<dyn NodeRpc>,
+    notifier: Arc<dyn Notifier>,
 }
 
 impl Adapters {
@@ -110,6 +115,7 @@ impl Adapters {
             },
             prober: wiring.prober,
             node_rpc: wiring.node_rpc,
+            notifier: wiring.notifier,
         })
     }
 
@@ -126,6 +132,7 @@ impl Adapters {
                 holders: &self.holders,
                 prober: self.prober.as_ref(),
                 node_rpc: self.node_rpc.as_ref(),
+                notifier: self.notifier.as_ref(),
             },
             &self.settings,
         )

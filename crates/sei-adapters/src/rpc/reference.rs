@@ -43,17 +43,8 @@ impl Default for ReferenceReader {
 impl ReferenceReader {
     /// A reader trusting the system's root certificates for https references.
     pub fn new() -> ReferenceReader {
-        let mut http = HttpConnector::new();
-        http.set_connect_timeout(Some(Duration::from_secs(5)));
-        http.set_nodelay(true);
-        http.enforce_http(false);
-        let http = HttpsConnectorBuilder::new()
-            .with_native_roots()
-            .map(|builder| {
-                let https = builder.https_or_http().enable_http1().wrap_connector(http);
-                HyperClient::builder(TokioExecutor::new()).build(https)
-            })
-            .map_err(|err| NoRootCertificates(std::sync::Arc::new(err)));
+        let http =
+            http_or_https_client().map_err(|err| NoRootCertificates(std::sync::Arc::new(err)));
         ReferenceReader { http }
     }
 
@@ -102,6 +93,27 @@ impl ReferenceReader {
             body: body.to_bytes().to_vec(),
         })
     }
+}
+
+/// A client of URLs outside the fleet (a chain's reference RPC, the webhooks of `[notify]`):
+/// `http://` or `https://` trusting the system's root certificates, HTTP/1, connecting within
+/// 5 s; the caller bounds the whole request. `Err` when there are no root certificates.
+pub(crate) fn http_or_https_client<B>()
+-> std::io::Result<HyperClient<HttpsConnector<HttpConnector>, B>>
+where
+    B: hyper::body::Body + Send + 'static,
+    B::Data: Send,
+{
+    let mut http = HttpConnector::new();
+    http.set_connect_timeout(Some(Duration::from_secs(5)));
+    http.set_nodelay(true);
+    http.enforce_http(false);
+    HttpsConnectorBuilder::new()
+        .with_native_roots()
+        .map(|builder| {
+            let https = builder.https_or_http().enable_http1().wrap_connector(http);
+            HyperClient::builder(TokioExecutor::new()).build(https)
+        })
 }
 
 /// A request that got no answer: refused when nothing listens, else unreachable with the cause.

@@ -90,6 +90,11 @@ impl Decoder<'_> {
                         self.chains(table, &mut config);
                     }
                 }
+                "notify" => {
+                    if let Some(table) = self.table(line, name, item) {
+                        self.notify(table, &mut config);
+                    }
+                }
                 other => self.unknown(line, other),
             }
         }
@@ -247,6 +252,63 @@ impl Decoder<'_> {
                         "none (the fleet top)",
                     ),
                 }
+            }
+        }
+    }
+
+    /// `[notify]`: `webhooks` (http(s) URLs; a bad one is named and left out),
+    /// `timeout_seconds` (1 to 60) and `attempts` (1 to 10); a bad number keeps its default.
+    fn notify(&mut self, table: &Table, config: &mut Config) {
+        use super::notify::{DEFAULT_ATTEMPTS, MAX_ATTEMPTS, MAX_TIMEOUT_SECONDS, WebhookUrl};
+        for (name, item) in table.iter() {
+            let line = self.line(table, name, item);
+            match name {
+                "webhooks" => {
+                    let Some(array) = item.as_array() else {
+                        self.wrong_type(line, "notify.webhooks", item, "a list of URLs", "[]");
+                        continue;
+                    };
+                    for value in array.iter() {
+                        match value.as_str().map(WebhookUrl::parse) {
+                            Some(Ok(url)) => {
+                                if !config.notify.webhooks.contains(&url) {
+                                    config.notify.webhooks.push(url);
+                                }
+                            }
+                            Some(Err(why)) => self.problems.push(format!(
+                                "line {line}: notify.webhooks holds a URL that {why}; left out"
+                            )),
+                            None => self.problems.push(format!(
+                                "line {line}: notify.webhooks holds {}, not a URL; left out",
+                                value.to_string().trim()
+                            )),
+                        }
+                    }
+                }
+                "timeout_seconds" => match item
+                    .as_integer()
+                    .and_then(|n| u64::try_from(n).ok())
+                    .filter(|n| (1..=MAX_TIMEOUT_SECONDS).contains(n))
+                {
+                    Some(n) => config.notify.timeout = std::time::Duration::from_secs(n),
+                    None => self.problems.push(format!(
+                        "line {line}: notify.timeout_seconds must be a whole number from 1 to {MAX_TIMEOUT_SECONDS}, not {}; using {}",
+                        shown(item),
+                        super::notify::DEFAULT_TIMEOUT.as_secs()
+                    )),
+                },
+                "attempts" => match item
+                    .as_integer()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| (1..=MAX_ATTEMPTS).contains(n))
+                {
+                    Some(n) => config.notify.attempts = n,
+                    None => self.problems.push(format!(
+                        "line {line}: notify.attempts must be a whole number from 1 to {MAX_ATTEMPTS}, not {}; using {DEFAULT_ATTEMPTS}",
+                        shown(item)
+                    )),
+                },
+                other => self.unknown(line, &format!("notify.{other}")),
             }
         }
     }

@@ -6,7 +6,7 @@
 //! Writing ([`edit`]) changes one value with `toml_edit`, so comments and order survive.
 //!
 //! [`Config`] holds the theme (`ThemeName`, its config name and the `T` cycle), executor mode,
-//! read-only, the fleet filter, wave defaults and key overrides. `edit` saves the theme and the
+//! read-only, the fleet filter, wave defaults, key overrides and the webhooks (`notify`). `edit` saves the theme and the
 //! filter (`save_theme`, `save_filter`); `keys` names screens and actions (`KeyOverride`,
 //! `keymap_with`); `paths` finds the XDG config and state dirs.
 use std::path::{Path, PathBuf};
@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 mod decode;
 pub mod edit;
 pub mod keys;
+pub mod notify;
 pub mod paths;
 pub mod read_only;
 
@@ -164,6 +165,8 @@ pub struct Config {
     /// `[chains."CHAIN-ID"] reference_rpc`: the RPC each chain's lag is measured against
     /// instead of the fleet's highest node.
     pub reference_rpc: std::collections::BTreeMap<String, crate::chain::ReferenceUrl>,
+    /// `[notify]`: the webhooks told of rollouts and new critical doctor findings.
+    pub notify: notify::NotifyConfig,
 }
 
 /// A config together with where it came from and what was wrong with the file.

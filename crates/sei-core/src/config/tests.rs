@@ -403,3 +403,40 @@ batch = 5
         loaded.problems[1]
     );
 }
+
+#[test]
+fn notify_webhooks_are_read_and_a_bad_url_or_number_is_one_line_that_loses_nothing_else() {
+    let loaded = decode_text(
+        r#"
+[notify]
+webhooks = ["http://127.0.0.1:9000/hook", "hooks.example.com", 7]
+timeout_seconds = 2
+attempts = 0
+[waves]
+batch = 5
+"#,
+    );
+    let config = &loaded.config;
+    assert_eq!(config.waves.batch, 5);
+    assert_eq!(
+        config
+            .notify
+            .webhooks
+            .iter()
+            .map(|u| u.as_str())
+            .collect::<Vec<_>>(),
+        ["http://127.0.0.1:9000/hook"]
+    );
+    assert_eq!(config.notify.timeout, std::time::Duration::from_secs(2));
+    assert_eq!(config.notify.attempts, 3, "a bad number keeps its default");
+    assert_eq!(loaded.problems.len(), 3, "{:?}", loaded.problems);
+    assert_eq!(
+        loaded.problems[0],
+        "config file /cfg/config.toml: line 3: notify.webhooks holds a URL that is not an \
+         http:// or https:// URL; left out"
+    );
+    assert!(
+        loaded.problems[2]
+            .contains("notify.attempts must be a whole number from 1 to 10, not 0; using 3")
+    );
+}

@@ -9,7 +9,8 @@
 //!
 //! The preamble is here and nowhere else: a change is refused in read-only mode before any call
 //! (journaled), then what `prepare` said cannot run is refused (journaled), then the node's
-//! Lease is taken and the action runs under it.
+//! Lease is taken and the action runs under it; a rollout's end is queued for the webhooks
+//! (`ops::notify::rollout_end`), never waited on.
 use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
@@ -48,6 +49,11 @@ pub trait Previewed: Send + Sync + 'static {
     /// The nodes acted on, as the journal names them.
     fn nodes(&self) -> Vec<String>;
     fn detail(&self) -> String;
+    /// The image of a rollout whose end (halted or finished) [`execute`] notifies
+    /// (`ops::notify`); `None`: the action's end is not notified.
+    fn notified_image(&self) -> Option<String> {
+        None
+    }
     /// What is decided for the action as a whole, shown first (a rollout's waves).
     fn head(&self) -> String {
         String::new()
@@ -162,13 +168,17 @@ pub async fn execute<P: Previewed + ?Sized>(
     ops.refuse(kind, &nodes, &detail, prepared.refusal())?;
     // Runs on these nodes whose console died are closed before this one records anything.
     ops.close_interrupted(&nodes).await;
-    match prepared.lease() {
+    let end = match prepared.lease() {
         Some(node) => {
             let lease = ops.take_node_lease(&node, report).await?;
             ops.under_lease(lease, prepared.run(ops, report)).await
         }
         None => prepared.run(ops, report).await,
+    };
+    if let Some(image) = prepared.notified_image() {
+        super::notify::rollout_end(ops, &nodes, image, &end);
     }
+    end
 }
 
 /// Journals what `prepare` said cannot run (nothing to do, a permission missing) and returns it,

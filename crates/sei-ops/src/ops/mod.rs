@@ -60,6 +60,7 @@ pub mod interrupted;
 #[cfg(test)]
 mod interrupted_tests;
 mod lease;
+pub mod notify;
 pub mod pod_needs;
 pub mod pod_ready;
 mod report;
@@ -95,6 +96,8 @@ pub struct Ports<'a> {
     pub prober: &'a dyn crate::ports::probe::SeedProber,
     /// The nodes' sei-tendermint RPC (a rollout's health gate reads it).
     pub node_rpc: &'a dyn crate::ports::node_rpc::NodeRpc,
+    /// The webhooks of `[notify]`: a rollout's end is queued there (`ports::notify`).
+    pub notifier: &'a dyn crate::ports::notify::Notifier,
 }
 
 /// Who acts, where, and how plans are executed: resolved once by the caller from flags,

@@ -324,6 +324,10 @@ impl<P: Previewed> Previewed for Guarded<P> {
         self.prepared.dry_run_end()
     }
 
+    fn notified_image(&self) -> Option<String> {
+        self.prepared.notified_image()
+    }
+
     fn follows_a_plan(&self) -> bool {
         self.prepared.follows_a_plan()
     }

@@ -134,7 +134,24 @@ struct World {
     holders: GoneHolders,
     prober: crate::ports::probe::fake::FakeProber,
     rpc: crate::ports::node_rpc::fake::FakeNodeRpc,
+    notified: Notified,
     settings: Settings,
+}
+
+/// The notifications queued, in order.
+#[derive(Default)]
+struct Notified(std::sync::Mutex<Vec<crate::ports::notify::Notification>>);
+
+impl crate::ports::notify::Notifier for Notified {
+    fn notify(&self, notification: crate::ports::notify::Notification) {
+        self.0.lock().expect("lock").push(notification);
+    }
+}
+
+impl Notified {
+    fn taken(&self) -> Vec<crate::ports::notify::Notification> {
+        std::mem::take(&mut *self.0.lock().expect("lock"))
+    }
 }
 
 impl World {
@@ -151,6 +168,7 @@ impl World {
             holders: GoneHolders::default(),
             prober: Default::default(),
             rpc: Default::default(),
+            notified: Notified::default(),
             settings: Settings {
                 namespace: "ns".into(),
                 operator: "alice (context test)".into(),
@@ -199,6 +217,7 @@ impl World {
                 holders: &self.holders,
                 prober: &self.prober,
                 node_rpc: &self.rpc,
+                notifier: &self.notified,
             },
             &self.settings,
         )

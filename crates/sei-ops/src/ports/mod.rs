@@ -9,7 +9,8 @@
 //! `sei-console`, Events, `list_events_for`, `service_account_exists`; `StatusPatch`, `NodeEvent`),
 //! `probe` (the seed probe: `ProbeTarget`, `ProbeOutcome` with its seven checks, `SeedProber`),
 //! `access` (`PermissionCheck`, `AccessReview`, `check_permissions`: namespace-wide first, names
-//! only where denied, 8 in flight), `node_rpc`, `logs` (`PodLogs`, typed `LogError`), and `testing`
+//! only where denied, 8 in flight), `node_rpc`, `notify` (the webhook payload, `Notifier`,
+//! `WebhookPost`), `logs` (`PodLogs`, typed `LogError`), and `testing`
 //! (in-memory `FakeCluster` and `FakeSidecar`, behind `cfg(any(test, feature = "testing"))`: never
 //! in the shipped binary).
 use jiff::Timestamp;
@@ -397,6 +398,7 @@ pub trait PeerDialer: Send + Sync {
 pub mod access;
 pub mod logs;
 pub mod node_rpc;
+pub mod notify;
 pub mod probe;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -73,15 +73,18 @@ pub const READ_OPEN: jiff::SignedDuration = jiff::SignedDuration::from_secs(10);
 pub const READ_CLOSED: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
 
 /// The 1 Hz tick: the open view's findings follow every second, the header's count every
-/// [`IDLE_REFRESH`]; the reads that are due are asked for.
+/// [`IDLE_REFRESH`]; the reads that are due are asked for; new critical findings are
+/// notified (`app::notify`).
 pub fn on_tick(model: &mut Model) -> Vec<Cmd> {
     let due = model.doctor.open
         || model
             .doctor
             .refreshed_at
             .is_none_or(|at| model.now.duration_since(at) >= IDLE_REFRESH);
+    let mut cmds = Vec::new();
     if due {
         refresh(model);
+        cmds = super::notify::on_judged(model);
     }
     let every = if model.doctor.open {
         READ_OPEN
@@ -89,7 +92,6 @@ pub fn on_tick(model: &mut Model) -> Vec<Cmd> {
         READ_CLOSED
     };
     let contexts: Vec<String> = model.fleet.contexts().map(|c| c.to_string()).collect();
-    let mut cmds = Vec::new();
     for context in contexts {
         let asked = model.doctor.reads_asked.get(&context).copied();
         if asked.is_some_and(|at| model.now.duration_since(at) < every) {

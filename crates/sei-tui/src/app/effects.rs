@@ -43,6 +43,8 @@ pub struct Effects {
     node_rpcs: BTreeMap<String, Arc<dyn NodeRpc>>,
     /// The doctor's reads besides the watched fleet (handed in by the composition root).
     doctor_reader: Option<Arc<dyn crate::ops::doctor_reads::DoctorReader>>,
+    /// The webhooks of `[notify]` (handed in by the composition root).
+    notifier: Option<Arc<dyn crate::ports::notify::Notifier>>,
 }
 
 impl Effects {
@@ -58,6 +60,7 @@ impl Effects {
             run_task: None,
             node_rpcs: BTreeMap::new(),
             doctor_reader: None,
+            notifier: None,
         }
     }
 
@@ -67,6 +70,12 @@ impl Effects {
         reader: Arc<dyn crate::ops::doctor_reads::DoctorReader>,
     ) -> Effects {
         self.doctor_reader = Some(reader);
+        self
+    }
+
+    /// Queues `Cmd::Notify` for the webhooks (the notifier the composition root made).
+    pub fn with_notifier(mut self, notifier: Arc<dyn crate::ports::notify::Notifier>) -> Effects {
+        self.notifier = Some(notifier);
         self
     }
 
@@ -330,6 +339,11 @@ impl Effects {
             }
             Cmd::ReadHealth { keys } => self.read_health(keys),
             Cmd::ReadReference { chain, url } => self.read_reference(chain, url),
+            Cmd::Notify(notification) => {
+                if let Some(notifier) = &self.notifier {
+                    notifier.notify(*notification);
+                }
+            }
             Cmd::ReadDoctor { context, namespace } => {
                 let Some(reader) = self.doctor_reader.clone() else {
                     return;

@@ -35,6 +35,7 @@ pub mod journal_view;
 pub mod logs;
 pub mod model;
 pub mod node_scroll;
+pub mod notify;
 pub mod pacing;
 pub mod port;
 pub mod probes;

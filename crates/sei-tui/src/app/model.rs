@@ -172,6 +172,8 @@ pub struct Model {
     pub viewer: Option<super::viewer::Viewer>,
     /// The fleet doctor's findings (refreshed every second) and its view (`D`, `:doctor`).
     pub doctor: super::doctor::DoctorState,
+    /// The webhooks of `[notify]`: what was sent, what failed (`app::notify`).
+    pub notify: super::notify::NotifyView,
     /// The logs view (`l`) over the screen.
     pub logs: Option<super::logs::LogsView>,
     pub next_logs_epoch: u64,
@@ -227,6 +229,7 @@ impl Model {
             quit_armed: false,
             viewer: None,
             doctor: Default::default(),
+            notify: Default::default(),
             logs: None,
             next_logs_epoch: 0,
             suspend: false,

@@ -50,6 +50,21 @@ pub struct RunOptions {
     pub controller_namespace: String,
     /// The platform config file (`SEI_CONSOLE_PLATFORM_CONFIG`), else the ConfigMap is read.
     pub platform_file: Option<PathBuf>,
+    /// The webhooks of `[notify]` and their notifier's status; `None`: none configured.
+    pub notify: Option<Notifications>,
+}
+
+/// The notifier the composition root made for `[notify]`, and its status as it changes.
+#[derive(Clone)]
+pub struct Notifications {
+    pub notifier: std::sync::Arc<dyn crate::ports::notify::Notifier>,
+    pub status: tokio::sync::watch::Receiver<crate::ports::notify::NotifyStatus>,
+}
+
+impl std::fmt::Debug for Notifications {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Notifications")
+    }
 }
 
 /// Restores the terminal on every exit path, panics included (ratatui's init hook covers those).
@@ -153,6 +168,19 @@ pub async fn run(options: RunOptions, connected: Connected) -> Result<(), RunErr
     let mut effects = Effects::new(connected.port, tx.clone());
     if let Some(reader) = options.doctor_reader.clone() {
         effects = effects.with_doctor_reader(reader);
+    }
+    if let Some(notify) = options.notify {
+        effects = effects.with_notifier(notify.notifier);
+        model.notify.enabled = true;
+        let (mut status, tx) = (notify.status, tx.clone());
+        tokio::spawn(async move {
+            while status.changed().await.is_ok() {
+                let now = status.borrow_and_update().clone();
+                if tx.send(Msg::Notified(now)).await.is_err() {
+                    break;
+                }
+            }
+        });
     }
 
     let mut terminal = ratatui::try_init().map_err(RunError::OpenTerminal)?;

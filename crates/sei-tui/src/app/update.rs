@@ -168,6 +168,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             super::chain_health::on_reference_read(model, &chain, read);
             Vec::new()
         }
+        Msg::Notified(status) => {
+            super::notify::on_status(model, status);
+            Vec::new()
+        }
         Msg::DoctorRead { context, reads } => {
             super::doctor::on_read(model, context, *reads);
             Vec::new()

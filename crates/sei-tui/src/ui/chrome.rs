@@ -264,8 +264,8 @@ pub fn header(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 
 /// The banner lines: per watched cluster in trouble, one line (its API server silent, else its
 /// oldest STALE watch, else a forbidden one), each naming its cluster when several are
-/// watched, so one cluster down never reads as all of them; else undecodable objects, else the
-/// config file's first problem (until the first key). At most [`MAX_BANNERS`] lines.
+/// watched, so one cluster down never reads as all of them; else undecodable objects, else
+/// webhooks that recently failed (`app::notify`), else the config file's first problem (until the first key). At most [`MAX_BANNERS`] lines.
 pub fn banner_lines(model: &Model) -> Vec<String> {
     let multi = model.multi_cluster();
     let mut lines: Vec<String> = model
@@ -286,7 +286,9 @@ pub fn banner_lines(model: &Model) -> Vec<String> {
         lines.push(format!(" … and {more} more clusters in trouble "));
     }
     if lines.is_empty()
-        && let Some(line) = skipped_line(model).or_else(|| config_problem_line(model))
+        && let Some(line) = skipped_line(model)
+            .or_else(|| crate::app::notify::banner_line(model))
+            .or_else(|| config_problem_line(model))
     {
         lines.push(line);
     }

@@ -467,6 +467,11 @@ impl Previewed for RolloutPrepared {
         self.input.detail()
     }
 
+    /// A followed rollout's end is notified (`--no-wait` ends before anything ran).
+    fn notified_image(&self) -> Option<String> {
+        self.input.wait.then(|| self.input.image.to_string())
+    }
+
     fn head(&self) -> String {
         self.head_text()
     }

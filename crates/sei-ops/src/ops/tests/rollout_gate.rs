@@ -163,6 +163,18 @@ async fn a_canary_caught_up_and_advancing_through_the_soak_passes_and_the_next_w
     );
     // The last wave is gated too.
     assert!(lines.iter().any(|l| l.starts_with("b: health gate passed")));
+    let notified = world.notified.taken();
+    assert_eq!(notified.len(), 1, "one notification: the end");
+    assert_eq!(
+        notified[0].event,
+        crate::ports::notify::EventKind::RolloutFinished
+    );
+    assert_eq!(notified[0].message, end.message);
+    let facts = notified[0].rollout.clone().expect("rollout facts");
+    assert_eq!(
+        (facts.nodes, facts.failed_node),
+        (vec!["a".to_owned(), "b".to_owned()], None)
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -212,6 +224,24 @@ async fn a_stalled_canary_halts_the_rollout_naming_the_height_and_the_rest_is_un
         event_messages(&world, "a")
             .iter()
             .any(|m| m.contains("health gate halted: height stuck at 500"))
+    );
+    let notified = world.notified.taken();
+    assert_eq!(notified.len(), 1, "one notification: the halt");
+    assert_eq!(
+        notified[0].event,
+        crate::ports::notify::EventKind::RolloutHalted
+    );
+    assert_eq!(notified[0].message, end.message);
+    assert_eq!(
+        notified[0]
+            .rollout
+            .as_ref()
+            .and_then(|r| r.failed_node.as_deref()),
+        Some("a")
+    );
+    assert_eq!(
+        (notified[0].context.as_str(), notified[0].namespace.as_str()),
+        ("test", "ns")
     );
 }
 

@@ -41,6 +41,8 @@ pub enum Msg {
     },
     /// A journal line of a console action could not be written (why): said on the status line.
     JournalUnwritable(String),
+    /// What the webhooks' notifier has done, as it changed (`app::notify`).
+    Notified(crate::ports::notify::NotifyStatus),
     /// A line of action `id`'s progress.
     ActionProgress {
         id: u64,
@@ -243,6 +245,8 @@ pub enum Cmd {
         context: String,
         namespace: Option<String>,
     },
+    /// Queue a notification for the webhooks of `[notify]` (`app::notify`).
+    Notify(Box<crate::ports::notify::Notification>),
     /// Read who runs `context`'s Active plans (`checked`: those known when asked); answered by
     /// `Msg::Runners`.
     ReadRunners {
