@@ -4,21 +4,11 @@
 //! `tests/unused_pub.rs`: every `Result<…>` written in a non-test file (test files, a
 //! `#[cfg(test)] mod x;` line and the test module at a file's end left out) whose last type
 //! argument is `String`, a `&str` or a `Box<dyn …Error…>` fails.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use source_files::rust_files;
+
+mod source_files;
 
 /// The type arguments of each `Result<…>` on `line`, as written, top level split at commas.
 fn results(line: &str) -> Vec<Vec<String>> {

@@ -6,23 +6,11 @@
 //! with no tool beyond the test itself. A call from a string (serde's `with = "…"`) counts, as
 //! the whole text of the file is read.
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "target") {
-                rust_files(&path, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use source_files::rust_files;
+
+mod source_files;
 
 fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'

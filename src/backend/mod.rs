@@ -60,8 +60,8 @@ pub async fn connect(
     if guard.is_read_only()
         && let Some(config) = conn.kube_config.clone()
     {
-        conn.client = crate::kube::read_only::guarded_client(guard, config)
-            .map_err(ConnectionError::Client)?;
+        conn.client =
+            crate::kube::client::api_client(config, true).map_err(ConnectionError::Client)?;
     }
     Ok(conn)
 }

@@ -203,12 +203,13 @@ impl ActionContext {
             .clone()
             .unwrap_or_else(|| kube.default_namespace.clone());
         let server = kube.cluster_url.to_string();
-        let client = crate::kube::read_only::guarded_client(guard, kube.clone()).map_err(|e| {
-            CliError::Failed(format!(
-                "cannot create Kubernetes client: {}",
-                crate::kube::errors::describe(&e)
-            ))
-        })?;
+        let client =
+            crate::kube::client::api_client(kube.clone(), guard.is_read_only()).map_err(|e| {
+                CliError::Failed(format!(
+                    "cannot create Kubernetes client: {}",
+                    crate::kube::errors::describe(&e)
+                ))
+            })?;
         let node_rpc = crate::rpc::node_rpc_for(Some(kube.clone()));
         let transport = transport_from_env(|k| std::env::var(k).ok(), Some(kube))
             .map_err(|e| CliError::BadInput(e.to_string()))?;

@@ -139,7 +139,7 @@ async fn platform_from_cluster(
 }
 
 fn connect(config: ::kube::Config) -> Result<::kube::Client, CliError> {
-    crate::kube::timeout::client(config, false).map_err(|e| {
+    crate::kube::client::api_client(config, false).map_err(|e| {
         CliError::Failed(format!(
             "cannot create Kubernetes client: {}",
             crate::kube::errors::describe(&e)

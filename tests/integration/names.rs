@@ -12,10 +12,15 @@ use crate::common::console::{cli, cli_as};
 use crate::common::identity::{Operator, rule};
 
 /// `name` with its 2nd and 3rd letters after the last `-` swapped (`sei-dmeo` for `sei-demo`).
+/// Two neighbouring characters of the last part swapped (two that differ: a suffix such as
+/// `56607357` has a pair that would swap into itself).
 fn typo(name: &str) -> String {
     let at = name.rfind('-').map_or(0, |i| i + 1);
     let mut chars: Vec<char> = name.chars().collect();
-    chars.swap(at + 1, at + 2);
+    let i = (at..chars.len() - 1)
+        .find(|&i| chars[i] != chars[i + 1])
+        .expect("two different neighbours");
+    chars.swap(i, i + 1);
     chars.into_iter().collect()
 }
 

@@ -9,11 +9,10 @@ use kube::api::{ListParams, ObjectMeta, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use sei_console::actions::event::{EventTarget, console_event};
-use sei_console::config::read_only::MutationGuard;
 use sei_console::kube::access::check_permissions;
+use sei_console::kube::client::api_client;
 use sei_console::kube::cluster::KubeCluster;
 use sei_console::kube::identity;
-use sei_console::kube::read_only::guarded_client;
 use sei_console::ports::access::{AccessError, PermissionCheck};
 use sei_console::ports::{ClusterApi, ClusterObject, EventType, NodeEvent, SystemClock};
 
@@ -31,8 +30,7 @@ async fn kube_config() -> kube::Config {
 #[tokio::test]
 async fn read_only_client_refuses_every_mutation_before_sending_it() {
     let ns = TestNamespace::new("readonly").await;
-    let guarded =
-        guarded_client(MutationGuard::new(true, false), kube_config().await).expect("client");
+    let guarded = api_client(kube_config().await, true).expect("client");
     let cluster = KubeCluster::new(guarded.clone());
 
     let config_map = ClusterObject::ConfigMap(ConfigMap {

@@ -111,7 +111,7 @@ async fn run(args: Args) -> Result<(), String> {
         .map(|c| sei_console::kube::client::with_agent(c, USER_AGENT))
         .ok_or("the connection has no kube config")?;
     let client =
-        sei_console::kube::timeout::client(config.clone(), false).map_err(|e| e.to_string())?;
+        sei_console::kube::client::api_client(config.clone(), false).map_err(|e| e.to_string())?;
     let sidecar =
         sei_console::sidecar::env::client_from_env(Some(config)).map_err(|e| e.to_string())?;
     let identity = args.identity.clone().unwrap_or_else(|| {

@@ -305,7 +305,11 @@ impl Terminal {
     /// The console as it runs: raw mode, the alternate screen and a hidden cursor (so the
     /// restore checks above can see the difference).
     pub fn assert_taken_over(&self) {
-        let screen = self.screen();
+        // A frame's cells are written before the cursor is hidden (ratatui hides it after the
+        // flush): the bytes of the one can be read before those of the other.
+        let screen = self.wait_for("the cursor hidden", Duration::from_secs(5), |s| {
+            s.hide_cursor()
+        });
         assert!(self.raw_mode(), "raw mode while the console runs");
         assert!(screen.alternate_screen(), "alternate screen while it runs");
         assert!(screen.hide_cursor(), "cursor hidden while it runs");

@@ -4,6 +4,23 @@ use std::path::Path;
 use kube::Client;
 use kube::config::{Config, KubeConfigOptions, Kubeconfig};
 
+use super::errors::REQUEST_TIMEOUT;
+use super::read_only::ReadOnlyLayer;
+use super::timeout::RequestTimeoutLayer;
+
+/// The one builder of the console's kube clients: every request waits at most
+/// [`REQUEST_TIMEOUT`] for its answer (`kube::timeout`); `read_only` adds the read-only guard
+/// (`kube::read_only`), which refuses every mutating request before it leaves the process.
+pub fn api_client(config: Config, read_only: bool) -> Result<Client, kube::Error> {
+    let builder = kube::client::ClientBuilder::try_from(config)?
+        .with_layer(&RequestTimeoutLayer::new(REQUEST_TIMEOUT));
+    Ok(if read_only {
+        builder.with_layer(&ReadOnlyLayer).build()
+    } else {
+        builder.build()
+    })
+}
+
 /// A connected client and what it points at.
 #[derive(Clone)]
 pub struct Connection {
@@ -140,7 +157,7 @@ pub async fn connect(
     };
     let config = with_user_agent(config);
     let default_namespace = config.default_namespace.clone();
-    let client = super::timeout::client(config.clone(), false)
+    let client = api_client(config.clone(), false)
         .map_err(|e| ConnectError::Client(super::errors::describe(&e)))?;
     Ok(Connection {
         client,

@@ -4,23 +4,13 @@
 //! and where it was switched on (the action is refused up front, before any preview request, by
 //! the one decision in `ops::action::read_only_refusal`), and [`ReadOnlyLayer`] wraps the kube client's HTTP
 //! service so that no code path — `ClusterApi`, a spec patch, an Event, a sidecar call through
-//! the pod proxy — can send a mutating request even if it forgets to ask.
+//! the pod proxy — can send a mutating request even if it forgets to ask
+//! (`kube::client::api_client(config, true)` builds such a client).
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use tower::{BoxError, Layer, Service};
-
-use crate::config::read_only::MutationGuard;
-
-/// The kube client to use under `guard`: wrapped in [`ReadOnlyLayer`] when read-only, and like
-/// every client of the console with a deadline on each answer (`kube::timeout`).
-pub fn guarded_client(
-    guard: MutationGuard,
-    config: kube::Config,
-) -> Result<kube::Client, kube::Error> {
-    super::timeout::client(config, guard.is_read_only())
-}
 
 /// A request the read-only layer refused (surfaces as `kube::Error::Service`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

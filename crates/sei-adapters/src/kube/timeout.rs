@@ -3,7 +3,8 @@
 //! A frozen API server (SIGSTOP, a dead node behind a live load balancer) accepts connections
 //! and never answers: without a deadline a preview or a permission check waits forever. The
 //! deadline covers the wait for the response headers only, so a watch, whose headers come at
-//! once and whose stream then may stay quiet for minutes, is not cut.
+//! once and whose stream then may stay quiet for minutes, is not cut. `kube::client::api_client`
+//! puts [`RequestTimeoutLayer`] on every client (`errors::REQUEST_TIMEOUT`).
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -11,26 +12,11 @@ use std::time::Duration;
 
 use tower::{BoxError, Layer, Service};
 
-use super::errors::REQUEST_TIMEOUT;
-use super::read_only::ReadOnlyLayer;
-
 /// A request the API server did not answer in time (surfaces as `kube::Error::Service`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the API server did not answer within {} s", .after.as_secs())]
 pub struct RequestTimedOut {
     pub after: Duration,
-}
-
-/// A kube client whose every request waits at most [`REQUEST_TIMEOUT`] for its answer;
-/// `read_only` adds the read-only guard.
-pub fn client(config: kube::Config, read_only: bool) -> Result<kube::Client, kube::Error> {
-    let builder = kube::client::ClientBuilder::try_from(config)?
-        .with_layer(&RequestTimeoutLayer::new(REQUEST_TIMEOUT));
-    Ok(if read_only {
-        builder.with_layer(&ReadOnlyLayer).build()
-    } else {
-        builder.build()
-    })
 }
 
 /// Tower layer failing a request whose answer has not begun after `after`.

@@ -17,7 +17,7 @@
 //! patch, the journal line) and the typed [`OpsError`]. `report` (the `Report` trait, typed
 //! `Note`s, `RunEnd` with the action's own JSON result fields and exit code); `follow` (the
 //! executor chosen from the controller's Lease, a plan followed to a typed `FollowEnd`, progress
-//! text); `lease` (the node's Lease).
+//! text); `lease` (the node's Lease); `action_log` (the journal port `ActionLog`, `NoLog`).
 //!
 //! The actions, one module each under `actions` (`address`, `exec`, `pause` with `resume`,
 //! `restart`, `rollout`, `seed`; each module's doc says what it does), declare their
@@ -41,7 +41,7 @@ use crate::api::SeiNode;
 use crate::config::ExecutorMode;
 use crate::executor::driver::{Driver, DriverConfig};
 use crate::fleet::console_actions;
-use crate::journal::{Journal, JournalEntry, JournalError, Outcome};
+use crate::journal::{JournalEntry, Outcome};
 use crate::planner::PlanContext;
 use crate::platform::PlatformConfig;
 use crate::ports::access::{AccessError, AccessReview, PermissionCheck, check_permissions};
@@ -50,6 +50,7 @@ use crate::tasks::WorkloadRenderer;
 
 pub mod across;
 pub mod action;
+mod action_log;
 pub mod actions;
 pub mod chain_health;
 pub mod doctor;
@@ -75,53 +76,12 @@ pub mod skew;
 mod tests;
 pub mod waiting;
 
+pub use action_log::{ActionLog, NoLog};
 pub use report::{Note, Report, RunEnd};
 
 /// The action named `name` (as the journal writes it), or the names there are.
 pub fn action_kind(name: &str) -> Result<ActionKind, crate::actions::event::UnknownAction> {
     crate::actions::event::kind_named(&actions::all(), name)
-}
-
-/// Where journal lines go (the local JSONL journal; a list in tests).
-pub trait ActionLog: Send + Sync {
-    fn append(&self, entry: &JournalEntry) -> Result<(), JournalError>;
-    /// Whether a line could be written now (nothing is written): `require_journal`'s pre-flight.
-    fn ready(&self) -> Result<(), JournalError> {
-        Ok(())
-    }
-    /// The lines written so far, oldest first (`ops::interrupted` closes the runs of consoles
-    /// that died); a log that cannot be read back has none.
-    fn entries(&self) -> Vec<JournalEntry> {
-        Vec::new()
-    }
-}
-
-impl ActionLog for Journal {
-    fn append(&self, entry: &JournalEntry) -> Result<(), JournalError> {
-        Journal::append(self, entry)
-    }
-
-    fn entries(&self) -> Vec<JournalEntry> {
-        self.read().map(|c| c.entries).unwrap_or_default()
-    }
-
-    fn ready(&self) -> Result<(), JournalError> {
-        self.check_writable()
-    }
-}
-
-/// No journal (its location could not be determined): every line is lost, and each write says
-/// so (never silently).
-pub struct NoLog;
-
-impl ActionLog for NoLog {
-    fn append(&self, _entry: &JournalEntry) -> Result<(), JournalError> {
-        Err(JournalError::NoLocation)
-    }
-
-    fn ready(&self) -> Result<(), JournalError> {
-        Err(JournalError::NoLocation)
-    }
 }
 
 /// The ports an action works through.

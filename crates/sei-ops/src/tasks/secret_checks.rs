@@ -1,11 +1,13 @@
 //! The skeleton the three validate-* tasks share (upstream helpers in validate_signing_key.go):
 //! fetch the Secret in the node's namespace, classify failures, and write the readiness condition
-//! with the Validated / NotReady / Invalid reasons.
+//! with the Validated / NotReady / Invalid reasons (`conclude`, every validator's `Execute`).
+//! [`KeyFile`] is the whole check of one Tendermint key file in a Secret, which the node-key and
+//! signing-key tasks each describe in a constant.
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Secret;
 
 use super::api_calls::{ApiCall, CallObject};
-use super::{ExecuteError, go_quote, set_node_condition};
+use super::{Cached, ExecuteError, TaskEnv, go_quote, set_node_condition};
 use crate::api::{ConditionStatus, ConditionType, Reason, SeiNode};
 use crate::ports::{ClusterApi, ClusterObject, ObjectKind};
 
@@ -103,13 +105,15 @@ pub(crate) fn secret_keys(secret: &Secret) -> Vec<&str> {
     keys
 }
 
-/// Maps a check result onto the node condition and the Execute result.
+/// Maps a check result onto the node condition, the task's state (Complete once the check
+/// passed) and the Execute result: every Secret validator's `Execute`.
 pub(crate) fn conclude(
+    state: &mut Cached,
     node: &mut SeiNode,
     reasons: &ConditionReasons,
     result: Result<String, Check>,
     now: Timestamp,
-) -> Result<bool, ExecuteError> {
+) -> Result<(), ExecuteError> {
     match result {
         Ok(message) => {
             set_node_condition(
@@ -120,7 +124,8 @@ pub(crate) fn conclude(
                 message,
                 now,
             );
-            Ok(true)
+            *state = Cached::Complete;
+            Ok(())
         }
         Err(Check::NotReady(message)) => {
             set_node_condition(
@@ -131,7 +136,7 @@ pub(crate) fn conclude(
                 message,
                 now,
             );
-            Ok(false)
+            Ok(())
         }
         Err(Check::Invalid(message)) => {
             set_node_condition(
@@ -144,6 +149,61 @@ pub(crate) fn conclude(
             );
             Err(ExecuteError::Terminal(message))
         }
+    }
+}
+
+/// One Tendermint key file in a Secret, as `validate-node-key` and `validate-signing-key` check
+/// it: upstream's two `validate` bodies differ only in these words and the shape check.
+pub(crate) struct KeyFile {
+    /// The task, as its empty-params message names it (`validate-node-key`).
+    pub task: &'static str,
+    /// The Secret's data key holding the file.
+    pub data_key: &'static str,
+    /// What the file is, in the bad-shape message (`Tendermint node key`).
+    pub what: &'static str,
+    /// The rules, as the success message names them (`node-key`).
+    pub rules: &'static str,
+    /// The presence checks on the file's JSON.
+    pub check_shape: fn(&[u8]) -> Result<(), KeyShapeError>,
+}
+
+impl KeyFile {
+    /// Reads the Secret `name` in the node's namespace and checks the key file in it.
+    pub(crate) async fn validate(
+        &self,
+        env: &TaskEnv<'_>,
+        node: &SeiNode,
+        name: &str,
+    ) -> Result<String, Check> {
+        if name.is_empty() {
+            return Err(Check::Invalid(format!(
+                "{}: secretName is empty",
+                self.task
+            )));
+        }
+        let secret = fetch_secret(env.cluster, node.namespace(), name).await?;
+        let data = secret_data(&secret, self.data_key)
+            .filter(|bytes| !bytes.is_empty())
+            .ok_or_else(|| {
+                Check::Invalid(format!(
+                    "secret {} missing required data key {}",
+                    go_quote(name),
+                    go_quote(self.data_key)
+                ))
+            })?;
+        (self.check_shape)(data).map_err(|inner| {
+            Check::Invalid(format!(
+                "secret {} data key {} is not a valid {}: {inner}",
+                go_quote(name),
+                go_quote(self.data_key),
+                self.what
+            ))
+        })?;
+        Ok(format!(
+            "Secret {} passes all {} validation rules",
+            go_quote(name),
+            self.rules
+        ))
     }
 }
 

@@ -2,11 +2,9 @@
 use serde::Deserialize;
 
 use super::api_calls::ApiCall;
-use super::secret_checks::{
-    Check, ConditionReasons, KeyShapeError, conclude, fetch_secret, secret_data,
-};
+use super::secret_checks::{ConditionReasons, KeyFile, KeyShapeError, conclude};
 use super::validate_signing_key::{KeyPair, SecretRefParams};
-use super::{Cached, ExecuteError, TaskEnv, go_quote};
+use super::{Cached, ExecuteError, TaskEnv};
 use crate::api::{ConditionType, Reason, SeiNode};
 
 /// The data key holding the Tendermint node key.
@@ -17,6 +15,15 @@ const REASONS: ConditionReasons = ConditionReasons {
     validated: Reason::NodeKeyValidated,
     not_ready: Reason::NodeKeyNotReady,
     invalid: Reason::NodeKeyInvalid,
+};
+
+/// The node key file and how upstream words its checks.
+const NODE_KEY: KeyFile = KeyFile {
+    task: "validate-node-key",
+    data_key: NODE_KEY_DATA_KEY,
+    what: "Tendermint node key",
+    rules: "node-key",
+    check_shape,
 };
 
 /// Reads the node-key Secret.
@@ -47,41 +54,8 @@ impl ValidateNodeKey {
         env: &TaskEnv<'_>,
         node: &mut SeiNode,
     ) -> Result<(), ExecuteError> {
-        let result = self.validate(env, node).await;
-        if conclude(node, &REASONS, result, env.now)? {
-            self.state = Cached::Complete;
-        }
-        Ok(())
-    }
-
-    async fn validate(&self, env: &TaskEnv<'_>, node: &SeiNode) -> Result<String, Check> {
-        let name = &self.params.secret_name;
-        if name.is_empty() {
-            return Err(Check::Invalid(
-                "validate-node-key: secretName is empty".into(),
-            ));
-        }
-        let secret = fetch_secret(env.cluster, node.namespace(), name).await?;
-        let data = secret_data(&secret, NODE_KEY_DATA_KEY)
-            .filter(|bytes| !bytes.is_empty())
-            .ok_or_else(|| {
-                Check::Invalid(format!(
-                    "secret {} missing required data key {}",
-                    go_quote(name),
-                    go_quote(NODE_KEY_DATA_KEY)
-                ))
-            })?;
-        check_shape(data).map_err(|inner| {
-            Check::Invalid(format!(
-                "secret {} data key {} is not a valid Tendermint node key: {inner}",
-                go_quote(name),
-                go_quote(NODE_KEY_DATA_KEY)
-            ))
-        })?;
-        Ok(format!(
-            "Secret {} passes all node-key validation rules",
-            go_quote(name)
-        ))
+        let result = NODE_KEY.validate(env, node, &self.params.secret_name).await;
+        conclude(&mut self.state, node, &REASONS, result, env.now)
     }
 }
 

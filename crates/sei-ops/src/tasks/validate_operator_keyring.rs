@@ -52,10 +52,7 @@ impl ValidateOperatorKeyring {
         node: &mut SeiNode,
     ) -> Result<(), ExecuteError> {
         let result = self.validate(env, node).await;
-        if conclude(node, &REASONS, result, env.now)? {
-            self.state = Cached::Complete;
-        }
-        Ok(())
+        conclude(&mut self.state, node, &REASONS, result, env.now)
     }
 
     async fn validate(&self, env: &TaskEnv<'_>, node: &SeiNode) -> Result<String, Check> {

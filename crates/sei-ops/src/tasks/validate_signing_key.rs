@@ -2,10 +2,8 @@
 use serde::Deserialize;
 
 use super::api_calls::ApiCall;
-use super::secret_checks::{
-    Check, ConditionReasons, KeyShapeError, conclude, fetch_secret, secret_data,
-};
-use super::{Cached, ExecuteError, TaskEnv, go_quote};
+use super::secret_checks::{ConditionReasons, KeyFile, KeyShapeError, conclude};
+use super::{Cached, ExecuteError, TaskEnv};
 use crate::api::{ConditionType, Reason, SeiNode};
 
 /// The data key holding the Tendermint validator key.
@@ -33,6 +31,15 @@ const REASONS: ConditionReasons = ConditionReasons {
     validated: Reason::SigningKeyValidated,
     not_ready: Reason::SigningKeyNotReady,
     invalid: Reason::SigningKeyInvalid,
+};
+
+/// The validator key file and how upstream words its checks.
+const SIGNING_KEY: KeyFile = KeyFile {
+    task: "validate-signing-key",
+    data_key: SIGNING_KEY_DATA_KEY,
+    what: "Tendermint validator key",
+    rules: "signing-key",
+    check_shape,
 };
 
 /// The shape upstream decodes (`tendermintValidatorKey`); only presence is checked.
@@ -67,41 +74,10 @@ impl ValidateSigningKey {
         env: &TaskEnv<'_>,
         node: &mut SeiNode,
     ) -> Result<(), ExecuteError> {
-        let result = self.validate(env, node).await;
-        if conclude(node, &REASONS, result, env.now)? {
-            self.state = Cached::Complete;
-        }
-        Ok(())
-    }
-
-    async fn validate(&self, env: &TaskEnv<'_>, node: &SeiNode) -> Result<String, Check> {
-        let name = &self.params.secret_name;
-        if name.is_empty() {
-            return Err(Check::Invalid(
-                "validate-signing-key: secretName is empty".into(),
-            ));
-        }
-        let secret = fetch_secret(env.cluster, node.namespace(), name).await?;
-        let data = secret_data(&secret, SIGNING_KEY_DATA_KEY)
-            .filter(|bytes| !bytes.is_empty())
-            .ok_or_else(|| {
-                Check::Invalid(format!(
-                    "secret {} missing required data key {}",
-                    go_quote(name),
-                    go_quote(SIGNING_KEY_DATA_KEY)
-                ))
-            })?;
-        check_shape(data).map_err(|inner| {
-            Check::Invalid(format!(
-                "secret {} data key {} is not a valid Tendermint validator key: {inner}",
-                go_quote(name),
-                go_quote(SIGNING_KEY_DATA_KEY)
-            ))
-        })?;
-        Ok(format!(
-            "Secret {} passes all signing-key validation rules",
-            go_quote(name)
-        ))
+        let result = SIGNING_KEY
+            .validate(env, node, &self.params.secret_name)
+            .await;
+        conclude(&mut self.state, node, &REASONS, result, env.now)
     }
 }
 
