@@ -130,6 +130,12 @@ impl ClusterApi for TimedCluster {
     fn replace_lease<'a>(&'a self, lease: &'a Lease) -> ClusterFuture<'a, Lease> {
         Box::pin(timed(self.0.replace_lease(lease)))
     }
+    fn list_leases<'a>(&'a self, ns: &'a str, selector: &'a str) -> ClusterFuture<'a, Vec<Lease>> {
+        Box::pin(timed(self.0.list_leases(ns, selector)))
+    }
+    fn delete_lease<'a>(&'a self, ns: &'a str, name: &'a str) -> ClusterFuture<'a, bool> {
+        Box::pin(timed(self.0.delete_lease(ns, name)))
+    }
     fn get_seinode_crd(&self) -> ClusterFuture<'_, Option<serde_json::Value>> {
         Box::pin(timed(self.0.get_seinode_crd()))
     }

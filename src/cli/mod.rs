@@ -31,6 +31,8 @@ pub mod plan;
 mod platform_image;
 pub mod render;
 pub mod rollout_clusters;
+pub mod rollout_control;
+pub mod rollout_undo;
 pub mod seed_probe;
 mod seed_probes;
 mod tui;

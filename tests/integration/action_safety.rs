@@ -31,7 +31,8 @@ const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
 /// What an operator needs to roll a Running full node with the embedded executor (sidecar
 /// reached directly), optionally without `update` on Leases.
 fn rollout_rules(lease_update: bool) -> Vec<PolicyRule> {
-    let mut lease_verbs = vec!["get", "create"];
+    // `list` and `delete`: the rollout's record (`ops::rollout_record`) and its pruning.
+    let mut lease_verbs = vec!["get", "create", "list", "delete"];
     if lease_update {
         lease_verbs.push("update");
     }
@@ -152,9 +153,17 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
         )) && refused.stderr.contains("nothing was changed"),
         "{refused:?}"
     );
+    // Exactly the one missing permission is named, for the two Leases a rollout updates:
+    // the node's and the rollout record's.
+    assert!(
+        refused
+            .stderr
+            .contains("update leases.coordination.k8s.io \"sei-console-rollout-"),
+        "{refused:?}"
+    );
     assert_eq!(
         refused.stderr.matches("in namespace").count(),
-        1,
+        2,
         "exactly the one missing permission is named: {}",
         refused.stderr
     );
@@ -219,7 +228,13 @@ async fn a_missing_executor_permission_fails_the_check_before_any_change() {
         reads_platform_config_map: false,
     };
     let work = [("full-0".to_owned(), UPDATE_PLAN.to_vec())];
-    let checks = rollout_checks(&scope, &ns.name, &work, false, true);
+    let mut checks = rollout_checks(&scope, &ns.name, &work, false, true);
+    let id = rolled.result()["rollout"]
+        .as_str()
+        .expect("the rollout's ID");
+    checks.extend(sei_console::ops::rollout_record::record_checks(
+        &ns.name, id,
+    ));
     let sent: Vec<&AuditEvent> = after_marker(&events, &granted)
         .iter()
         .filter(|e| {

@@ -54,6 +54,7 @@ mod render_dry_run;
 mod resilience;
 mod restart;
 mod rollout_cli;
+mod rollout_control;
 mod rollout_e2e;
 mod rollout_health_gate;
 mod rollout_waves;

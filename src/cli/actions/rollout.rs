@@ -34,9 +34,14 @@ use crate::cli::{CliError, GlobalArgs};
 use crate::config::WaveDefaults;
 use crate::ops::action::{self as contract, Previewed};
 use crate::ops::actions::rollout::{RolloutInput, RolloutPrepared, Selection};
+use crate::ops::rollout_record::HoldAfter;
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct RolloutArgs {
+    /// `rollout status|abort`: a rollout seen or stopped from any terminal.
+    #[command(subcommand)]
+    pub control: Option<crate::cli::rollout_control::RolloutCommand>,
     /// SeiNodes to roll, in this order (in `-n NS`, or the context's namespace).
     #[arg(value_name = "NODE", required_unless_present_any = ["selector", "mode"])]
     pub nodes: Vec<String>,
@@ -48,11 +53,15 @@ pub struct RolloutArgs {
     #[arg(long, value_name = "MODE", value_parser = parse_mode, conflicts_with = "nodes")]
     pub mode: Option<NodeMode>,
     /// The image to pin (`name[:tag][@sha256:...]`; a digest pin is recommended).
-    #[arg(long, value_name = "REF")]
-    pub image: String,
+    #[arg(long, value_name = "REF", required = true)]
+    pub image: Option<String>,
     /// Nodes rolled alone first (default: `waves.canary` in the config, 1).
     #[arg(long, value_name = "N")]
     pub canary: Option<u32>,
+    /// Hold after the canary wave (`canary`) or after every wave but the last (`each-wave`),
+    /// once it passed its gates, until `sei-console rollout promote ROLLOUT` (or an abort).
+    #[arg(long, value_name = "WHEN", value_parser = parse_hold_after, conflicts_with = "no_wait")]
+    pub hold_after: Option<HoldAfter>,
     /// Nodes per wave after the canary (default: `waves.batch` in the config, 3).
     #[arg(long, value_name = "N")]
     pub batch: Option<u32>,
@@ -101,6 +110,10 @@ pub fn clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<Vec<Option<St
 /// `rollout` over every cluster [`clusters`] names: one as before, several through
 /// [`crate::cli::rollout_clusters::run`] (every preview, one confirmation, cluster after cluster).
 pub async fn run_clusters(global: &GlobalArgs, args: &RolloutArgs) -> Result<ExitCode, CliError> {
+    if let Some(command) = &args.control {
+        global.single_cluster("rollout")?;
+        return crate::cli::rollout_control::run(global, command).await;
+    }
     let clusters = clusters(global, args)?;
     if clusters.len() == 1 {
         return run(global, args).await;
@@ -137,7 +150,11 @@ pub fn health_gate(args: &RolloutArgs) -> Result<Option<GateSettings>, CliError>
 
 /// The image asked for, parsed.
 pub fn image(args: &RolloutArgs) -> Result<ImageRef, CliError> {
-    ImageRef::parse_to_pin(&args.image).map_err(|e| CliError::BadInput(e.to_string()))
+    let text = args
+        .image
+        .as_deref()
+        .ok_or_else(|| CliError::BadInput("--image is required".into()))?;
+    ImageRef::parse_to_pin(text).map_err(|e| CliError::BadInput(e.to_string()))
 }
 
 /// One cluster's rollout before any change: its adapters (identity, permission checks,
@@ -180,6 +197,8 @@ pub async fn prepare_cluster(
         dry_run: args.action.dry_run,
         health_gate: health_gate(args)?,
         allow_unusual_tag: args.allow_unusual_tag || !args.action.yes,
+        undo_of: None,
+        hold_after: args.hold_after,
     };
     let prepared = contract::prepare(&context.ops(), &input).await?;
     Ok(PreparedCluster { context, prepared })
@@ -213,6 +232,18 @@ impl PreparedCluster {
     pub fn refuse(&self) -> Result<(), CliError> {
         Ok(contract::refuse(&self.context.ops(), &self.prepared)?)
     }
+}
+
+/// A `--hold-after` that is neither `canary` nor `each-wave`.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not one of canary, each-wave")]
+pub struct UnknownHold(String);
+
+fn parse_hold_after(text: &str) -> Result<HoldAfter, UnknownHold> {
+    [HoldAfter::Canary, HoldAfter::EachWave]
+        .into_iter()
+        .find(|h| h.as_str() == text)
+        .ok_or_else(|| UnknownHold(text.to_owned()))
 }
 
 /// A `--mode` that names no mode.

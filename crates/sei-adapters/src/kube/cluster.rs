@@ -506,6 +506,35 @@ impl ClusterApi for KubeCluster {
         })
     }
 
+    fn list_leases<'a>(
+        &'a self,
+        namespace: &'a str,
+        label_selector: &'a str,
+    ) -> ClusterFuture<'a, Vec<Lease>> {
+        Box::pin(async move {
+            self.api::<Lease>(namespace)
+                .list(&ListParams::default().labels(label_selector))
+                .await
+                .map(|list| list.items)
+                .map_err(|e| self.error(e))
+        })
+    }
+
+    fn delete_lease<'a>(&'a self, namespace: &'a str, name: &'a str) -> ClusterFuture<'a, bool> {
+        Box::pin(async move {
+            match self
+                .api::<Lease>(namespace)
+                .delete(name, &DeleteParams::default())
+                .await
+                .map_err(|e| self.error(e))
+            {
+                Ok(_) => Ok(true),
+                Err(err) if err.is_not_found() => Ok(false),
+                Err(err) => Err(err),
+            }
+        })
+    }
+
     fn get_seinode_crd(&self) -> ClusterFuture<'_, Option<serde_json::Value>> {
         Box::pin(async move {
             use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;

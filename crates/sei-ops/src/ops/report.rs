@@ -57,6 +57,9 @@ pub enum Note {
         node: String,
         line: crate::chain::gate::GateLine,
     },
+    /// The rollout's state changed (running, holding, halted, aborted, done): its record
+    /// was written (`ops::rollout_tracker`). The one event a notifier listens for.
+    Rollout(crate::ops::rollout_tracker::RolloutChange),
     /// Anything else worth a line.
     Info(String),
     /// Something went wrong that did not stop the action (an Event write).
@@ -142,6 +145,7 @@ impl fmt::Display for Note {
                 )
             }
             Note::Platform(text) => write!(f, "note: {text}"),
+            Note::Rollout(change) => write!(f, "{change}"),
             Note::Warning(text) => write!(f, "warning: {text}"),
             Note::Unrecorded(why) => {
                 write!(

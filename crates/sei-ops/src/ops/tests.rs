@@ -278,6 +278,8 @@ fn rollout_input(names: &[&str], canary: u32, batch: u32) -> rollout::RolloutInp
         // The health gate has its own tests (`rollout_gate_tests`).
         health_gate: None,
         allow_unusual_tag: false,
+        undo_of: None,
+        hold_after: None,
     }
 }
 

@@ -345,4 +345,15 @@ pub trait ClusterApi: Send + Sync {
     /// `PUT` a Lease; its `metadata.resourceVersion` is the precondition
     /// ([`ClusterErrorKind::Conflict`] when another holder wrote first).
     fn replace_lease<'a>(&'a self, lease: &'a Lease) -> ClusterFuture<'a, Lease>;
+
+    /// `LIST` the Leases of a namespace matching an equality `label_selector` (the rollout
+    /// records, `ops::rollout_record`).
+    fn list_leases<'a>(
+        &'a self,
+        namespace: &'a str,
+        label_selector: &'a str,
+    ) -> ClusterFuture<'a, Vec<Lease>>;
+
+    /// `DELETE` a Lease (a pruned rollout record). `Ok(false)` when it was already gone.
+    fn delete_lease<'a>(&'a self, namespace: &'a str, name: &'a str) -> ClusterFuture<'a, bool>;
 }

@@ -73,6 +73,8 @@ fn the_prompt_chooses_the_canary_among_the_marked_nodes_and_the_batch_size() {
                 dry_run: false,
                 health_gate: Some(crate::chain::gate::GateSettings::default()),
                 allow_unusual_tag: true,
+                undo_of: None,
+                hold_after: None,
             }),
         )
     );
@@ -174,6 +176,8 @@ fn prepared(model: &Model) -> RolloutPrepared {
             dry_run: false,
             health_gate: Some(crate::chain::gate::GateSettings::default()),
             allow_unusual_tag: true,
+            undo_of: None,
+            hold_after: None,
         },
         already_rolled: Vec::new(),
         resumed: Vec::new(),
@@ -192,6 +196,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
         canary_notes: Vec::new(),
         executor: None,
         unusual_tag: None,
+        rollout_id: "20260101-000000-0000".into(),
     }
 }
 

@@ -34,6 +34,7 @@ pub const KINDS: &[ActionKind] = &[KIND];
 
 mod canaries;
 mod health_gate;
+mod record;
 mod run;
 
 /// Plans the console follows for one node of a rollout: the plan found Active (an init plan),
@@ -94,6 +95,10 @@ pub struct RolloutInput {
     /// or a confirmation where the tag is typed (the console, an interactive command).
     /// Without it such a rollout is refused before anything changes.
     pub allow_unusual_tag: bool,
+    /// The rollout this one undoes (`rollout undo`): its record says so.
+    pub undo_of: Option<String>,
+    /// Hold after the canary wave or each wave until `rollout promote` (`--hold-after`).
+    pub hold_after: Option<crate::ops::rollout_record::HoldAfter>,
 }
 
 impl RolloutInput {
@@ -154,16 +159,11 @@ pub struct RolloutPrepared {
     /// The tag does not look like the ones the selected nodes run: said in the preview, typed
     /// to confirm, refused without `allow_unusual_tag`.
     pub unusual_tag: Option<UnusualTag>,
+    /// The ID its record (`ops::rollout_record`) will carry: `rollout status ID`.
+    pub rollout_id: String,
 }
 
 impl RolloutPrepared {
-    pub fn names(&self) -> Vec<String> {
-        self.nodes
-            .iter()
-            .map(|n| n.node.name().to_owned())
-            .collect()
-    }
-
     /// Why the rollout cannot start, if it cannot: an unusual tag not allowed, nothing to
     /// roll, or a permission missing.
     pub fn refusal(&self) -> Option<OpsError> {
@@ -262,6 +262,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         canary_notes: Vec::new(),
         executor: None,
         unusual_tag: None,
+        rollout_id: crate::ops::rollout_record::new_id(ops.ports.clock.now(), uuid::Uuid::new_v4()),
         input,
     };
     let selected = ops.select(&prepared.input.selection).await?;
@@ -325,6 +326,17 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
                 first.tasks
             ));
         }
+        if let (Some(first), Some(_)) = (&preview.runs_first, &prepared.input.undo_of) {
+            // Upstream never cancels an Active plan: the undo waits it out, and says so.
+            prepared.resumed.push(format!(
+                "{}: plan {} is Active ({} of {} tasks done) and cannot be cancelled (a plan                  ends Complete or Failed, upstream): it runs to its end first, the pod running                  {} meanwhile; then the undo's plan takes the node back to {image}",
+                node.name(),
+                first.plan_id,
+                first.tasks_done,
+                first.tasks,
+                first.pod_image
+            ));
+        }
         let resumes = preview.runs_first.is_some() || interrupted.is_some();
         if let Some(reason) = preview
             .plan
@@ -368,7 +380,10 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
     canaries::put_canaries_first(&mut prepared);
     let names = prepared.names();
     prepared.waves = plan_waves(&names, prepared.sizes.canary, prepared.sizes.batch);
-    prepared.question = format!("roll {} node(s) to {image}?", names.len());
+    prepared.question = match &prepared.input.undo_of {
+        Some(of) => format!("undo {of}: put {} node(s) back on {image}?", names.len()),
+        None => format!("roll {} node(s) to {image}?", names.len()),
+    };
     if let Some(unusual) = &prepared.unusual_tag {
         prepared.question = format!("{} {unusual}: type the tag to confirm.", prepared.question);
         prepared.confirm_names.push(unusual.tag.clone());
@@ -388,6 +403,10 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
             prepared.input.wait,
         );
         checks.extend(prepared.gate_checks(ops.namespace()));
+        checks.extend(crate::ops::rollout_record::record_checks(
+            ops.namespace(),
+            &prepared.rollout_id,
+        ));
         prepared.permissions = ops.check(checks.into_vec(), !prepared.input.dry_run).await;
         prepared.permissions.sidecar_credential = ops
             .sidecar_credential_refusal(
@@ -489,6 +508,17 @@ impl Previewed for RolloutPrepared {
         ];
         if let Some(executor) = &self.executor {
             lines.push(PreviewLine::Note(Note::Executor(executor.clone())));
+        }
+        if let Some(hold) = self.input.hold_after {
+            lines.push(PreviewLine::Note(Note::Info(format!(
+                "hold: after {} (once it passed its gates) until `sei-console rollout promote \
+                 {}`",
+                match hold {
+                    crate::ops::rollout_record::HoldAfter::Canary => "the canary wave",
+                    crate::ops::rollout_record::HoldAfter::EachWave => "every wave but the last",
+                },
+                self.rollout_id
+            ))));
         }
         if let Some(unusual) = &self.unusual_tag {
             lines.push(PreviewLine::Note(Note::Warning(unusual.to_string())));

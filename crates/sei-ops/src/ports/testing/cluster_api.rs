@@ -414,6 +414,43 @@ impl ClusterApi for FakeCluster {
             Ok(stored)
         })
     }
+
+    fn list_leases<'a>(
+        &'a self,
+        namespace: &'a str,
+        label_selector: &'a str,
+    ) -> ClusterFuture<'a, Vec<Lease>> {
+        Box::pin(async move {
+            self.record(format!("list leases {label_selector}"))?;
+            let wanted: Vec<(&str, &str)> = label_selector
+                .split(',')
+                .filter_map(|term| term.split_once('='))
+                .collect();
+            let s = lock(&self.state);
+            Ok(s.leases
+                .iter()
+                .filter(|((ns, _), _)| ns == namespace)
+                .map(|(_, lease)| lease)
+                .filter(|lease| {
+                    let labels = lease.metadata.labels.clone().unwrap_or_default();
+                    wanted
+                        .iter()
+                        .all(|(k, v)| labels.get(*k).map(String::as_str) == Some(*v))
+                })
+                .cloned()
+                .collect())
+        })
+    }
+
+    fn delete_lease<'a>(&'a self, namespace: &'a str, name: &'a str) -> ClusterFuture<'a, bool> {
+        Box::pin(async move {
+            self.record(format!("delete leases {name}"))?;
+            Ok(lock(&self.state)
+                .leases
+                .remove(&(namespace.to_owned(), name.to_owned()))
+                .is_some())
+        })
+    }
 }
 
 /// Plays the StatefulSet controller instantly: observed, rolled out, at the update revision.

@@ -214,6 +214,8 @@ fn validate(form: &Form) -> Result<ActionRequest, FormError> {
         dry_run: false,
         health_gate: health_gate(form)?,
         allow_unusual_tag: true,
+        undo_of: None,
+        hold_after: None,
     });
     Ok(ActionRequest::of_form(form, operation))
 }
@@ -237,6 +239,8 @@ fn across_clusters(form: &Form) -> Result<ActionRequest, FormError> {
                 dry_run: false,
                 health_gate: gate,
                 allow_unusual_tag: true,
+                undo_of: None,
+                hold_after: None,
             }),
         })
         .collect();

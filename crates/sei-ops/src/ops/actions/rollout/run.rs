@@ -12,6 +12,8 @@ use crate::executor::driver::Persisted;
 use crate::fleet::console_actions;
 use crate::journal::Outcome;
 use crate::ops::follow::FollowEnd;
+use crate::ops::rollout_record::{NodeState, RolloutState};
+use crate::ops::rollout_tracker::{HoldEnd, Tracker};
 use crate::ops::{Note, Ops, OpsError, Report, RunEnd};
 use crate::ports::{ClusterObject, ObjectKind};
 
@@ -60,7 +62,18 @@ async fn roll_waves(
     }
     let total = prepared.nodes.len();
     let mut done = 0;
+    // The rollout's record: created before any change (a refusal here changed nothing).
+    let tracker = Tracker::start(ops, prepared.record(ops), report)
+        .await
+        .map_err(|e| OpsError::Step(format!("{e}; nothing was changed")))?;
+    let tracker = &tracker;
     for (index, wave) in waves.iter().enumerate() {
+        // The safe point between waves: an abort read here starts no further wave.
+        let _ = tracker.poll().await;
+        if let Some(end) = aborted_end(ops, tracker, report).await {
+            return Ok(end);
+        }
+        tracker.wave(index).await;
         report.note(&Note::Wave {
             index: index + 1,
             of: waves.len(),
@@ -88,34 +101,87 @@ async fn roll_waves(
                         Some(reason.clone()),
                         report,
                     );
-                    return Ok(halted(ops, name, &reason, total - done));
+                    return Ok(halted(ops, tracker, name, &reason, total - done, report).await);
                 }
             }
         }
         let deadline = Instant::now() + ops.settings.driver.deadline;
-        let results = futures::future::join_all(wave.iter().zip(leases).map(|(target, lease)| {
-            ops.under_lease(lease, roll_one(ops, target, input, deadline, report))
-        }))
-        .await;
+        let wave_work =
+            futures::future::join_all(wave.iter().zip(leases).map(|(target, lease)| {
+                ops.under_lease(
+                    lease,
+                    roll_one(ops, tracker, target, input, deadline, report),
+                )
+            }));
+        // The record is read beside the wave (an abort within seconds) and its heartbeat
+        // renewed; a record another console took stops the wave where it is.
+        let results = tokio::select! {
+            results = wave_work => results,
+            lost = tracker.keep_alive() => {
+                let first = wave.first().map_or("", |t| t.node.name());
+                return Ok(halted(ops, tracker, first, &lost.to_string(), total - done, report).await);
+            }
+        };
         let mut stop = None;
         for (target, result) in wave.iter().zip(results) {
             let failure = match result {
-                Ok(None) => None,
-                Ok(Some(reason)) => Some(reason),
+                Ok(NodeEnd::Rolled | NodeEnd::Stopped) => None,
+                Ok(NodeEnd::Failed(reason)) => Some(reason),
                 Err(err) => Some(err.to_string()),
             };
             if let Some(reason) = failure {
+                tracker
+                    .node(target.node.name(), NodeState::Failed, None)
+                    .await;
                 stop.get_or_insert((target.node.name(), reason));
             }
         }
         done += wave.len();
         if let Some((name, reason)) = stop {
-            return Ok(halted(ops, name, &reason, total - done));
+            return Ok(halted(ops, tracker, name, &reason, total - done, report).await);
+        }
+        if let Some(end) = aborted_end(ops, tracker, report).await {
+            return Ok(end);
+        }
+        let canary = sizes.canary > 0;
+        if let Some(hold) = input
+            .hold_after
+            .filter(|h| input.wait && h.holds_after(index, waves.len(), canary))
+        {
+            let first = wave.first().map_or("", |t| t.node.name());
+            match tracker.hold(report).await {
+                Ok(HoldEnd::Promoted) => {}
+                Ok(HoldEnd::Aborted) => {
+                    if let Some(end) = aborted_end(ops, tracker, report).await {
+                        return Ok(end);
+                    }
+                }
+                Ok(HoldEnd::Expired) => {
+                    let reason = format!(
+                        "held after wave {} (--hold-after {}) and not promoted within {} h",
+                        index + 1,
+                        hold.as_str(),
+                        crate::ops::rollout_record::MAX_HOLD.as_secs() / 3600
+                    );
+                    return Ok(halted(ops, tracker, first, &reason, total - done, report).await);
+                }
+                Err(lost) => {
+                    return Ok(halted(
+                        ops,
+                        tracker,
+                        first,
+                        &lost.to_string(),
+                        total - done,
+                        report,
+                    )
+                    .await);
+                }
+            }
         }
     }
     // Only what was checked: each node's plans Complete, `currentImage` the image and its pod
     // Ready (the wave gate), then its health gate when there is one.
-    Ok(RunEnd::done(if input.wait {
+    let end = RunEnd::done(if input.wait {
         let gate = if input.health_gate.is_some() {
             "health gate passed"
         } else {
@@ -128,17 +194,61 @@ async fn roll_waves(
         )
     } else {
         "image pinned and plans persisted; nothing run yet (--no-wait)".to_owned()
-    }))
+    });
+    let reason = format!("{total} node(s) on {}", input.image);
+    tracker
+        .set_state(RolloutState::Done, Some(reason), report)
+        .await;
+    Ok(with_id(end, &tracker.id().await))
 }
 
-fn halted(ops: &Ops<'_>, name: &str, reason: &str, left: usize) -> RunEnd {
-    RunEnd::failed(
-        name,
-        format!(
-            "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same command again to resume",
-            ops.namespace()
-        ),
-    )
+/// The end names the rollout's record (`rollout status ID`), in the JSON result too.
+fn with_id(mut end: RunEnd, id: &str) -> RunEnd {
+    end.result.insert("rollout".into(), id.into());
+    end
+}
+
+async fn halted(
+    ops: &Ops<'_>,
+    tracker: &Tracker<'_>,
+    name: &str,
+    reason: &str,
+    left: usize,
+    report: &dyn Report,
+) -> RunEnd {
+    let message = format!(
+        "rollout halted at {}/{name}: {reason}; {left} node(s) not started; run the same command again to resume",
+        ops.namespace()
+    );
+    tracker
+        .set_state(RolloutState::Halted, Some(message.clone()), report)
+        .await;
+    with_id(RunEnd::failed(name, message), &tracker.id().await)
+}
+
+/// When an abort was read: the record says aborted, with what changed and what did not.
+async fn aborted_end(ops: &Ops<'_>, tracker: &Tracker<'_>, report: &dyn Report) -> Option<RunEnd> {
+    let request = tracker.abort_requested()?;
+    let reason = format!("aborted by {} at {}", request.by, request.at);
+    tracker
+        .set_state(RolloutState::Aborted, Some(reason), report)
+        .await;
+    let id = tracker.id().await;
+    let lines = match ops.find_rollout(Some(&id)).await {
+        Ok(stored) => crate::ops::rollout_control::summary(&stored),
+        Err(err) => vec![format!("rollout {id} aborted (its record: {err})")],
+    };
+    Some(with_id(RunEnd::failed(&id, lines.join("; ")), &id))
+}
+
+/// How one node of a wave ended.
+pub(super) enum NodeEnd {
+    /// Through its plan and gates.
+    Rolled,
+    /// Stopped by an abort at a safe point (before its change, or in its health gate).
+    Stopped,
+    /// Failed (journaled): the rollout halts.
+    Failed(String),
 }
 
 /// One node of a wave, its Lease held: a plan already Active goes first (pinning under it
@@ -148,11 +258,12 @@ fn halted(ops: &Ops<'_>, name: &str, reason: &str, left: usize) -> RunEnd {
 /// when the node failed (journaled).
 async fn roll_one(
     ops: &Ops<'_>,
+    tracker: &Tracker<'_>,
     target: &NodeToRoll,
     input: &RolloutInput,
     deadline: Instant,
     report: &dyn Report,
-) -> Result<Option<String>, OpsError> {
+) -> Result<NodeEnd, OpsError> {
     let kind = crate::ops::actions::rollout::KIND;
     let detail = input.detail();
     let image = input.image.to_string();
@@ -167,10 +278,14 @@ async fn roll_one(
             Some(reason.clone()),
             report,
         );
-        Ok(Some(reason))
+        Ok(NodeEnd::Failed(reason))
     };
     let mut followed_first = 0;
     let plan_id = loop {
+        // A safe point: an abort read before this node's change leaves it unchanged.
+        if tracker.abort_requested().is_some() {
+            return Ok(NodeEnd::Stopped);
+        }
         match persist_for_image(ops, name, &input.image, target.plan_id).await? {
             Persisted::Built(plan) => {
                 // Read after the plan was persisted: the record appends to what is there now.
@@ -179,6 +294,9 @@ async fn roll_one(
                 let record =
                     ops.action_record(kind, Some(&stored), &what, Some(plan.id.clone()), report);
                 pin_image(ops, name, &input.image, Some(&record)).await?;
+                tracker
+                    .node(name, NodeState::Rolling, Some(plan.id.clone()))
+                    .await;
                 let uid = stored.metadata.uid.as_deref().unwrap_or("");
                 ops.event(kind, name, uid, &what, report).await;
                 report.note(&Note::PlanPersisted {
@@ -214,6 +332,7 @@ async fn roll_one(
             // The plan followed first took the node to the image (a rerun after a crash).
             Persisted::None(_) if on_image(&ops.read_node(name).await?, &image) => {
                 pin_image(ops, name, &input.image, None).await?;
+                tracker.node(name, NodeState::Rolling, None).await;
                 break None;
             }
             Persisted::None(reason) => {
@@ -224,7 +343,7 @@ async fn roll_one(
     };
     ops.journal(kind, &one, &detail, Outcome::Started, None, report);
     if !input.wait {
-        return Ok(None);
+        return Ok(NodeEnd::Rolled);
     }
     let followed = match plan_id {
         Some(plan_id) => follow_to_image(ops, name, &image, plan_id, report).await,
@@ -241,10 +360,19 @@ async fn roll_one(
     if let Some(reason) = failure {
         return failed(reason);
     }
-    // The journal line carries the gate's verdict.
-    match health_gate::gate(ops, target, input.health_gate, report).await {
+    // The journal line carries the gate's verdict. An abort ends the wait for the gate: the
+    // node stays changed, not verified.
+    let gated = tokio::select! {
+        gated = health_gate::gate(ops, target, input.health_gate, report) => gated,
+        () = tracker.aborted() => return Ok(NodeEnd::Stopped),
+    };
+    if let GateEnd::Passed(verdict) | GateEnd::Halted(verdict) = &gated {
+        tracker.gate_reading(&format!("{name}: {verdict}")).await;
+    }
+    match gated {
         GateEnd::Halted(reason) => failed(reason),
         GateEnd::Passed(verdict) => {
+            tracker.node(name, NodeState::Rolled, None).await;
             ops.journal(
                 kind,
                 &one,
@@ -253,11 +381,12 @@ async fn roll_one(
                 Some(verdict),
                 report,
             );
-            Ok(None)
+            Ok(NodeEnd::Rolled)
         }
         GateEnd::NotGated => {
+            tracker.node(name, NodeState::Rolled, None).await;
             ops.journal(kind, &one, &detail, Outcome::Succeeded, None, report);
-            Ok(None)
+            Ok(NodeEnd::Rolled)
         }
     }
 }
