@@ -25,11 +25,11 @@ const NEWER: &str = "ghcr.io/sei-protocol/sei:v6.5.0";
 const FAILING: &str = "hook-1";
 
 /// What the receiver got: (path, JSON body) per POST, in order.
-type Seen = Arc<Mutex<Vec<(String, Value)>>>;
+pub type Seen = Arc<Mutex<Vec<(String, Value)>>>;
 
 /// An HTTP/1.1 receiver on 127.0.0.1: records each POST and answers 204, or (`hang`) records
 /// it and never answers.
-async fn receiver(hang: bool) -> (String, Seen) {
+pub async fn receiver(hang: bool) -> (String, Seen) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind the receiver");
@@ -80,7 +80,7 @@ async fn receiver(hang: bool) -> (String, Seen) {
     (format!("http://127.0.0.1:{}/hook/token", addr.port()), seen)
 }
 
-fn write_config(state: &Path, url: &str) {
+pub fn write_config(state: &Path, url: &str) {
     let dir = state.join("sei-console");
     std::fs::create_dir_all(&dir).expect("config dir");
     std::fs::write(
@@ -111,7 +111,7 @@ fn rollout_args<'a>(ns: &'a TestNamespace, image: &'a str) -> Vec<&'a str> {
 }
 
 /// The POSTs received so far, waiting up to 10 s for at least `count`.
-async fn posts(seen: &Seen, count: usize) -> Vec<(String, Value)> {
+pub async fn posts(seen: &Seen, count: usize) -> Vec<(String, Value)> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let now = seen.lock().expect("lock").clone();

@@ -139,6 +139,8 @@ async fn start(ns: &TestNamespace, state: &Path) -> crate::common::console::Back
 async fn an_abort_from_a_second_process_stops_the_rollout_after_the_wave_in_flight() {
     let ns = TestNamespace::new("rollout-abort").await;
     let state = tempfile::tempdir().expect("tempdir");
+    let (hook, seen) = crate::notify_webhook::receiver(false).await;
+    crate::notify_webhook::write_config(state.path(), &hook);
     let runner = start(&ns, state.path()).await;
     let rollout = await_status(&ns, state.path(), |r| node_state(r, "rb") == "rolling").await;
     let id = rollout["id"].as_str().expect("id").to_owned();
@@ -193,6 +195,10 @@ async fn an_abort_from_a_second_process_stops_the_rollout_after_the_wave_in_flig
         "{:?}",
         end.notes()
     );
+    // The webhook is told it was aborted, once, and not that it halted.
+    let posts = crate::notify_webhook::posts(&seen, 1).await;
+    let events: Vec<&Value> = posts.iter().map(|(_, body)| &body["event"]).collect();
+    assert_eq!(events, ["rollout.aborted"], "{posts:?}");
     // The wave in flight ran its plans to their end; the next wave never started.
     for node in ["ra", "rb", "rc"] {
         assert_eq!(
@@ -357,6 +363,8 @@ async fn a_rollout_held_after_its_canary_goes_on_when_a_second_process_promotes_
     let state = tempfile::tempdir().expect("tempdir");
     let labels = BTreeMap::from([("fleet".to_owned(), "hold".to_owned())]);
     running_full_nodes_with_standins(&ns, &names(), OLD, &labels, state.path(), &[]).await;
+    let (hook, seen) = crate::notify_webhook::receiver(false).await;
+    crate::notify_webhook::write_config(state.path(), &hook);
     let runner = spawn_console(
         &[
             "rollout",
@@ -384,6 +392,16 @@ async fn a_rollout_held_after_its_canary_goes_on_when_a_second_process_promotes_
     );
     let held = await_status(&ns, state.path(), |r| r["state"] == "holding").await;
     let id = held["id"].as_str().expect("id").to_owned();
+    // Whoever is on call is told the rollout waits for them.
+    let posts = crate::notify_webhook::posts(&seen, 1).await;
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!(posts[0].1["event"], "rollout.held", "{posts:?}");
+    assert!(
+        posts[0].1["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&format!("rollout promote {id}"))),
+        "{posts:?}"
+    );
     assert_eq!(node_state(&held, "ra"), "rolled", "{held}");
     assert_eq!(node_state(&held, "rb"), "pending", "{held}");
     assert_eq!(
@@ -418,6 +436,9 @@ async fn a_rollout_held_after_its_canary_goes_on_when_a_second_process_promotes_
     for node in names() {
         assert_eq!(spec_image(&ns, &node).await.0, NEW, "{node}");
     }
+    let posts = crate::notify_webhook::posts(&seen, 2).await;
+    let events: Vec<&Value> = posts.iter().map(|(_, body)| &body["event"]).collect();
+    assert_eq!(events, ["rollout.held", "rollout.finished"], "{posts:?}");
     // Promoting a finished rollout is refused, changing nothing.
     let (ok, _, stderr) = control(&["rollout", "promote", &id, "-n", &ns.name], state.path()).await;
     assert!(!ok && stderr.contains("is done, not holding"), "{stderr}");

@@ -263,6 +263,12 @@ pub fn rollout_end(
 ) {
     let (event, message, failed_node) = match end {
         Ok(end) if end.ok => (EventKind::RolloutFinished, end.message.clone(), None),
+        // Stopped by `rollout abort` (`rollout/run.rs` marks its end): not a halt.
+        Ok(end) if end.result.get(END_STATE).and_then(|s| s.as_str()) == Some("aborted") => (
+            EventKind::RolloutAborted,
+            end.message.clone(),
+            end.failed_node.clone(),
+        ),
         Ok(end) => (
             EventKind::RolloutHalted,
             end.message.clone(),
@@ -270,6 +276,24 @@ pub fn rollout_end(
         ),
         Err(err) => (EventKind::RolloutHalted, err.to_string(), None),
     };
+    rollout_event(
+        ops,
+        event,
+        &message,
+        RolloutFacts {
+            image,
+            nodes: nodes.to_vec(),
+            failed_node,
+        },
+    );
+}
+
+/// The key of a rollout's `RunEnd::result` naming how it ended when that is not a plain halt
+/// (`"aborted"`).
+pub const END_STATE: &str = "rolloutState";
+
+/// Queues one rollout notification from this process's operator, context and namespace.
+pub fn rollout_event(ops: &super::Ops<'_>, event: EventKind, message: &str, facts: RolloutFacts) {
     let settings = ops.settings;
     let origin = Origin {
         operator: Some(settings.operator.clone()),
@@ -277,16 +301,9 @@ pub fn rollout_end(
         namespace: settings.namespace.clone(),
         time: ops.ports.clock.now(),
     };
-    ops.ports.notifier.notify(Notification::rollout(
-        event,
-        origin,
-        &message,
-        RolloutFacts {
-            image,
-            nodes: nodes.to_vec(),
-            failed_node,
-        },
-    ));
+    ops.ports
+        .notifier
+        .notify(Notification::rollout(event, origin, message, facts));
 }
 
 fn update(

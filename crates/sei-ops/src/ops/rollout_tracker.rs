@@ -338,6 +338,26 @@ impl<'o> Tracker<'o> {
             )));
         }
         let inner = self.inner.lock().await;
+        // A hold waits for a person: they are told (the ends are told by `action::execute`).
+        if state == RolloutState::Holding {
+            let record = &inner.record;
+            crate::ops::notify::rollout_event(
+                self.ops,
+                crate::ports::notify::EventKind::RolloutHeld,
+                &format!(
+                    "rollout {} held after wave {}: sei-console rollout promote {} lets the next \
+                     wave go",
+                    record.id,
+                    record.wave + 1,
+                    record.id
+                ),
+                crate::ports::notify::RolloutFacts {
+                    image: record.image.clone(),
+                    nodes: record.nodes.iter().map(|n| n.name.clone()).collect(),
+                    failed_node: None,
+                },
+            );
+        }
         report.note(&Note::Rollout(RolloutChange {
             id: inner.record.id.clone(),
             namespace: inner.record.namespace.clone(),

@@ -238,7 +238,10 @@ async fn aborted_end(ops: &Ops<'_>, tracker: &Tracker<'_>, report: &dyn Report) 
         Ok(stored) => crate::ops::rollout_control::summary(&stored),
         Err(err) => vec![format!("rollout {id} aborted (its record: {err})")],
     };
-    Some(with_id(RunEnd::failed(&id, lines.join("; ")), &id))
+    let mut end = with_id(RunEnd::failed(&id, lines.join("; ")), &id);
+    end.result
+        .insert(crate::ops::notify::END_STATE.into(), "aborted".into());
+    Some(end)
 }
 
 /// How one node of a wave ended.
