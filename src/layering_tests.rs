@@ -61,12 +61,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sidecar", &["api", "kube", "limits", "ports"]),
     // The nodes' sei-tendermint RPC through a port-forward (`sidecar::portforward`'s pool).
     ("rpc", &["api", "chain", "kube", "ports", "sidecar"]),
+    // Image registries over HTTP (`rollout --resolve-digest`).
+    ("registry", &["ports"]),
     // The one place adapters are put behind the ops layer's ports (the commands and the console's
     // action jobs open it).
     (
         "wiring",
         &[
-            "config", "executor", "kube", "ops", "ports", "sidecar", "tasks",
+            "config", "executor", "kube", "ops", "ports", "registry", "sidecar", "tasks",
         ],
     ),
     // The console: the clusters through its port (`app::port`), never an adapter.

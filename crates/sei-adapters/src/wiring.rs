@@ -65,6 +65,7 @@ pub struct Adapters {
     holders: LocalProcesses,
     prober: Arc<dyn SeedProber>,
     node_rpc: Arc<dyn NodeRpc>,
+    registry: crate::registry::HttpRegistry,
 }
 
 impl Adapters {
@@ -110,6 +111,7 @@ impl Adapters {
             },
             prober: wiring.prober,
             node_rpc: wiring.node_rpc,
+            registry: crate::registry::HttpRegistry::new(),
         })
     }
 
@@ -126,6 +128,7 @@ impl Adapters {
                 holders: &self.holders,
                 prober: self.prober.as_ref(),
                 node_rpc: self.node_rpc.as_ref(),
+                registry: &self.registry,
             },
             &self.settings,
         )

@@ -134,6 +134,7 @@ struct World {
     holders: GoneHolders,
     prober: crate::ports::probe::fake::FakeProber,
     rpc: crate::ports::node_rpc::fake::FakeNodeRpc,
+    registry: crate::ports::registry::fake::FakeRegistry,
     settings: Settings,
 }
 
@@ -151,6 +152,7 @@ impl World {
             holders: GoneHolders::default(),
             prober: Default::default(),
             rpc: Default::default(),
+            registry: Default::default(),
             settings: Settings {
                 namespace: "ns".into(),
                 operator: "alice (context test)".into(),
@@ -199,6 +201,7 @@ impl World {
                 holders: &self.holders,
                 prober: &self.prober,
                 node_rpc: &self.rpc,
+                registry: &self.registry,
             },
             &self.settings,
         )
@@ -259,6 +262,7 @@ fn rollout_input(names: &[&str], canary: u32, batch: u32) -> rollout::RolloutInp
         // The health gate has its own tests (`rollout_gate_tests`).
         health_gate: None,
         allow_unusual_tag: false,
+        resolve_digest: false,
     }
 }
 

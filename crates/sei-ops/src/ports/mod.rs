@@ -398,6 +398,7 @@ pub mod access;
 pub mod logs;
 pub mod node_rpc;
 pub mod probe;
+pub mod registry;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

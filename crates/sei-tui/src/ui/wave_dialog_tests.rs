@@ -73,6 +73,7 @@ fn the_prompt_chooses_the_canary_among_the_marked_nodes_and_the_batch_size() {
                 dry_run: false,
                 health_gate: Some(crate::chain::gate::GateSettings::default()),
                 allow_unusual_tag: true,
+                resolve_digest: false,
             }),
         )
     );
@@ -174,6 +175,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
             dry_run: false,
             health_gate: Some(crate::chain::gate::GateSettings::default()),
             allow_unusual_tag: true,
+            resolve_digest: false,
         },
         already_rolled: Vec::new(),
         resumed: Vec::new(),
@@ -192,6 +194,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
         canary_notes: Vec::new(),
         executor: None,
         unusual_tag: None,
+        resolved_digest: None,
     }
 }
 

@@ -76,6 +76,7 @@ fn rollout_goes_from_prompt_to_preview_to_confirmation_to_running() {
             dry_run: false,
             health_gate: Some(crate::chain::gate::GateSettings::default()),
             allow_unusual_tag: true,
+            resolve_digest: false,
         }),
     );
     let id = flow_id(&model);

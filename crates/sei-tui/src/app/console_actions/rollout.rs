@@ -214,6 +214,7 @@ fn validate(form: &Form) -> Result<ActionRequest, FormError> {
         dry_run: false,
         health_gate: health_gate(form)?,
         allow_unusual_tag: true,
+        resolve_digest: false,
     });
     Ok(ActionRequest::of_form(form, operation))
 }
@@ -237,6 +238,7 @@ fn across_clusters(form: &Form) -> Result<ActionRequest, FormError> {
                 dry_run: false,
                 health_gate: gate,
                 allow_unusual_tag: true,
+                resolve_digest: false,
             }),
         })
         .collect();
