@@ -63,12 +63,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("rpc", &["api", "chain", "kube", "ports", "sidecar"]),
     // The webhooks of `[notify]` (`ports::notify::WebhookPost`), with `rpc`'s http(s) client.
     ("webhook", &["ports", "rpc"]),
+    // Image registries over HTTP (`rollout --resolve-digest`).
+    ("registry", &["ports"]),
     // The one place adapters are put behind the ops layer's ports (the commands and the console's
     // action jobs open it).
     (
         "wiring",
         &[
-            "config", "executor", "kube", "ops", "ports", "sidecar", "tasks",
+            "config", "executor", "kube", "ops", "ports", "registry", "sidecar", "tasks",
         ],
     ),
     // The console: the clusters through its port (`app::port`), never an adapter.

@@ -99,6 +99,8 @@ pub async fn run(global: &GlobalArgs, args: &UndoArgs) -> Result<ExitCode, CliEr
         allow_unusual_tag: true,
         undo_of: Some(plan.of.clone().unwrap_or_else(|| "nodes".to_owned())),
         hold_after: None,
+        // Back to exactly what each node ran: its recorded reference, digest or not.
+        resolve_digest: false,
     };
     let prepared = contract::prepare(&ops, &input).await?;
     context.drive_prepared(&args.action, &prepared).await

@@ -50,6 +50,7 @@ mod preview_runs;
 mod preview_statefulset;
 mod pty_console;
 mod real_seictl;
+mod registry_digest;
 mod render_dry_run;
 mod resilience;
 mod restart;

@@ -70,6 +70,7 @@ pub struct Adapters {
     prober: Arc<dyn SeedProber>,
     node_rpc: Arc<dyn NodeRpc>,
     notifier: Arc<dyn Notifier>,
+    registry: crate::registry::HttpRegistry,
 }
 
 impl Adapters {
@@ -116,6 +117,7 @@ impl Adapters {
             prober: wiring.prober,
             node_rpc: wiring.node_rpc,
             notifier: wiring.notifier,
+            registry: crate::registry::HttpRegistry::new(),
         })
     }
 
@@ -133,6 +135,7 @@ impl Adapters {
                 prober: self.prober.as_ref(),
                 node_rpc: self.node_rpc.as_ref(),
                 notifier: self.notifier.as_ref(),
+                registry: &self.registry,
             },
             &self.settings,
         )

@@ -87,6 +87,11 @@ pub struct RolloutArgs {
     /// is typed to confirm.
     #[arg(long)]
     pub allow_unusual_tag: bool,
+    /// Pin the digest the tag points to now, read from the image's registry (anonymously;
+    /// HTTPS, plain HTTP only to a registry on loopback): every node then pulls the same
+    /// bytes, whatever the tag is moved to later. The preview names the digest.
+    #[arg(long)]
+    pub resolve_digest: bool,
     #[command(flatten)]
     pub action: ActionArgs,
 }
@@ -199,6 +204,7 @@ pub async fn prepare_cluster(
         allow_unusual_tag: args.allow_unusual_tag || !args.action.yes,
         undo_of: None,
         hold_after: args.hold_after,
+        resolve_digest: args.resolve_digest,
     };
     let prepared = contract::prepare(&context.ops(), &input).await?;
     Ok(PreparedCluster { context, prepared })

@@ -124,6 +124,39 @@ impl ImageRef {
         self.digest.is_some()
     }
 
+    /// Where the tag's manifest is read, as a container runtime resolves the name: no registry
+    /// is Docker Hub (`registry-1.docker.io`, one-component paths under `library/`). `None`
+    /// when the reference has no tag, or a digest already.
+    pub fn registry_target(&self) -> Option<crate::ports::registry::RegistryTarget> {
+        if self.digest.is_some() {
+            return None;
+        }
+        let tag = self.tag.clone()?;
+        let hub = |domain: &str| matches!(domain, "docker.io" | "index.docker.io");
+        let (host, repository) = match self.domain.as_deref() {
+            Some(domain) if !hub(domain) => (domain.to_owned(), self.path.clone()),
+            _ if self.path.contains('/') => ("registry-1.docker.io".to_owned(), self.path.clone()),
+            _ => (
+                "registry-1.docker.io".to_owned(),
+                format!("library/{}", self.path),
+            ),
+        };
+        Some(crate::ports::registry::RegistryTarget {
+            host,
+            repository,
+            tag,
+        })
+    }
+
+    /// The same reference pinned to `digest`, its tag kept for people to read
+    /// (`name:tag@sha256:…`: the runtime pulls by the digest).
+    pub fn pinned_to(&self, digest: &crate::ports::registry::Digest) -> ImageRef {
+        ImageRef {
+            digest: Some(digest.as_str().to_owned()),
+            ..self.clone()
+        }
+    }
+
     pub fn warnings(&self) -> Vec<ImageWarning> {
         if self.is_pinned_by_digest() {
             Vec::new()
@@ -272,6 +305,47 @@ mod tests {
     use super::*;
 
     const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn a_tag_is_read_where_a_container_runtime_would_pull_it() {
+        let target = |text: &str| {
+            ImageRef::parse(text)
+                .expect("valid")
+                .registry_target()
+                .map(|t| t.to_string())
+        };
+        assert_eq!(
+            target("ghcr.io/sei-protocol/sei:v6.5.0").as_deref(),
+            Some("ghcr.io/sei-protocol/sei:v6.5.0")
+        );
+        assert_eq!(
+            target("busybox:1.36").as_deref(),
+            Some("registry-1.docker.io/library/busybox:1.36")
+        );
+        assert_eq!(
+            target("docker.io/sei/seid:v1").as_deref(),
+            Some("registry-1.docker.io/sei/seid:v1")
+        );
+        assert_eq!(
+            target("127.0.0.1:5000/sei:v1").as_deref(),
+            Some("127.0.0.1:5000/sei:v1")
+        );
+        assert_eq!(target(&format!("sei:v1@{DIGEST}")), None, "pinned already");
+        assert_eq!(target("ghcr.io/sei"), None, "no tag");
+    }
+
+    #[test]
+    fn pinning_keeps_the_tag_for_people_and_adds_the_digest() {
+        let digest = crate::ports::registry::Digest::parse(DIGEST).expect("digest");
+        let pinned = ImageRef::parse("ghcr.io/sei-protocol/sei:v6.5.0")
+            .expect("valid")
+            .pinned_to(&digest);
+        assert_eq!(
+            pinned.to_string(),
+            format!("ghcr.io/sei-protocol/sei:v6.5.0@{DIGEST}")
+        );
+        assert_eq!(ImageRef::parse(&pinned.to_string()), Ok(pinned));
+    }
 
     #[test]
     fn accepts_the_usual_shapes() {

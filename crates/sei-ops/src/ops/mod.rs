@@ -102,6 +102,8 @@ pub struct Ports<'a> {
     pub node_rpc: &'a dyn crate::ports::node_rpc::NodeRpc,
     /// The webhooks of `[notify]`: a rollout's end is queued there (`ports::notify`).
     pub notifier: &'a dyn crate::ports::notify::Notifier,
+    /// Image registries (`rollout --resolve-digest` pins the digest a tag points to).
+    pub registry: &'a dyn crate::ports::registry::ImageRegistry,
 }
 
 /// Who acts, where, and how plans are executed: resolved once by the caller from flags,
@@ -180,6 +182,9 @@ pub enum OpsError {
     /// before any change, naming the fields and the fix.
     #[error("{0}")]
     NotUnderstood(String),
+    /// `--resolve-digest`: the tag's digest could not be read; nothing was changed.
+    #[error("resolving the tag's digest: {0}; nothing was changed")]
+    Registry(#[from] crate::ports::registry::RegistryError),
 }
 
 impl OpsError {

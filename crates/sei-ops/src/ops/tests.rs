@@ -135,6 +135,7 @@ struct World {
     prober: crate::ports::probe::fake::FakeProber,
     rpc: crate::ports::node_rpc::fake::FakeNodeRpc,
     notified: Notified,
+    registry: crate::ports::registry::fake::FakeRegistry,
     settings: Settings,
 }
 
@@ -169,6 +170,7 @@ impl World {
             prober: Default::default(),
             rpc: Default::default(),
             notified: Notified::default(),
+            registry: Default::default(),
             settings: Settings {
                 namespace: "ns".into(),
                 operator: "alice (context test)".into(),
@@ -218,6 +220,7 @@ impl World {
                 prober: &self.prober,
                 node_rpc: &self.rpc,
                 notifier: &self.notified,
+                registry: &self.registry,
             },
             &self.settings,
         )
@@ -280,6 +283,7 @@ fn rollout_input(names: &[&str], canary: u32, batch: u32) -> rollout::RolloutInp
         allow_unusual_tag: false,
         undo_of: None,
         hold_after: None,
+        resolve_digest: false,
     }
 }
 

@@ -400,6 +400,7 @@ pub mod logs;
 pub mod node_rpc;
 pub mod notify;
 pub mod probe;
+pub mod registry;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

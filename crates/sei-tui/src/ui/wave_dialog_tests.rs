@@ -75,6 +75,7 @@ fn the_prompt_chooses_the_canary_among_the_marked_nodes_and_the_batch_size() {
                 allow_unusual_tag: true,
                 undo_of: None,
                 hold_after: None,
+                resolve_digest: false,
             }),
         )
     );
@@ -178,6 +179,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
             allow_unusual_tag: true,
             undo_of: None,
             hold_after: None,
+            resolve_digest: false,
         },
         already_rolled: Vec::new(),
         resumed: Vec::new(),
@@ -197,6 +199,7 @@ fn prepared(model: &Model) -> RolloutPrepared {
         executor: None,
         unusual_tag: None,
         rollout_id: "20260101-000000-0000".into(),
+        resolved_digest: None,
     }
 }
 

@@ -99,6 +99,9 @@ pub struct RolloutInput {
     pub undo_of: Option<String>,
     /// Hold after the canary wave or each wave until `rollout promote` (`--hold-after`).
     pub hold_after: Option<crate::ops::rollout_record::HoldAfter>,
+    /// Pin the digest the tag points to now (`--resolve-digest`): read from the registry in
+    /// `prepare`, shown in the preview, and what every node is pinned to.
+    pub resolve_digest: bool,
 }
 
 impl RolloutInput {
@@ -161,6 +164,9 @@ pub struct RolloutPrepared {
     pub unusual_tag: Option<UnusualTag>,
     /// The ID its record (`ops::rollout_record`) will carry: `rollout status ID`.
     pub rollout_id: String,
+    /// `--resolve-digest`: the reference as typed, and the digest read for its tag (the
+    /// input's image is then pinned to it).
+    pub resolved_digest: Option<(String, crate::ports::registry::Digest)>,
 }
 
 impl RolloutPrepared {
@@ -243,7 +249,6 @@ impl Ops<'_> {
 /// Unguarded: [`crate::ops::action::prepare`] refuses in read-only mode first.
 pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepared, OpsError> {
     let ctx = ops.plan_context();
-    let image = input.image.to_string();
     let mut prepared = RolloutPrepared {
         already_rolled: Vec::new(),
         resumed: Vec::new(),
@@ -263,6 +268,7 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         executor: None,
         unusual_tag: None,
         rollout_id: crate::ops::rollout_record::new_id(ops.ports.clock.now(), uuid::Uuid::new_v4()),
+        resolved_digest: None,
         input,
     };
     let selected = ops.select(&prepared.input.selection).await?;
@@ -274,7 +280,17 @@ pub async fn prepare(ops: &Ops<'_>, input: RolloutInput) -> Result<RolloutPrepar
         })
         .filter_map(|text| ImageRef::parse(text).ok())
         .collect();
+    // Judged on the tag as typed: a pinned digest says nothing about its family.
     prepared.unusual_tag = unusual_tag(&prepared.input.image, &running);
+    if prepared.input.resolve_digest
+        && let Some(target) = prepared.input.image.registry_target()
+    {
+        let digest = ops.ports.registry.resolve(&target).await?;
+        let typed = prepared.input.image.to_string();
+        prepared.input.image = prepared.input.image.pinned_to(&digest);
+        prepared.resolved_digest = Some((typed, digest));
+    }
+    let image = prepared.input.image.to_string();
     if let Some(stranger) = prepared
         .input
         .canary_nodes
@@ -522,6 +538,12 @@ impl Previewed for RolloutPrepared {
         }
         if let Some(unusual) = &self.unusual_tag {
             lines.push(PreviewLine::Note(Note::Warning(unusual.to_string())));
+        }
+        if let Some((typed, digest)) = &self.resolved_digest {
+            lines.push(PreviewLine::Note(Note::Info(format!(
+                "{typed} resolved to {digest} by its registry just now: the nodes are pinned \
+                 to the digest, whatever the tag points to later"
+            ))));
         }
         for note in &self.canary_notes {
             lines.push(PreviewLine::Note(Note::Warning(note.clone())));

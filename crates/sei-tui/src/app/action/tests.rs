@@ -78,6 +78,7 @@ fn rollout_goes_from_prompt_to_preview_to_confirmation_to_running() {
             allow_unusual_tag: true,
             undo_of: None,
             hold_after: None,
+            resolve_digest: false,
         }),
     );
     let id = flow_id(&model);

@@ -216,6 +216,7 @@ fn validate(form: &Form) -> Result<ActionRequest, FormError> {
         allow_unusual_tag: true,
         undo_of: None,
         hold_after: None,
+        resolve_digest: false,
     });
     Ok(ActionRequest::of_form(form, operation))
 }
@@ -241,6 +242,7 @@ fn across_clusters(form: &Form) -> Result<ActionRequest, FormError> {
                 allow_unusual_tag: true,
                 undo_of: None,
                 hold_after: None,
+                resolve_digest: false,
             }),
         })
         .collect();
