@@ -19,9 +19,11 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &[&str])] = &[
     // Input bounds and message elision: used by every reader, uses nothing.
     ("limits", &[]),
+    // The one duration grammar of every flag and config value.
+    ("duration", &[]),
     ("api", &[]),
     // Chain health of the nodes' RPC, pure: readings and verdicts.
-    ("chain", &[]),
+    ("chain", &["duration"]),
     ("ports", &["api", "chain"]),
     ("platform", &["limits"]),
     ("planner", &["api", "platform"]),
@@ -40,7 +42,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "api", "config", "executor", "planner", "platform", "ports", "render", "tasks",
         ],
     ),
-    ("journal", &["actions", "config"]),
+    ("journal", &["actions", "config", "duration"]),
     (
         "ops",
         &[
@@ -101,9 +103,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "actions", "api", "app", "backend", "chain", "config", "executor", "fleet", "journal",
-            "keymap", "kube", "limits", "ops", "p2p", "planner", "platform", "ports", "render",
-            "rpc", "sidecar", "tasks", "ui", "webhook", "wiring",
+            "actions", "api", "app", "backend", "chain", "config", "duration", "executor", "fleet",
+            "journal", "keymap", "kube", "limits", "ops", "p2p", "planner", "platform", "ports",
+            "render", "rpc", "sidecar", "tasks", "ui", "webhook", "wiring",
         ],
     ),
     ("layering_tests", &[]),

@@ -324,5 +324,4 @@ fn push_failure(status: &mut NotifyStatus, line: String) {
 }
 
 #[cfg(test)]
-#[path = "notify_tests.rs"]
 mod tests;

@@ -431,5 +431,4 @@ pub fn prunable(records: &[StoredRecord], now: Timestamp) -> Vec<String> {
 }
 
 #[cfg(test)]
-#[path = "rollout_record_tests.rs"]
 mod tests;

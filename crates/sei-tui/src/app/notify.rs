@@ -134,5 +134,4 @@ pub fn banner_line(model: &Model) -> Option<String> {
 }
 
 #[cfg(test)]
-#[path = "notify_tests.rs"]
 mod tests;

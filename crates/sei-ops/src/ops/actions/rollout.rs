@@ -36,6 +36,7 @@ mod canaries;
 mod health_gate;
 mod record;
 mod run;
+mod select;
 
 /// Plans the console follows for one node of a rollout: the plan found Active (an init plan),
 /// the update plan after it, and one spare.
@@ -206,41 +207,6 @@ impl RolloutPrepared {
             )));
         }
         self.permissions.refusal()
-    }
-}
-
-impl Ops<'_> {
-    /// The nodes named (each must exist) or matching, in order.
-    async fn select(&self, selection: &Selection) -> Result<Vec<SeiNode>, OpsError> {
-        match selection {
-            Selection::Named(names) => {
-                let mut nodes = Vec::new();
-                for name in names {
-                    nodes.push(self.read_node(name).await?);
-                }
-                Ok(nodes)
-            }
-            Selection::Matching { selector, mode } => {
-                let namespace = self.namespace();
-                let mut nodes: Vec<SeiNode> = self
-                    .ports
-                    .cluster
-                    .list_seinodes(namespace, selector.as_deref())
-                    .await
-                    .map_err(OpsError::cluster("listing SeiNodes"))?
-                    .into_iter()
-                    .filter(|n| mode.is_none_or(|mode| n.spec.first_mode() == Some(mode)))
-                    .collect();
-                nodes.sort_by(|a, b| a.name().cmp(b.name()));
-                if nodes.is_empty() {
-                    return Err(OpsError::BadInput(format!(
-                        "no SeiNode in namespace {namespace} matches {}",
-                        selection.words().join(" ")
-                    )));
-                }
-                Ok(nodes)
-            }
-        }
     }
 }
 
