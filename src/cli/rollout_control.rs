@@ -16,11 +16,8 @@ use clap::{Args, Subcommand};
 
 use crate::cli::action::{ActionContext, ActionOutput, ContextOptions, Refusal};
 use crate::cli::{CliError, GlobalArgs};
-use crate::ops::rollout_control::node_word;
-use crate::ops::rollout_record::{Runner, StoredRecord};
+use crate::ops::rollout_view::RolloutView;
 
-/// Rollouts finished longer ago than this are left out of `rollout status` without an ID.
-const RECENT: Duration = Duration::from_secs(24 * 3600);
 /// How often `--watch` reads the record.
 const WATCH_EVERY: Duration = Duration::from_secs(1);
 
@@ -109,43 +106,32 @@ async fn status(global: &GlobalArgs, args: &StatusArgs) -> Result<ExitCode, CliE
     let context = ActionContext::open(global, options(args.output), None).await?;
     let ops = context.ops();
     if !args.watch {
-        let records = match &args.rollout {
-            Some(id) => vec![ops.find_rollout(Some(id)).await?],
-            None => {
-                let now = ops.ports.clock.now();
-                ops.rollout_records()
-                    .await?
-                    .into_iter()
-                    .filter(|r| {
-                        !r.record.state.is_finished()
-                            || now.as_second() - r.record.updated.as_second()
-                                < RECENT.as_secs() as i64
-                    })
-                    .collect()
-            }
+        let views = match &args.rollout {
+            Some(id) => vec![ops.rollout_view(id).await?],
+            None => ops.rollout_views().await?,
         };
-        print(&ops, args.output, &records);
+        print(&ops, args.output, &views);
         return Ok(ExitCode::SUCCESS);
     }
     let id = ops.find_rollout(args.rollout.as_deref()).await?.record.id;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(args.timeout);
     let mut last = None;
     loop {
-        let stored = ops.find_rollout(Some(&id)).await?;
-        let shown = (stored.record.clone(), runner_words(&ops, &stored));
+        let view = ops.rollout_view(&id).await?;
+        let shown = (view.record.clone(), view.runner.clone());
         if last.as_ref() != Some(&shown) {
-            print(&ops, args.output, std::slice::from_ref(&stored));
+            print(&ops, args.output, std::slice::from_ref(&view));
             last = Some(shown);
         }
-        if stored.record.state.is_finished() {
+        if view.record.state.is_finished() {
             return Ok(crate::cli::action::exit_code(
-                stored.record.state == crate::ops::rollout_record::RolloutState::Done,
+                view.record.state == crate::ops::rollout_record::RolloutState::Done,
             ));
         }
         if tokio::time::Instant::now() >= deadline {
             return Err(CliError::Failed(format!(
                 "rollout {id} still {} after {} s of watching",
-                stored.record.state.as_str(),
+                view.record.state.as_str(),
                 args.timeout
             )));
         }
@@ -203,21 +189,7 @@ async fn promote(global: &GlobalArgs, args: &PromoteArgs) -> Result<ExitCode, Cl
     Ok(ExitCode::SUCCESS)
 }
 
-/// The runner in words: `live (renewed 3 s ago)`, `orphaned: ...; resume: COMMAND`, `-`.
-fn runner_words(ops: &crate::ops::Ops<'_>, stored: &StoredRecord) -> String {
-    let holder = stored.holder.clone().unwrap_or_default();
-    match stored.runner(ops.ports.clock.now(), ops.ports.holders.process(&holder)) {
-        Runner::Finished => "-".to_owned(),
-        Runner::Live { holder, .. } => format!("live ({holder})"),
-        Runner::Orphaned { holder, .. } => format!(
-            "orphaned: its runner {} stopped heartbeating; resume: {}",
-            if holder.is_empty() { "?" } else { &holder },
-            stored.record.resume_command()
-        ),
-    }
-}
-
-fn print(ops: &crate::ops::Ops<'_>, output: ActionOutput, records: &[StoredRecord]) {
+fn print(ops: &crate::ops::Ops<'_>, output: ActionOutput, records: &[RolloutView]) {
     match output {
         ActionOutput::Json => {
             let list: Vec<serde_json::Value> = records
@@ -225,7 +197,8 @@ fn print(ops: &crate::ops::Ops<'_>, output: ActionOutput, records: &[StoredRecor
                 .map(|r| {
                     let mut value = serde_json::to_value(&r.record).unwrap_or_default();
                     if let Some(object) = value.as_object_mut() {
-                        object.insert("runner".into(), runner_words(ops, r).into());
+                        object.insert("runner".into(), r.runner_words().into());
+                        object.insert("shown".into(), r.word().into());
                         object.insert("holder".into(), r.holder.clone().into());
                         object.insert("heartbeat".into(), r.renewed.map(|t| t.to_string()).into());
                     }
@@ -239,67 +212,8 @@ fn print(ops: &crate::ops::Ops<'_>, output: ActionOutput, records: &[StoredRecor
                 println!("no rollout in namespace {}", ops.namespace());
             }
             for stored in records {
-                print!("{}", text(stored, &runner_words(ops, stored)));
+                print!("{}", stored.text());
             }
         }
     }
-}
-
-/// One rollout as `rollout status` prints it.
-fn text(stored: &StoredRecord, runner: &str) -> String {
-    use std::fmt::Write;
-    let r = &stored.record;
-    let (rolled, total) = r.progress();
-    let kind = match &r.kind {
-        crate::ops::rollout_record::RecordKind::Rollout => String::new(),
-        crate::ops::rollout_record::RecordKind::Undo { of } => format!(" (undo of {of})"),
-    };
-    let mut out = format!(
-        "rollout {}{kind}: {} -> {}\n  state: {}{}\n  runner: {runner}\n  by {} at {}; \
-         wave {} of {}; {rolled}/{total} node(s) verified\n",
-        r.id,
-        r.namespace,
-        r.image,
-        r.state.as_str(),
-        r.reason
-            .as_deref()
-            .map(|x| format!(" ({x})"))
-            .unwrap_or_default(),
-        r.operator,
-        r.started,
-        (r.wave + 1).min(r.waves.len().max(1)),
-        r.waves.len(),
-    );
-    if let Some(abort) = &r.abort
-        && !r.state.is_finished()
-    {
-        let _ = writeln!(out, "  abort requested by {} at {}", abort.by, abort.at);
-    }
-    let _ = writeln!(
-        out,
-        "  gate: {}",
-        match &r.gate {
-            Some(g) => format!(
-                "soak {} s, timeout {} s; last: {}",
-                g.soak_seconds,
-                g.timeout_seconds,
-                r.last_gate.as_deref().unwrap_or("none yet")
-            ),
-            None => "none (--no-health-gate)".to_owned(),
-        }
-    );
-    for node in &r.nodes {
-        let _ = writeln!(
-            out,
-            "  {}: {} -> {}: {}",
-            node.name,
-            node.from,
-            node.to,
-            node_word(node.state)
-        );
-    }
-    if r.omitted_nodes > 0 {
-        let _ = writeln!(out, "  ... and {} more node(s)", r.omitted_nodes);
-    }
-    out
 }

@@ -69,6 +69,7 @@ pub mod rollout_record;
 mod rollout_text;
 pub mod rollout_tracker;
 pub mod rollout_undo;
+pub mod rollout_view;
 pub mod runners;
 pub mod seed_probe;
 mod sidecar_credential;

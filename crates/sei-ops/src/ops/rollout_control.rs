@@ -14,6 +14,7 @@
 use std::time::Duration;
 
 use super::rollout_record::{self as rec, NodeState, Request, RolloutState, Runner, StoredRecord};
+use super::rollout_view::RolloutView;
 use super::{Ops, OpsError};
 
 /// How an abort ended.
@@ -30,25 +31,31 @@ pub struct AbortEnd {
 impl Ops<'_> {
     /// Every rollout record in the namespace, newest first (unreadable ones skipped).
     pub async fn rollout_records(&self) -> Result<Vec<StoredRecord>, OpsError> {
-        let selector = format!("{}={}", rec::MANAGED_BY, rec::MANAGED_BY_VALUE);
-        let leases = self
-            .ports
-            .cluster
-            .list_leases(self.namespace(), &selector)
+        super::rollout_view::list(self.ports.cluster, self.namespace())
             .await
-            .map_err(OpsError::cluster("listing rollout records (Leases)"))?;
-        let mut records: Vec<StoredRecord> = leases
-            .iter()
-            .filter(|l| {
-                l.metadata
-                    .name
-                    .as_deref()
-                    .is_some_and(|n| n.starts_with(rec::RECORD_PREFIX))
-            })
-            .filter_map(|l| rec::from_lease(l).ok())
-            .collect();
-        records.sort_by_key(|r| std::cmp::Reverse(r.record.started));
-        Ok(records)
+            .map_err(OpsError::cluster("listing rollout records (Leases)"))
+    }
+
+    /// The namespace's rollouts judged now (`ops::rollout_view`): the unfinished ones and
+    /// those finished within a day, newest first.
+    pub async fn rollout_views(&self) -> Result<Vec<RolloutView>, OpsError> {
+        let now = self.ports.clock.now();
+        Ok(
+            super::rollout_view::recent(&self.rollout_records().await?, now)
+                .into_iter()
+                .map(|s| RolloutView::judge(s, now, self.ports.holders))
+                .collect(),
+        )
+    }
+
+    /// The rollout `target` names (`find_rollout`), judged now.
+    pub async fn rollout_view(&self, target: &str) -> Result<RolloutView, OpsError> {
+        let stored = self.find_rollout(Some(target)).await?;
+        Ok(RolloutView::judge(
+            &stored,
+            self.ports.clock.now(),
+            self.ports.holders,
+        ))
     }
 
     /// The rollout `target` names: its ID (or record name), else a node of an unfinished

@@ -10,12 +10,16 @@ use crate::actions::permissions::health_gate_checks;
 use crate::chain::Reading;
 use crate::chain::gate::{GateSettings, GateVerdict, HealthGate, words};
 use crate::ops::chain_health::{READ_TIMEOUT, read, serves_rpc};
+use crate::ops::rollout_tracker::Tracker;
 use crate::ops::{Note, Ops, Report};
 use crate::ports::access::PermissionCheck;
 use crate::ports::node_rpc::RpcTarget;
 
 /// How often a gated node's RPC is read.
 pub(super) const HEALTH_POLL: Duration = Duration::from_secs(2);
+/// Every this many readings while a node soaks, the reading is written into the rollout's
+/// record (`rollout status` and the console's `:rollouts` show it mid-soak).
+const RECORD_EVERY: usize = 5;
 
 /// How a node's health gate ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +37,7 @@ pub(super) async fn gate(
     ops: &Ops<'_>,
     target: &NodeToRoll,
     settings: Option<GateSettings>,
+    tracker: &Tracker<'_>,
     report: &dyn Report,
 ) -> GateEnd {
     let Some(settings) = settings else {
@@ -44,15 +49,24 @@ pub(super) async fn gate(
     let name = target.node.name();
     let rpc_target = RpcTarget::new(ops.namespace(), name);
     let mut gate = HealthGate::new(settings, ops.ports.clock.now());
+    let mut readings = 0usize;
     let verdict = loop {
         let outcome = read(ops.ports.node_rpc, &rpc_target, READ_TIMEOUT).await;
         let at = ops.ports.clock.now();
         gate.observe(Reading { at, outcome });
+        let line = gate.line(at);
+        let verdict = gate.verdict(at);
+        if verdict == GateVerdict::Waiting && readings.is_multiple_of(RECORD_EVERY) {
+            tracker
+                .gate_reading(&format!("{name}: soaking: {line}"))
+                .await;
+        }
+        readings += 1;
         report.note(&Note::Gate {
             node: name.to_owned(),
-            line: gate.line(at),
+            line,
         });
-        match gate.verdict(at) {
+        match verdict {
             GateVerdict::Waiting => tokio::time::sleep(HEALTH_POLL).await,
             ended => break ended,
         }

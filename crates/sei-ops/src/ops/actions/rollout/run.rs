@@ -366,7 +366,7 @@ async fn roll_one(
     // The journal line carries the gate's verdict. An abort ends the wait for the gate: the
     // node stays changed, not verified.
     let gated = tokio::select! {
-        gated = health_gate::gate(ops, target, input.health_gate, report) => gated,
+        gated = health_gate::gate(ops, target, input.health_gate, tracker, report) => gated,
         () = tracker.aborted() => return Ok(NodeEnd::Stopped),
     };
     if let GateEnd::Passed(verdict) | GateEnd::Halted(verdict) = &gated {
