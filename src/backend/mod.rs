@@ -33,10 +33,11 @@ use crate::fleet::store::ObjectKey;
 use crate::kube::client::{ConnectError, Connection};
 use crate::kube::cluster::KubeCluster;
 use crate::kube::logs::KubeLogs;
-use crate::ports::ClusterApi;
+use crate::ops::rollout_view::RolloutView;
 use crate::ports::logs::PodLogs;
 use crate::ports::node_rpc::NodeRpc;
 use crate::ports::probe::SeedProber;
+use crate::ports::{ClusterApi, ClusterError};
 use crate::rpc::reference::ReferenceReader;
 
 /// Why a cluster could not be connected to as the console's first connection was.
@@ -275,6 +276,31 @@ impl ConsolePort for KubeBackend {
                 &crate::ops::runners::local_holders(),
                 jiff::Timestamp::now(),
             )
+        }))
+    }
+
+    fn read_rollouts(
+        &self,
+        context: &str,
+        namespaces: Vec<String>,
+    ) -> Option<PortFuture<'static, Result<Vec<RolloutView>, ClusterError>>> {
+        let cluster = KubeCluster::new(self.connection(context)?.client);
+        Some(Box::pin(async move {
+            // The holders' processes are looked up off the loop too (`/proc`).
+            let holders = crate::ops::runners::local_holders();
+            let mut views = Vec::new();
+            for namespace in &namespaces {
+                views.extend(
+                    crate::ops::rollout_view::read(
+                        &cluster,
+                        namespace,
+                        &holders,
+                        jiff::Timestamp::now(),
+                    )
+                    .await?,
+                );
+            }
+            Ok(views)
         }))
     }
 

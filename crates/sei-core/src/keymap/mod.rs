@@ -215,7 +215,7 @@ pub struct Binding {
 pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Global, keys: &["q", "ctrl-c"], action: Action::Quit, help: "quit" },
     Binding { context: Context::Global, keys: &["?"], action: Action::ToggleHelp, help: "toggle this help" },
-    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command (tab): ns [NAME|all], ctx, events, journal, doctor, q" },
+    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command (tab): ns [NAME|all], ctx, events, journal, rollouts, doctor, q" },
     Binding { context: Context::Global, keys: &["D"], action: Action::Doctor, help: "fleet doctor: every problem, ranked, with evidence and fix" },
     Binding { context: Context::Global, keys: &["ctrl-z"], action: Action::Suspend, help: "suspend to the shell (fg resumes)" },
     Binding { context: Context::Global, keys: &["T"], action: Action::SwitchTheme, help: "switch theme: dark, light, plain (saved to the config file)" },

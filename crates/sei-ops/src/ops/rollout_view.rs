@@ -54,10 +54,6 @@ impl RolloutView {
         }
     }
 
-    pub fn id(&self) -> &str {
-        &self.record.id
-    }
-
     pub fn is_orphaned(&self) -> bool {
         matches!(self.runner, RunnerView::Orphaned { .. })
     }
@@ -103,16 +99,14 @@ impl RolloutView {
         )
     }
 
-    /// What the fleet row of `node` says when this rollout holds or lost its runner with the
-    /// node in it (`held 20261205-…`); `None` otherwise.
-    pub fn node_mark(&self, node: &str) -> Option<String> {
+    /// What the fleet row of `node` says when this rollout holds, is being aborted or lost
+    /// its runner with the node in it (`held`); `None` otherwise.
+    pub fn node_mark(&self, node: &str) -> Option<&'static str> {
         if !self.record.nodes.iter().any(|n| n.name == node) {
             return None;
         }
         match self.word() {
-            word @ ("held" | "orphaned" | "aborting") => {
-                Some(format!("rollout {} {word}", self.record.id))
-            }
+            word @ ("held" | "orphaned" | "aborting") => Some(word),
             _ => None,
         }
     }

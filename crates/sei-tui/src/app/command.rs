@@ -6,7 +6,7 @@ use super::update::switch_scope;
 use super::viewer::{Viewer, ViewerKind};
 
 /// The commands, in the order completion offers them.
-pub const COMMANDS: [&str; 6] = ["ns", "ctx", "events", "journal", "doctor", "q"];
+pub const COMMANDS: [&str; 7] = ["ns", "ctx", "events", "journal", "rollouts", "doctor", "q"];
 
 /// At most this many names are listed in a message.
 const LISTED: usize = 12;
@@ -99,6 +99,10 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
             if model.logs.take().is_some() {
                 return vec![Cmd::StopLogs];
             }
+            Vec::new()
+        }
+        ["rollouts" | "rollout" | "ro"] => {
+            model.viewer = Some(Viewer::new(ViewerKind::Rollouts));
             Vec::new()
         }
         ["doctor" | "dr"] => {

@@ -378,6 +378,19 @@ impl Effects {
                         .await;
                 });
             }
+            Cmd::ReadRollouts {
+                context,
+                namespaces,
+            } => {
+                let Some(read) = self.port.read_rollouts(&context, namespaces) else {
+                    return;
+                };
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let read = read.await;
+                    let _ = tx.send(Msg::Rollouts { context, read }).await;
+                });
+            }
         }
     }
 }

@@ -153,6 +153,19 @@ impl ConsolePort for MemoryPort {
         })
     }
 
+    fn read_rollouts(
+        &self,
+        _context: &str,
+        _namespaces: Vec<String>,
+    ) -> Option<
+        PortFuture<
+            'static,
+            Result<Vec<crate::ops::rollout_view::RolloutView>, crate::ports::ClusterError>,
+        >,
+    > {
+        None
+    }
+
     fn clusters(&self) -> Vec<(String, Arc<dyn ClusterApi>)> {
         Vec::new()
     }

@@ -39,6 +39,7 @@ pub mod notify;
 pub mod pacing;
 pub mod port;
 pub mod probes;
+pub mod rollouts;
 pub mod run;
 pub mod runners;
 pub mod settings;

@@ -174,6 +174,8 @@ pub struct Model {
     pub doctor: super::doctor::DoctorState,
     /// The webhooks of `[notify]`: what was sent, what failed (`app::notify`).
     pub notify: super::notify::NotifyView,
+    /// The watched clusters' rollouts as their records say (`app::rollouts`).
+    pub rollouts: super::rollouts::RolloutsState,
     /// The logs view (`l`) over the screen.
     pub logs: Option<super::logs::LogsView>,
     pub next_logs_epoch: u64,
@@ -230,6 +232,7 @@ impl Model {
             viewer: None,
             doctor: Default::default(),
             notify: Default::default(),
+            rollouts: Default::default(),
             logs: None,
             next_logs_epoch: 0,
             suspend: false,
@@ -264,6 +267,7 @@ impl Model {
     /// send is dropped).
     pub fn watch_cluster(&mut self, context: &str) -> Cmd {
         self.scope_epoch += 1;
+        super::rollouts::reset(self);
         let cluster = self.clusters.entry(context.to_owned()).or_default();
         cluster.epoch = self.scope_epoch;
         cluster

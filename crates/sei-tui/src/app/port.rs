@@ -25,10 +25,11 @@ use crate::fleet::runners::Runners;
 use crate::fleet::store::ObjectKey;
 use crate::journal::Journal;
 use crate::ops::Ops;
-use crate::ports::ClusterApi;
+use crate::ops::rollout_view::RolloutView;
 use crate::ports::logs::PodLogs;
 use crate::ports::node_rpc::NodeRpc;
 use crate::ports::probe::SeedProber;
+use crate::ports::{ClusterApi, ClusterError};
 
 /// A future of the port, to be awaited in one of the effects' tasks.
 pub type PortFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -102,6 +103,15 @@ pub trait ConsolePort: Send + Sync {
         namespace: Option<String>,
         checked: BTreeSet<(String, String, String)>,
     ) -> Option<PortFuture<'static, Runners>>;
+
+    /// Reads the rollout records of `namespaces` in `context`'s cluster and judges them now
+    /// (`ops::rollout_view::read`: the unfinished ones and those finished within a day);
+    /// `None` while that cluster is not connected.
+    fn read_rollouts(
+        &self,
+        context: &str,
+        namespaces: Vec<String>,
+    ) -> Option<PortFuture<'static, Result<Vec<RolloutView>, ClusterError>>>;
 
     /// The connected clusters by context, as the use cases reach them (the journal's runs of
     /// consoles that died are closed against them, `ops::interrupted`).

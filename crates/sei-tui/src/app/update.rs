@@ -29,6 +29,7 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             cmds.extend(super::probes::due(model));
             cmds.extend(super::chain_health::due(model));
             cmds.extend(super::runners::due(model));
+            cmds.extend(super::rollouts::due(model));
             cmds
         }
         Msg::Delta { epoch, delta } => {
@@ -179,6 +180,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
         Msg::Runners { context, runners } => {
             let now = model.now;
             super::runners::on_read(model, &context, *runners, now);
+            Vec::new()
+        }
+        Msg::Rollouts { context, read } => {
+            super::rollouts::on_read(model, context, read);
             Vec::new()
         }
     };

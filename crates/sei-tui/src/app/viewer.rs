@@ -24,6 +24,8 @@ pub enum ViewerKind {
     Events,
     /// The journal of console actions, newest first, filtered (`:journal`).
     Journal(crate::journal::JournalFilter),
+    /// The watched clusters' rollouts as `rollout status` prints them (`:rollouts`).
+    Rollouts,
 }
 
 /// The viewer's state.
@@ -60,6 +62,7 @@ impl Viewer {
             ViewerKind::Yaml(key) => format!("yaml {key}"),
             ViewerKind::Events => "events of the SeiNodes in scope".to_owned(),
             ViewerKind::Journal(filter) => format!("journal ({})", filter.words()),
+            ViewerKind::Rollouts => "rollouts (running, held, finished in the last day)".into(),
         };
         match (self.wrap, self.column) {
             (true, _) => format!("{what} · wrap"),
@@ -117,6 +120,7 @@ pub fn lines(model: &Model, kind: &ViewerKind) -> Vec<String> {
         ViewerKind::Yaml(key) => yaml_lines(model, key),
         ViewerKind::Events => event_lines(model),
         ViewerKind::Journal(filter) => super::journal_view::lines(model, filter),
+        ViewerKind::Rollouts => super::rollouts::lines(model),
     }
 }
 

@@ -148,6 +148,10 @@ fn segments(model: &Model, theme: &Theme) -> Vec<Segment> {
         out.push(Segment::new(text.clone(), text, theme.warn));
     }
     out.extend(crd_segments(model, theme));
+    // The unfinished rollouts of every watched cluster (`:rollouts` lists them).
+    for (full, short) in model.rollouts.header() {
+        out.push(Segment::new(full, short, theme.accent).keep(3));
+    }
     // The doctor's critical findings across every watched cluster (D lists them).
     let critical = model.doctor.critical();
     if critical > 0 {

@@ -15,6 +15,7 @@ use crate::fleet::rows::FleetRow;
 use crate::fleet::sort::Column;
 use crate::fleet::verdict::Severity;
 use crate::fleet::watches::WatchKind;
+use unicode_width::UnicodeWidthStr;
 
 /// What to give up, in order, until the table fits: NAME, PHASE, the drift mark, PLAN and the
 /// warning mark are kept to the end (compacted, never dropped).
@@ -63,6 +64,7 @@ fn max_width(column: Column) -> usize {
 fn fit_columns(model: &Model, width: usize) -> Vec<(Column, Form, usize)> {
     let widths = model.fleet.widths();
     let mark = usize::from(!model.marked.is_empty());
+    let held = held_width(model);
     let mut squeezed: Option<(Column, usize)> = None;
     let mut shown: Vec<(Column, Form, usize)> = Column::ALL
         .iter()
@@ -73,7 +75,11 @@ fn fit_columns(model: &Model, width: usize) -> Vec<(Column, Form, usize)> {
         .collect();
     let measure = |shown: &mut Vec<(Column, Form, usize)>, squeezed: Option<(Column, usize)>| {
         for (column, form, w) in shown.iter_mut() {
-            let extra = if *column == Column::Name { mark } else { 0 };
+            let extra = match column {
+                Column::Name => mark,
+                Column::Plan => held,
+                _ => 0,
+            };
             *w = (widths.get(*column, *form) + extra).min(max_width(*column));
             if let Some((squeezed, most)) = squeezed
                 && squeezed == *column
@@ -116,8 +122,31 @@ fn cell_text(column: Column, form: Form, row: &FleetRow, model: &Model) -> Strin
                 columns::cell(column, form, row, model.now)
             )
         }
+        // A node in a held, aborting or orphaned rollout says so first (`app::rollouts`).
+        Column::Plan => {
+            let plan = columns::cell(column, form, row, model.now);
+            let Some(mark) = model.rollouts.node_mark(&row.key) else {
+                return plan;
+            };
+            match plan.as_str() {
+                "-" | "" => format!("⏸ {mark}"),
+                _ => format!("⏸ {mark} · {plan}"),
+            }
+        }
         _ => columns::cell(column, form, row, model.now),
     }
+}
+
+/// The room the PLAN column needs for the rollout marks of the rows (`⏸ orphaned · `).
+fn held_width(model: &Model) -> usize {
+    // A rollout marks all its nodes or none (its state decides).
+    let any = model.rollouts.open().any(|(_, v)| {
+        v.record
+            .nodes
+            .first()
+            .is_some_and(|n| v.node_mark(&n.name).is_some())
+    });
+    if any { "⏸ orphaned · ".width() } else { 0 }
 }
 
 fn cell_style(column: Column, row: &FleetRow, theme: &Theme) -> Style {

@@ -121,6 +121,8 @@ mod pod_warning_tests;
 #[cfg(test)]
 mod probe_tests;
 #[cfg(test)]
+mod rollouts_tests;
+#[cfg(test)]
 mod skew_tests;
 #[cfg(test)]
 mod verdict_tests;

@@ -123,6 +123,11 @@ pub enum Msg {
         context: String,
         runners: Box<crate::fleet::runners::Runners>,
     },
+    /// A read of `context`'s rollout records ended (`app::rollouts`).
+    Rollouts {
+        context: String,
+        read: Result<Vec<crate::ops::rollout_view::RolloutView>, crate::ports::ClusterError>,
+    },
 }
 
 impl From<WatchEvent> for Msg {
@@ -253,5 +258,10 @@ pub enum Cmd {
         context: String,
         namespace: Option<String>,
         checked: std::collections::BTreeSet<(String, String, String)>,
+    },
+    /// Read `context`'s rollout records in `namespaces`; answered by `Msg::Rollouts`.
+    ReadRollouts {
+        context: String,
+        namespaces: Vec<String>,
     },
 }
