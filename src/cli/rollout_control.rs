@@ -150,7 +150,11 @@ async fn abort(global: &GlobalArgs, args: &AbortArgs) -> Result<ExitCode, CliErr
     let context = ActionContext::open(global, options(args.output), Some(refusal)).await?;
     let ops = context.ops();
     let end = ops
-        .abort_rollout(args.target.as_deref(), Duration::from_secs(args.wait))
+        .abort_rollout(
+            args.target.as_deref(),
+            Duration::from_secs(args.wait),
+            &context,
+        )
         .await?;
     let aborted = end.state == crate::ops::rollout_record::RolloutState::Aborted;
     match args.output {
@@ -183,7 +187,7 @@ async fn promote(global: &GlobalArgs, args: &PromoteArgs) -> Result<ExitCode, Cl
     let context = ActionContext::open(global, options(args.output), Some(refusal)).await?;
     let message = context
         .ops()
-        .promote_rollout(args.target.as_deref())
+        .promote_rollout(args.target.as_deref(), &context)
         .await?;
     context.finish(true, &message, None);
     Ok(ExitCode::SUCCESS)

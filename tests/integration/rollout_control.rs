@@ -259,6 +259,25 @@ async fn a_rollout_whose_runner_was_killed_is_orphaned_and_aborted_by_a_second_p
     );
     assert_eq!(result_of(&lines)["record"]["state"], "aborted");
     assert_eq!(spec_image(&ns, "rd").await.0, OLD);
+    // The abort is journaled: one line naming the rollout, what changed and what did not.
+    let journal =
+        std::fs::read_to_string(state.path().join("sei-console/journal.jsonl")).unwrap_or_default();
+    let aborts: Vec<Value> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|l: &Value| l["action"] == "rollout-abort")
+        .collect();
+    assert_eq!(aborts.len(), 1, "{journal}");
+    let line = &aborts[0];
+    assert_eq!(line["outcome"], "succeeded", "{line}");
+    assert_eq!(line["detail"], format!("rollout {id}").as_str(), "{line}");
+    let reason = line["reason"].as_str().unwrap_or("");
+    assert!(
+        reason.contains("changed: ")
+            && reason.contains("not changed: rd (still ")
+            && reason.contains("rb: plan "),
+        "{line}"
+    );
     std::fs::remove_file(sidecar_home(&ns.name, "rb").join(HOLD_FILE)).expect("release");
 }
 

@@ -13,14 +13,18 @@
 //! until the same command, an undo, or a live controller runs it to its end).
 use std::time::Duration;
 
+use super::actions::rollout::control::{ABORT, PROMOTE};
 use super::rollout_record::{self as rec, NodeState, Request, RolloutState, Runner, StoredRecord};
 use super::rollout_view::RolloutView;
-use super::{Ops, OpsError};
+use super::{Ops, OpsError, Report};
+use crate::journal::Outcome;
 
 /// How an abort ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AbortEnd {
     pub id: String,
+    /// The rollout's nodes (the journal line names them).
+    pub nodes: Vec<String>,
     /// The record's state after the abort (`aborted`; or still `running` when the runner has
     /// not reached its safe point within the wait).
     pub state: RolloutState,
@@ -101,9 +105,33 @@ impl Ops<'_> {
         &self,
         target: Option<&str>,
         wait: Duration,
+        report: &dyn Report,
+    ) -> Result<AbortEnd, OpsError> {
+        let end = self.abort_unjournaled(target, wait).await?;
+        // One journal line: who aborted which rollout, what changed and what did not.
+        let outcome = match end.state {
+            RolloutState::Aborted => Outcome::Succeeded,
+            _ => Outcome::Started,
+        };
+        self.journal(
+            ABORT,
+            &end.nodes,
+            &format!("rollout {}", end.id),
+            outcome,
+            Some(end.lines.join("; ")),
+            report,
+        );
+        Ok(end)
+    }
+
+    async fn abort_unjournaled(
+        &self,
+        target: Option<&str>,
+        wait: Duration,
     ) -> Result<AbortEnd, OpsError> {
         let found = self.find_rollout(target).await?;
         let id = found.record.id.clone();
+        let nodes: Vec<String> = found.record.nodes.iter().map(|n| n.name.clone()).collect();
         if found.record.state.is_finished() {
             return Err(OpsError::BadInput(format!(
                 "rollout {id} is already {}; nothing was changed",
@@ -137,7 +165,12 @@ impl Ops<'_> {
                         wait.as_secs()
                     )),
                 }
-                Ok(AbortEnd { id, state, lines })
+                Ok(AbortEnd {
+                    id,
+                    nodes,
+                    state,
+                    lines,
+                })
             }
             Runner::Orphaned {
                 holder,
@@ -163,6 +196,7 @@ impl Ops<'_> {
                 lines.extend(self.active_plans_left(&stored).await);
                 Ok(AbortEnd {
                     id,
+                    nodes,
                     state: RolloutState::Aborted,
                     lines,
                 })
@@ -175,7 +209,11 @@ impl Ops<'_> {
 
     /// Lets a holding rollout go on (`rollout promote`): written into its record, read by its
     /// runner within `rollout_record::POLL_EVERY`. Refused unless it holds with a live runner.
-    pub async fn promote_rollout(&self, target: Option<&str>) -> Result<String, OpsError> {
+    pub async fn promote_rollout(
+        &self,
+        target: Option<&str>,
+        report: &dyn Report,
+    ) -> Result<String, OpsError> {
         let found = self.find_rollout(target).await?;
         let id = found.record.id.clone();
         if found.record.state != RolloutState::Holding {
@@ -198,11 +236,21 @@ impl Ops<'_> {
         };
         self.write_record(&id, |r| r.promote = Some(request.clone()))
             .await?;
-        Ok(format!(
+        let message = format!(
             "rollout {id} promoted: its runner {holder} starts wave {} of {} within seconds",
             found.record.wave + 2,
             found.record.waves.len()
-        ))
+        );
+        let nodes: Vec<String> = found.record.nodes.iter().map(|n| n.name.clone()).collect();
+        self.journal(
+            PROMOTE,
+            &nodes,
+            &format!("rollout {id}"),
+            Outcome::Succeeded,
+            Some(message.clone()),
+            report,
+        );
+        Ok(message)
     }
 
     /// Reads, changes and writes the record under its resourceVersion, again on a conflict

@@ -20,6 +20,7 @@ use crate::config::keys::KeyOverride;
 use crate::fleet::rows::FleetRow;
 use crate::keymap::{Action, Binding, DEFAULT_BINDINGS, Keymap};
 
+mod abort;
 mod address;
 mod pause;
 mod restart;
@@ -33,6 +34,7 @@ const FILES: &[&[ConsoleAction]] = &[
     seed::ACTIONS,
     restart::ACTIONS,
     pause::ACTIONS,
+    abort::ACTIONS,
 ];
 
 /// One console action, as its file declares it.
@@ -173,7 +175,9 @@ mod tests {
         let names = config_names();
         assert_eq!(
             names,
-            ["rollout", "address", "seed", "restart", "pause", "resume"]
+            [
+                "rollout", "address", "seed", "restart", "pause", "resume", "abort", "promote"
+            ]
         );
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app/console_actions");
         let mut files = 0;

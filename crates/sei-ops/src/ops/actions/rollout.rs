@@ -30,9 +30,10 @@ use crate::ops::{Note, Ops, OpsError, PermissionVerdict, Report, RunEnd, needs_t
 /// The journal's and Events' name of this action.
 pub const KIND: ActionKind = ActionKind::new("rollout", "ConsoleImageRollout");
 /// Its names for `ops::actions::all()` (the journal's list of actions).
-pub const KINDS: &[ActionKind] = &[KIND];
+pub const KINDS: &[ActionKind] = &[KIND, control::ABORT, control::PROMOTE];
 
 mod canaries;
+pub mod control;
 mod health_gate;
 mod record;
 mod run;
