@@ -55,6 +55,7 @@ mod render_dry_run;
 mod resilience;
 mod restart;
 mod rollout_cli;
+mod rollout_console;
 mod rollout_control;
 mod rollout_e2e;
 mod rollout_health_gate;
