@@ -79,6 +79,25 @@ impl Console {
         }
     }
 
+    /// [`Console::until`] with the loop's one-second tick sent meanwhile (the reads that are
+    /// due on the tick: rollout records, runners), at most `DEADLINE`.
+    pub(crate) async fn ticking_until(&mut self, what: &str, done: impl Fn(&Model) -> bool) {
+        let deadline = Instant::now() + DEADLINE;
+        while !done(&self.model) {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            self.send(Msg::Tick(Timestamp::now()));
+            let until = Instant::now() + Duration::from_secs(1);
+            while Instant::now() < until {
+                if let Ok(Some(msg)) =
+                    tokio::time::timeout(Duration::from_millis(100), self.rx.recv()).await
+                {
+                    self.send(msg);
+                }
+            }
+            self.model.refresh_views();
+        }
+    }
+
     /// Waits for the action's preview (its preparation done) and returns it.
     pub(crate) async fn preview(&mut self) -> ActionPreview {
         self.until("the preview", |m| {

@@ -106,7 +106,7 @@ async fn a_held_rollout_is_in_the_console_header_and_x_aborts_it_from_the_consol
     let journal = Journal::at(state.path().join("console-journal.jsonl"));
     let mut console = console_on(&ns, &journal);
     console
-        .until("the held rollout in the header", |m| {
+        .ticking_until("the held rollout in the header", |m| {
             m.listing.keys.len() == 3
                 && m.rollouts
                     .header()
@@ -139,9 +139,10 @@ async fn a_held_rollout_is_in_the_console_header_and_x_aborts_it_from_the_consol
     );
     console.key(Key::plain(KeyCode::Esc));
 
-    // X on rb: the preview names the rollout and what an abort does; y aborts it.
+    // X (and enter on its empty form) on rb: the preview names the rollout and what an abort does; y aborts it.
     console.key(Key::char('j'));
     console.key(Key::char('X'));
+    console.key(Key::plain(KeyCode::Enter));
     let preview = console.preview().await;
     let text = format!("{preview:?}");
     assert!(
@@ -149,6 +150,7 @@ async fn a_held_rollout_is_in_the_console_header_and_x_aborts_it_from_the_consol
             && text.contains("finishes that plan"),
         "{text}"
     );
+    console.key(Key::plain(KeyCode::Enter));
     console.key(Key::char('y'));
     let (end, _) = console.finished("the abort").await;
     let end = format!("{end:?}");
