@@ -57,6 +57,7 @@ mod resilience;
 mod restart;
 mod rollout_cli;
 mod rollout_control;
+mod rollout_control_live;
 mod rollout_e2e;
 mod rollout_health_gate;
 mod rollout_waves;
