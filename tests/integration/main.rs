@@ -58,6 +58,7 @@ mod restart;
 mod rollout_cli;
 mod rollout_console;
 mod rollout_control;
+mod rollout_control_live;
 mod rollout_e2e;
 mod rollout_health_gate;
 mod rollout_waves;

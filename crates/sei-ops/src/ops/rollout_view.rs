@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 
-use super::rollout_control::node_word;
+use super::rollout_control::node_words;
 use super::rollout_record::{
     self as rec, RecordKind, RolloutRecord, RolloutState, Runner, StoredRecord,
 };
@@ -171,7 +171,7 @@ impl RolloutView {
                 node.name,
                 node.from,
                 node.to,
-                node_word(node.state)
+                node_words(node)
             );
         }
         if r.omitted_nodes > 0 {

@@ -266,7 +266,8 @@ fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
             lines.push(Line::styled(format!("  {denied}"), theme.bad));
         }
     }
-    if !preview.executor.is_empty() {
+    // A rollout's head names its executor already (with its waves).
+    if !preview.executor.is_empty() && !preview.head.lines().any(|l| l == preview.executor) {
         lines.push(Line::styled(preview.executor.clone(), theme.dim));
     }
     lines.extend(preview.text.lines().map(|line| {
