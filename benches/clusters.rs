@@ -20,6 +20,8 @@
 //!   kubectl), its CPU read from /proc over the same updates.
 //!
 //! Cluster A grows from 3,000 to 9,000 to 10,000 nodes between the runs; B and C hold 3,000.
+//! `SEI_BENCH_BUDGET=1`: the budget of issue 38 instead, one cluster, as ratios against kubectl,
+//! other builds of this binary beside this one (`clusters/budget.rs`).
 //! Env: SEI_BENCH_NODES (default 10000; the others are 90% and 3 × 30% of it),
 //! SEI_BENCH_UPDATES (status patches per run, default 3000, split over the watched clusters),
 //! SEI_BENCH_IDLE_SECS (idle window, default 10), SEI_BENCH_WORKERS (the console's runtime
@@ -37,6 +39,8 @@ use std::time::{Duration, Instant};
 
 use mimalloc::MiMalloc;
 
+#[path = "clusters/budget.rs"]
+mod budget;
 #[path = "clusters/console.rs"]
 mod console;
 #[path = "clusters/load.rs"]
@@ -73,7 +77,18 @@ fn load_average() -> String {
 /// This binary again, in `role`.
 fn child(role: &str, args: &[String]) -> Command {
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe"));
+    child_of(&exe, role, args)
+}
+
+/// The churn's pace handed to the `load` child (`SEI_BENCH_RATE`), when the run sets one.
+static CHURN_RATE: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+
+/// `exe` (this bench binary or another build of it) in `role`.
+fn child_of(exe: &Path, role: &str, args: &[String]) -> Command {
     let mut command = bound_to_us(exe);
+    if let Some(rate) = CHURN_RATE.get() {
+        command.env("SEI_BENCH_RATE", rate.to_string());
+    }
     command.env("SEI_BENCH_ROLE", role).args(args);
     command
 }
@@ -143,6 +158,16 @@ struct Figures {
     churn_ms_per_1000: f64,
     churn_secs: f64,
     kubectl_ms_per_1000: f64,
+    /// The console's peak RSS (`VmHWM`) after the churn.
+    hwm_mib: f64,
+    /// kubectl's initial list (`get -w`, every cluster at once): wall time and its CPU.
+    kubectl_list_ms: f64,
+    kubectl_list_cpu_ms: f64,
+    /// kubectl's CPU while the console synced and idled.
+    kubectl_idle_ms_per_s: f64,
+    /// The console's and kubectl's CPU over the whole churn.
+    churn_cpu_ms: f64,
+    kubectl_churn_cpu_ms: f64,
 }
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -150,7 +175,12 @@ const MIB: f64 = 1024.0 * 1024.0;
 /// One run: kubectl watches first (their initial list done before the console starts, so
 /// they idle while it syncs), then the console child, the churn once it is ready, and the
 /// CPU of both over the same updates.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one run's parameters, named at each call"
+)]
 fn measure(
+    console_exe: Option<&Path>,
     kubeconfig: &Path,
     kubectl: &Path,
     label: &str,
@@ -172,6 +202,7 @@ fn measure(
         return Err("kubectl did not print the initial list in time".into());
     }
     let kubectl_list_secs = listed.elapsed().as_secs_f64();
+    let kubectl_list_cpu: Duration = watches.iter().map(KubectlWatch::cpu).sum();
     let contexts: Vec<&str> = clusters.iter().map(|(c, _)| *c).collect();
     let raw_list_ms = raw_list_secs(kubectl, kubeconfig, &contexts)? * 1000.0;
 
@@ -181,8 +212,12 @@ fn measure(
         idle_secs.to_string(),
     ];
     args.extend(clusters.iter().map(|(c, _)| (*c).to_owned()));
+    let exe = console_exe.map_or_else(
+        || std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe")),
+        Path::to_path_buf,
+    );
     let mut console = Reaped(
-        child("console", &args)
+        child_of(&exe, "console", &args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -202,10 +237,16 @@ fn measure(
         }
         Err(format!("console ended before `{want}`"))
     };
+    let console_started = Instant::now();
     let sync = next("sync")?;
     let idle = next("idle")?;
     next("ready")?;
     let kubectl_before: Duration = watches.iter().map(KubectlWatch::cpu).sum();
+    let kubectl_idle = kubectl_before
+        .saturating_sub(kubectl_list_cpu)
+        .as_secs_f64()
+        * 1000.0
+        / console_started.elapsed().as_secs_f64();
     let targets: Vec<String> = clusters
         .iter()
         .map(|(c, n)| format!("{c}={n}:{per_cluster}"))
@@ -247,6 +288,12 @@ fn measure(
         churn_ms_per_1000: churn.num("cpu_ms") / thousands,
         churn_secs: churn.num("secs"),
         kubectl_ms_per_1000: kubectl_used.as_secs_f64() * 1000.0 / thousands,
+        hwm_mib: churn.num("hwm") / MIB,
+        kubectl_list_ms: kubectl_list_secs * 1000.0,
+        kubectl_list_cpu_ms: kubectl_list_cpu.as_secs_f64() * 1000.0,
+        kubectl_idle_ms_per_s: kubectl_idle,
+        churn_cpu_ms: churn.num("cpu_ms"),
+        kubectl_churn_cpu_ms: kubectl_used.as_secs_f64() * 1000.0,
     };
     println!(
         "  {nodes} nodes: first row {:.1} ms, full sync {:.1} ms ({} frames, {:.0} ms cpu), RSS {:.1} MiB \
@@ -424,6 +471,7 @@ fn orchestrate() -> Result<(), String> {
     )?;
     let label = |clusters: usize, n: usize| format!("{clusters} x {n}");
     let three = measure(
+        None,
         &kubeconfig,
         &kubectl,
         &label(3, third),
@@ -434,6 +482,7 @@ fn orchestrate() -> Result<(), String> {
     )?;
     run_load(&kubeconfig, "fill", 0, &[format!("{a}={nine}")])?;
     let nine_run = measure(
+        None,
         &kubeconfig,
         &kubectl,
         &label(1, nine),
@@ -444,6 +493,7 @@ fn orchestrate() -> Result<(), String> {
     )?;
     run_load(&kubeconfig, "fill", 0, &[format!("{a}={n}")])?;
     let big = measure(
+        None,
         &kubeconfig,
         &kubectl,
         &label(1, n),
@@ -469,6 +519,15 @@ fn main() {
     let code = match std::env::var("SEI_BENCH_ROLE").as_deref() {
         Ok("console") => console::main(&args),
         Ok("load") => load::main(&args),
+        _ if std::env::var("SEI_BENCH_BUDGET").is_ok_and(|v| v == "1") => {
+            match budget::orchestrate() {
+                Ok(()) => 0,
+                Err(e) => {
+                    println!("budget bench: {e}");
+                    1
+                }
+            }
+        }
         _ => match orchestrate() {
             Ok(()) => 0,
             Err(e) => {

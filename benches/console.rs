@@ -7,6 +7,9 @@
 //! Env: SEI_BENCH_NODES (default 10000), SEI_BENCH_NAMESPACE (default `bench`),
 //! KUBECTL (default `kubectl`) for the comparison with `kubectl get seinodes -A -o json`;
 //! SEI_BENCH_PAGED_LIST=1 lists in pages instead of the streaming list, SEI_BENCH_PAGE_SIZE=N.
+//!
+//! The 1 Hz tick's and a watch event's costs part by part (issue 38) are printed last, before
+//! the real API server's figures (`console/tick.rs`).
 // The memory figures come from a counting global allocator, which is `unsafe` by nature.
 #![allow(
     unsafe_code,
@@ -35,6 +38,8 @@ use serde_json::json;
 
 #[path = "console/real.rs"]
 mod real;
+#[path = "console/tick.rs"]
+mod tick;
 
 fn nodes_wanted() -> usize {
     std::env::var("SEI_BENCH_NODES")
@@ -442,6 +447,8 @@ fn main() {
         "{:<48} {redraws} of 1000 (only the 1 Hz tick redraws an idle screen)",
         "redraws caused by no-change messages"
     );
+
+    tick::run(&mut model);
 
     if let Ok(kubeconfig) = std::env::var("SEI_BENCH_KUBECONFIG") {
         let runtime = tokio::runtime::Runtime::new().expect("runtime");

@@ -3,7 +3,8 @@
 //! scope watch per context: SeiNodes, Events, server probe), `update`, `Fleets`, and the loop
 //! of src/app/run.rs (batches of at most 4,096 messages, drawn when `app::pacing::Pacer` says:
 //! new data at most every 100 ms, the first rows at once; a 1 Hz tick) drawing into a 200×50
-//! `TestBackend` instead of a terminal.
+//! `TestBackend` instead of a terminal; as the binary, with chain health on (the nodes' RPC read
+//! through port-forwards) and the doctor's reads (`cli::doctor_fetch`).
 //!
 //! Prints `key value` lines the parent reads: `sync …` once every context's initial list is
 //! drawn, `idle …` after the idle window, then `ready`, and `churn …` once it has seen (and
@@ -22,9 +23,11 @@ use sei_console::app::pacing::{
 };
 use sei_console::app::update::update;
 use sei_console::backend::KubeBackend;
+use sei_console::cli::doctor_fetch::ConsoleDoctorReader;
 use sei_console::fleet::FleetDelta;
 use sei_console::fleet::store::Delta;
 use sei_console::kube::client::connect;
+use sei_console::kube::platform_config::DEFAULT_CONTROLLER_NAMESPACE;
 use sei_console::ui::theme::Theme;
 use tokio::sync::mpsc;
 
@@ -190,8 +193,19 @@ async fn run(kubeconfig: PathBuf, updates: usize, idle: Duration, contexts: Vec<
     };
     let mut model = Model::new(scope, Timestamp::now(), None);
     model.size = (200, 50);
+    // As the binary runs it (`app::run`, `cli::tui`): the nodes' RPC read for chain health, the
+    // doctor's reads of what the console does not watch.
+    model.settings.chain_health = true;
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
-    let effects = KubeBackend::new(conn, Some(kubeconfig.clone())).effects(tx.clone());
+    let reader = ConsoleDoctorReader::new(
+        Some(kubeconfig.clone()),
+        DEFAULT_CONTROLLER_NAMESPACE.to_owned(),
+        None,
+        model.settings.doctor.clone(),
+    );
+    let effects = KubeBackend::new(conn, Some(kubeconfig.clone()))
+        .effects(tx.clone())
+        .with_doctor_reader(std::sync::Arc::new(reader));
     let ticker = tokio::spawn(async move {
         let mut interval = tokio::time::interval(TICK);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);

@@ -99,8 +99,18 @@ async fn fill(kubeconfig: &Path, context: &str, count: usize) -> Result<String, 
     ))
 }
 
+/// `SEI_BENCH_RATE`: status patches per second per cluster in the churn (none or 0: as fast as
+/// [`CONCURRENCY`] requests in flight allow).
+fn churn_rate() -> Option<f64> {
+    std::env::var("SEI_BENCH_RATE")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|rate| *rate > 0.0)
+}
+
 /// Patches the status of `updates` nodes of `0..count` in `context`, round robin, each patch
-/// a real change (plan progress and a condition message carrying the update's number).
+/// a real change (plan progress and a condition message carrying the update's number); paced
+/// at [`churn_rate`] when set.
 async fn churn(
     kubeconfig: &Path,
     context: &str,
@@ -110,10 +120,15 @@ async fn churn(
 ) -> Result<String, String> {
     let client = client(kubeconfig, context).await?;
     let start = Instant::now();
+    let rate = churn_rate();
     let results: Vec<Result<(), String>> = futures::stream::iter(0..updates)
         .map(|k| {
             let client = client.clone();
             async move {
+                if let Some(rate) = rate {
+                    let at = start + Duration::from_secs_f64(k as f64 / rate);
+                    tokio::time::sleep_until(at.into()).await;
+                }
                 if start.elapsed() > DEADLINE {
                     return Err("deadline passed".to_owned());
                 }

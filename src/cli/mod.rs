@@ -13,7 +13,7 @@ mod complete;
 pub mod describe;
 pub mod doctor;
 mod doctor_chain;
-mod doctor_fetch;
+pub mod doctor_fetch;
 mod durations;
 mod fetch;
 pub mod get;

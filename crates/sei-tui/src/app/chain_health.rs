@@ -154,7 +154,11 @@ pub fn on_reference_read(model: &mut Model, chain: &str, read: crate::chain::Ref
 /// A read ended: take it in and judge that node alone (the row shows it on the next frame);
 /// the next tick judges every node and asks for more.
 pub fn on_read(model: &mut Model, key: &ObjectKey, reading: Reading) {
+    let before = model.fleet.revision();
     model.fleet.record_health(key, reading);
     model.fleet.judge_one(key, model.now);
-    model.dirty = true;
+    // A reading that changes no cell (the same failure again, the same verdict and height)
+    // draws nothing, unless the node screen shows it whole.
+    let open = matches!(&model.screen, Screen::Node(open) if open == key);
+    model.dirty |= open || model.fleet.revision() != before;
 }

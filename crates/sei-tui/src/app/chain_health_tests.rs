@@ -175,3 +175,29 @@ fn the_nodes_of_a_running_action_are_read_every_few_seconds_until_it_ends() {
     ));
     assert!(!after.contains(&node), "back to the sweep: {after:?}");
 }
+
+/// Only what changes the screen draws: the same failure read again changes no cell and asks
+/// for no frame; a new verdict does.
+#[test]
+fn a_reading_that_changes_no_cell_draws_nothing() {
+    let mut model = polling_model(2);
+    let now = model.now;
+    let keys = asked(&update(&mut model, Msg::Tick(now)));
+    let key = keys
+        .iter()
+        .find(|k| &*k.name == "zz-full-01")
+        .cloned()
+        .expect("read in the sweep");
+    answer_all(&mut model, &keys);
+    model.dirty = false;
+    let revision = model.fleet.revision();
+    answer_all(&mut model, std::slice::from_ref(&key));
+    assert!(!model.dirty, "the same failure again: no frame");
+    assert_eq!(model.fleet.revision(), revision);
+    let reading = Reading {
+        at: now,
+        outcome: Err(RpcFailure::NoPod("gone".into())),
+    };
+    update(&mut model, Msg::HealthRead { key, reading });
+    assert!(model.dirty, "a new verdict (no pod) draws");
+}

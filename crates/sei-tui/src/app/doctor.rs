@@ -1,7 +1,15 @@
 //! The fleet doctor in the console (`D`, `:doctor`): `ops::doctor` over what the console
 //! watches in every cluster (SeiNodes and their events, the platform's sidecar image, the seeds'
-//! last probes, the open node's pods and their events), ranked, refreshed every second while open (every 5 s for the header's count); `enter`
-//! goes to the finding's node, `f` opens the fix's preview (a rollout) or probes the seed.
+//! last probes, the open node's pods and their events), ranked, refreshed every second while
+//! open; `enter` goes to the finding's node, `f` opens the fix's preview (a rollout) or probes
+//! the seed.
+//!
+//! Closed, it judges only for the header's critical count and the notifications: again when
+//! what it reads changed ([`DoctorState::inputs`]: the fleet's revision, a cluster's reads, a
+//! seed's probe, a Lease read) at most every [`IDLE_REFRESH`], and at least every
+//! [`CLOSED_MAX_AGE`] for what time alone makes a finding (a task running too long, a Lease
+//! expiring). Judging 10,000 nodes costs about 20 ms of the loop's thread (BENCHMARKS.md):
+//! an idle fleet is judged once a minute, not on every tick.
 //!
 //! What the console does not watch (the controller's and executors' Leases, every pod and
 //! PVC, the workloads' Warning events, ServiceAccounts, the permission checks of the fixes) is
@@ -42,6 +50,13 @@ pub struct DoctorState {
     pub platform: Option<crate::platform::PlatformConfig>,
     /// When the findings were last judged (`on_tick`).
     pub refreshed_at: Option<Timestamp>,
+    /// What the last judgement read: the fleet's revision and [`DoctorState::inputs`].
+    pub judged_inputs: Option<(u64, u64)>,
+    /// Moves when something the doctor reads changes outside the fleet's revision (a cluster's
+    /// reads, a seed's probe, a Lease read).
+    pub inputs: u64,
+    /// How many times the fleet was judged (the bench and the tests count them).
+    pub judgements: u64,
     /// When each cluster's Leases were last asked for (`app::runners`).
     pub runners_asked: BTreeMap<String, Timestamp>,
     /// Each cluster's last read of what the console does not watch (Leases, pods, PVCs,
@@ -61,10 +76,14 @@ impl DoctorState {
     }
 }
 
-/// How often the doctor re-judges the fleet while its view is closed (for the header's critical
-/// count): judging 10,000 nodes takes about 20 ms of the loop's thread (BENCHMARKS.md), so
-/// every second only while the view is open.
+/// How often at most the closed doctor judges the fleet again when what it reads changed (for
+/// the header's critical count): judging 10,000 nodes takes about 20 ms of the loop's thread
+/// (BENCHMARKS.md), so every second only while the view is open.
 pub const IDLE_REFRESH: jiff::SignedDuration = jiff::SignedDuration::from_secs(5);
+/// How often the closed doctor judges the fleet when nothing it reads changed: what time alone
+/// turns into a finding (a task over its threshold, a Lease expiring) shows in the header's
+/// count within this.
+pub const CLOSED_MAX_AGE: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
 
 /// How often the doctor's reads (`ops::doctor_reads`: every pod, PVC, Lease, the permission
 /// checks) are made again while its view is open, and while it is closed (for the header's
@@ -72,15 +91,28 @@ pub const IDLE_REFRESH: jiff::SignedDuration = jiff::SignedDuration::from_secs(5
 pub const READ_OPEN: jiff::SignedDuration = jiff::SignedDuration::from_secs(10);
 pub const READ_CLOSED: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
 
-/// The 1 Hz tick: the open view's findings follow every second, the header's count every
-/// [`IDLE_REFRESH`]; the reads that are due are asked for; new critical findings are
-/// notified (`app::notify`).
+/// Whether the closed doctor judges again at `model.now`: never judged, what it reads changed
+/// and [`IDLE_REFRESH`] passed, or [`CLOSED_MAX_AGE`] passed.
+fn closed_due(model: &Model) -> bool {
+    let doctor = &model.doctor;
+    let Some(at) = doctor.refreshed_at else {
+        return true;
+    };
+    let age = model.now.duration_since(at);
+    let changed = doctor.judged_inputs != Some(inputs_of(model));
+    (changed && age >= IDLE_REFRESH) || age >= CLOSED_MAX_AGE
+}
+
+/// What the doctor reads, as two counters: the fleet's revision and its own inputs.
+fn inputs_of(model: &Model) -> (u64, u64) {
+    (model.fleet.revision(), model.doctor.inputs)
+}
+
+/// The 1 Hz tick: the open view's findings follow every second, the header's count when its
+/// inputs changed (at most every [`IDLE_REFRESH`]) or every [`CLOSED_MAX_AGE`]; the reads that
+/// are due are asked for; new critical findings are notified (`app::notify`).
 pub fn on_tick(model: &mut Model) -> Vec<Cmd> {
-    let due = model.doctor.open
-        || model
-            .doctor
-            .refreshed_at
-            .is_none_or(|at| model.now.duration_since(at) >= IDLE_REFRESH);
+    let due = model.doctor.open || closed_due(model);
     let mut cmds = Vec::new();
     if due {
         refresh(model);
@@ -108,6 +140,7 @@ pub fn on_tick(model: &mut Model) -> Vec<Cmd> {
 
 /// A cluster's reads came back: kept, indexed (once, here, not on every refresh).
 pub fn on_read(model: &mut Model, context: String, reads: Result<DoctorReads, DoctorReadError>) {
+    model.doctor.inputs = model.doctor.inputs.wrapping_add(1);
     match reads {
         Ok(reads) => {
             model.doctor.read_errors.remove(&context);
@@ -136,8 +169,11 @@ pub fn reads_at(model: &Model) -> Option<Timestamp> {
 /// Recomputes the findings from the model as it is now.
 pub fn refresh(model: &mut Model) {
     let findings = gather(model);
+    let judged = inputs_of(model);
     let doctor = &mut model.doctor;
     doctor.refreshed_at = Some(model.now);
+    doctor.judged_inputs = Some(judged);
+    doctor.judgements += 1;
     doctor.selected = doctor.selected.min(findings.len().saturating_sub(1));
     doctor.findings = findings;
 }
@@ -258,6 +294,7 @@ fn chain_findings(model: &Model) -> Vec<Finding> {
 
 /// A seed's probe ended: kept for the doctor.
 pub fn on_probed(model: &mut Model, key: &ObjectKey, at: Timestamp, outcome: &ProbeOutcome) {
+    model.doctor.inputs = model.doctor.inputs.wrapping_add(1);
     model.doctor.probes.insert(
         key.clone(),
         SeedProbeResult {

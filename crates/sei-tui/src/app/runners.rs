@@ -24,10 +24,16 @@ pub fn due(model: &mut Model) -> Vec<Cmd> {
         let before = fleet.rows_revision();
         fleet.judge_orphans(now);
         model.dirty |= fleet.rows_revision() != before;
-        let checked = fleet.active_plans();
         let asked = model.doctor.runners_asked.get(&context).copied();
         let is_due = asked.is_none_or(|at| now.duration_since(at) >= READ_EVERY);
-        if checked.is_empty() || !is_due {
+        if !is_due {
+            continue;
+        }
+        // Only when a read is due: the Active plans are the whole fleet's nodes read.
+        let checked = fleet.active_plans();
+        if checked.is_empty() {
+            // Looked again after READ_EVERY: a plan turned Active is read within that.
+            model.doctor.runners_asked.insert(context, now);
             continue;
         }
         model.doctor.runners_asked.insert(context.clone(), now);
@@ -42,6 +48,8 @@ pub fn due(model: &mut Model) -> Vec<Cmd> {
 
 /// A read came back: the cluster's plans are judged against it.
 pub fn on_read(model: &mut Model, context: &str, runners: Runners, at: Timestamp) {
+    // The doctor judges the controller's liveness from it.
+    model.doctor.inputs = model.doctor.inputs.wrapping_add(1);
     if let Some(fleet) = model.fleet.fleet_mut(context) {
         let before = fleet.rows_revision();
         fleet.set_runners(runners, at);

@@ -73,32 +73,74 @@ fn the_header_counts_critical_findings_once_a_second_and_doctor_opens_by_command
     assert!(!model.quit);
 }
 
-/// Judging 10,000 nodes costs about 20 ms of the loop's thread: closed, the doctor re-judges
-/// every 5 s (the header's count); open, every second.
+/// Seed-0's probe failing again, taken in at `at`.
+fn probed_again(model: &mut Model, at: jiff::Timestamp) {
+    let target = ProbeTarget {
+        node_id: None,
+        node_id_source: "test".into(),
+        address: "127.0.0.1:9".into(),
+        chain_id: "pacific-1".into(),
+        no_pod: None,
+    };
+    let outcome = FakeProber::failing(CheckName::Reachable, "refused").outcome(&target);
+    update(
+        model,
+        Msg::SeedProbed {
+            key: demo_key("seed-0"),
+            at,
+            outcome: Ok(outcome),
+        },
+    );
+}
+
+/// Judging 10,000 nodes costs about 20 ms of the loop's thread: closed, the doctor judges
+/// again only when what it reads changed (at most every 5 s) or once a minute (what time alone
+/// makes a finding); open, every second.
 #[test]
-fn the_closed_doctor_rejudges_every_five_seconds_the_open_one_every_second() {
+fn the_closed_doctor_judges_again_only_after_a_change_or_a_minute_the_open_one_every_second() {
     let mut model = sick_fleet();
     let at = |s: i64| sample::now() + jiff::SignedDuration::from_secs(s);
     update(&mut model, Msg::Tick(at(0)));
     assert_eq!(model.doctor.refreshed_at, Some(at(0)));
-    for second in 1..5 {
+    let judged = model.doctor.judgements;
+    for second in 1..60 {
+        update(&mut model, Msg::Tick(at(second)));
+    }
+    assert_eq!(
+        model.doctor.judgements, judged,
+        "closed, nothing changed: not judged again for a minute"
+    );
+    update(&mut model, Msg::Tick(at(60)));
+    assert_eq!(model.doctor.judgements, judged + 1, "a minute on: judged");
+    assert_eq!(model.doctor.refreshed_at, Some(at(60)));
+    probed_again(&mut model, at(61));
+    for second in 61..65 {
         update(&mut model, Msg::Tick(at(second)));
         assert_eq!(
-            model.doctor.refreshed_at,
-            Some(at(0)),
-            "closed, at +{second}s"
+            model.doctor.judgements,
+            judged + 1,
+            "changed, at +{second}s"
         );
     }
-    update(&mut model, Msg::Tick(at(5)));
-    assert_eq!(model.doctor.refreshed_at, Some(at(5)));
+    update(&mut model, Msg::Tick(at(65)));
+    assert_eq!(
+        model.doctor.judgements,
+        judged + 2,
+        "changed: judged 5 s after the last judgement"
+    );
     press(&mut model, "D");
     assert_eq!(
-        model.doctor.refreshed_at,
-        Some(at(5)),
+        model.doctor.judgements,
+        judged + 3,
         "opening judges at once"
     );
-    update(&mut model, Msg::Tick(at(6)));
-    assert_eq!(model.doctor.refreshed_at, Some(at(6)), "open: every second");
+    update(&mut model, Msg::Tick(at(66)));
+    assert_eq!(
+        model.doctor.refreshed_at,
+        Some(at(66)),
+        "open: every second"
+    );
+    assert_eq!(model.doctor.judgements, judged + 4);
 }
 
 #[test]
