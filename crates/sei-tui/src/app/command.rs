@@ -6,7 +6,7 @@ use super::update::switch_scope;
 use super::viewer::{Viewer, ViewerKind};
 
 /// The commands, in the order completion offers them.
-pub const COMMANDS: [&str; 6] = ["ns", "ctx", "events", "journal", "doctor", "q"];
+pub const COMMANDS: [&str; 7] = ["ns", "ctx", "events", "journal", "doctor", "dump", "q"];
 
 /// At most this many names are listed in a message.
 const LISTED: usize = 12;
@@ -101,6 +101,8 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
             }
             Vec::new()
         }
+        ["dump"] => super::dump::dump(model, None),
+        ["dump", file] => super::dump::dump(model, Some(file)),
         ["doctor" | "dr"] => {
             super::doctor::open(model);
             Vec::new()

@@ -26,7 +26,9 @@ pub mod action_update;
 pub mod chain_health;
 pub mod command;
 pub mod console_actions;
+pub mod copy;
 pub mod doctor;
+pub mod dump;
 pub mod effects;
 pub mod errors;
 mod health;
@@ -52,6 +54,8 @@ pub mod viewer_rows;
 mod chain_health_tests;
 #[cfg(test)]
 mod command_tests;
+#[cfg(test)]
+mod copy_tests;
 #[cfg(test)]
 mod effects_tests;
 #[cfg(test)]

@@ -179,6 +179,9 @@ pub struct Model {
     pub next_logs_epoch: u64,
     /// `ctrl-z` was pressed: the loop gives the terminal back and stops the process.
     pub suspend: bool,
+    /// Text `c` copied: the loop sends it to the terminal's clipboard (OSC 52) before the next
+    /// frame (`app::copy`).
+    pub clipboard: Option<String>,
     /// The kubeconfig's contexts, for `:ctx` (completion, refusal of unknown names).
     pub contexts: Vec<String>,
     /// The filter came from `[fleet.filters]` for this context (the header says so).
@@ -233,6 +236,7 @@ impl Model {
             logs: None,
             next_logs_epoch: 0,
             suspend: false,
+            clipboard: None,
             contexts: Vec::new(),
             namespaces: None,
             journal: None,

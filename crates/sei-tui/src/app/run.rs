@@ -230,6 +230,13 @@ pub async fn run(options: RunOptions, connected: Connected) -> Result<(), RunErr
             model.dirty = false;
             pacer.drawn(Instant::now());
         }
+        if let Some(text) = model.clipboard.take() {
+            // The terminal's one owner writes the copy; a terminal without OSC 52 ignores it.
+            let copy = crossterm::clipboard::CopyToClipboard::to_clipboard_from(text);
+            if let Err(error) = crossterm::execute!(terminal.backend_mut(), copy) {
+                tracing::warn!(%error, "copy to the clipboard");
+            }
+        }
         if model.quit {
             break Ok(());
         }

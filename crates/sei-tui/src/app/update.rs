@@ -176,6 +176,15 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             super::doctor::on_read(model, context, *reads);
             Vec::new()
         }
+        Msg::Dumped {
+            path,
+            what,
+            lines,
+            result,
+        } => {
+            super::dump::on_dumped(model, &path, &what, lines, result);
+            Vec::new()
+        }
         Msg::Runners { context, runners } => {
             let now = model.now;
             super::runners::on_read(model, &context, *runners, now);
@@ -280,6 +289,8 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     match action {
         Action::Quit => request_quit(model, quit_confirmed),
         Action::Suspend => model.suspend = true,
+        Action::Copy => super::copy::copy(model, false),
+        Action::CopyRow => super::copy::copy(model, true),
         Action::Describe | Action::Yaml => return open_viewer(model, action),
         Action::Logs => return open_logs(model),
         // Keys of the logs view mean nothing elsewhere.

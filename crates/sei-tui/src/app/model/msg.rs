@@ -118,6 +118,13 @@ pub enum Msg {
             >,
         >,
     },
+    /// A `:dump` was written to `path` (`what`: the screen; `lines` of text), or why not.
+    Dumped {
+        path: std::path::PathBuf,
+        what: String,
+        lines: usize,
+        result: Result<(), crate::app::dump::DumpError>,
+    },
     /// A read of who runs `context`'s Active plans ended (`app::runners`).
     Runners {
         context: String,
@@ -244,6 +251,13 @@ pub enum Cmd {
     ReadDoctor {
         context: String,
         namespace: Option<String>,
+    },
+    /// Write `text` (the screen `what` as plain text) to a new file at `path` (`:dump`);
+    /// answered by `Msg::Dumped`.
+    Dump {
+        path: std::path::PathBuf,
+        what: String,
+        text: String,
     },
     /// Queue a notification for the webhooks of `[notify]` (`app::notify`).
     Notify(Box<crate::ports::notify::Notification>),
