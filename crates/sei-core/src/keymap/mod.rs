@@ -200,6 +200,8 @@ pub enum Action {
     Copy,
     /// Copy the selected fleet row as text.
     CopyRow,
+    /// Run user plugin N of the config file's `[[plugins]]` (bound where its scopes say).
+    Plugin(u16),
     /// An operator action the console registers with its own keys and help (`rollout`,
     /// `pause`, …): its name in the config file. The core lists none; the console hands their
     /// bindings in.
@@ -231,7 +233,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Fleet, keys: &["g", "home"], action: Action::Top, help: "first node" },
     Binding { context: Context::Fleet, keys: &["G", "end"], action: Action::Bottom, help: "last node" },
     Binding { context: Context::Fleet, keys: &["enter"], action: Action::Open, help: "open node detail" },
-    Binding { context: Context::Fleet, keys: &["/"], action: Action::StartFilter, help: "filter: text, mode:seed, phase:Failed, chain:ID, drift, running:IMAGE, stale-image" },
+    Binding { context: Context::Fleet, keys: &["/"], action: Action::StartFilter, help: "filter: text, re:REGEX, mode:seed, phase:Failed, chain:ID, drift, running:IMAGE, stale-image" },
     Binding { context: Context::Fleet, keys: &["esc"], action: Action::ClearFilter, help: "clear filter" },
     Binding { context: Context::Fleet, keys: &[">", "s"], action: Action::SortNextColumn, help: "sort by next column" },
     Binding { context: Context::Fleet, keys: &["<"], action: Action::SortPreviousColumn, help: "sort by previous column" },
@@ -340,6 +342,12 @@ impl Keymap {
         for key in keys {
             self.entries.push((context, *key, action));
         }
+    }
+
+    /// Binds `key` to `action` in `context` besides the table's keys (a user plugin's; the caller
+    /// refuses a key already bound there).
+    pub fn bind(&mut self, context: Context, key: Key, action: Action) {
+        self.entries.push((context, key, action));
     }
 
     /// The action bound to `key` in `context`; the context's own bindings win over global ones.

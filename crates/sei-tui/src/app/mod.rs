@@ -39,6 +39,7 @@ pub mod model;
 pub mod node_scroll;
 pub mod notify;
 pub mod pacing;
+pub mod plugins;
 pub mod port;
 pub mod probes;
 pub mod run;
@@ -62,6 +63,8 @@ mod effects_tests;
 mod logs_tests;
 #[cfg(test)]
 pub(crate) mod multi_tests;
+#[cfg(test)]
+mod plugins_tests;
 #[cfg(test)]
 mod probes_tests;
 #[cfg(test)]

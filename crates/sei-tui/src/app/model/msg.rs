@@ -125,6 +125,12 @@ pub enum Msg {
         lines: usize,
         result: Result<(), crate::app::dump::DumpError>,
     },
+    /// A plugin ended with its exit code (`None`: a signal), or could not run (`app::plugins`).
+    PluginEnded {
+        name: String,
+        log: Option<std::path::PathBuf>,
+        outcome: Result<Option<i32>, crate::app::plugins::PluginRunError>,
+    },
     /// A read of who runs `context`'s Active plans ended (`app::runners`).
     Runners {
         context: String,
@@ -259,6 +265,8 @@ pub enum Cmd {
         what: String,
         text: String,
     },
+    /// Run a plugin detached, its output in its log file; answered by `Msg::PluginEnded`.
+    RunPlugin(crate::app::plugins::PluginRun),
     /// Queue a notification for the webhooks of `[notify]` (`app::notify`).
     Notify(Box<crate::ports::notify::Notification>),
     /// Read who runs `context`'s Active plans (`checked`: those known when asked); answered by
