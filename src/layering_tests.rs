@@ -21,9 +21,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("limits", &[]),
     // The one duration grammar of every flag and config value.
     ("duration", &[]),
+    // The one grammar of the config file's http(s) URLs (reference RPCs, webhooks).
+    ("http_url", &[]),
     ("api", &[]),
     // Chain health of the nodes' RPC, pure: readings and verdicts.
-    ("chain", &["duration"]),
+    ("chain", &["duration", "http_url"]),
     ("ports", &["api", "chain"]),
     ("platform", &["limits"]),
     ("planner", &["api", "platform"]),
@@ -35,7 +37,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("fleet", &["api", "chain", "platform", "render"]),
     ("keymap", &[]),
-    ("config", &["chain", "keymap", "limits"]),
+    ("config", &["chain", "http_url", "keymap", "limits"]),
     (
         "actions",
         &[
