@@ -158,11 +158,6 @@ impl Plugin {
             .collect()
     }
 
-    /// Whether its key works in `scope`.
-    pub fn in_scope(&self, scope: PluginScope) -> bool {
-        self.scopes.contains(&scope)
-    }
-
     /// The help overlay's line: what it runs and how.
     pub fn help(&self) -> String {
         let mut how = Vec::new();
