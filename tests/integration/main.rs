@@ -22,6 +22,7 @@ mod control_plane;
 mod crash_resume;
 mod crash_resume_actions;
 mod crd_skew;
+mod crd_skew_console;
 mod crd_validation;
 mod demo_fleet;
 mod demo_script;
