@@ -50,6 +50,8 @@ mod port_forward;
 mod preview_runs;
 mod preview_statefulset;
 mod pty_console;
+mod pty_copy;
+mod pty_plugins;
 mod real_seictl;
 mod registry_digest;
 mod render_dry_run;

@@ -26,9 +26,25 @@ const RAW_TAIL: usize = 4096;
 /// Pause after a lone `esc`: a terminal that sends more bytes at once makes it `alt-<key>`.
 const ESC_PAUSE: Duration = Duration::from_millis(150);
 
+/// The OSC 52 copies the console sent, as the terminal emulator parsed them: the selection
+/// (`c`) and the base64 payload, as written.
+#[derive(Debug, Default)]
+pub struct Clipboard {
+    pub copies: Vec<(String, String)>,
+}
+
+impl vt100::Callbacks for Clipboard {
+    fn copy_to_clipboard(&mut self, _: &mut vt100::Screen, ty: &[u8], data: &[u8]) {
+        self.copies.push((
+            String::from_utf8_lossy(ty).into_owned(),
+            String::from_utf8_lossy(data).into_owned(),
+        ));
+    }
+}
+
 /// What the reader thread shares with the test.
 struct Shared {
-    parser: vt100::Parser,
+    parser: vt100::Parser<Clipboard>,
     /// The last bytes written by the console, for failure messages only.
     raw_tail: Vec<u8>,
     /// The PTY gave end-of-file or an error: the console and everything it started are gone.
@@ -116,7 +132,12 @@ impl Terminal {
         let mut reader = pair.master.try_clone_reader().expect("PTY reader");
         let writer = pair.master.take_writer().expect("PTY writer");
         let shared = Arc::new(Mutex::new(Shared {
-            parser: vt100::Parser::new(nonzero(rows), nonzero(cols), 0),
+            parser: vt100::Parser::new_with_callbacks(
+                nonzero(rows),
+                nonzero(cols),
+                0,
+                Clipboard::default(),
+            ),
             raw_tail: Vec::new(),
             closed: false,
             read: 0,
@@ -152,6 +173,11 @@ impl Terminal {
     /// The screen as parsed so far.
     pub fn screen(&self) -> vt100::Screen {
         lock(&self.shared).parser.screen().clone()
+    }
+
+    /// The OSC 52 copies received so far: (selection, base64 payload).
+    pub fn clipboard(&self) -> Vec<(String, String)> {
+        lock(&self.shared).parser.callbacks().copies.clone()
     }
 
     /// The screen's text, one line per row (trailing blanks dropped).

@@ -95,6 +95,9 @@ impl Decoder<'_> {
                         self.notify(table, &mut config);
                     }
                 }
+                "plugins" => {
+                    config.plugins = super::plugins::decode(item, self.text, &mut self.problems);
+                }
                 other => self.unknown(line, other),
             }
         }

@@ -6,7 +6,7 @@
 //! Writing ([`edit`]) changes one value with `toml_edit`, so comments and order survive.
 //!
 //! [`Config`] holds the theme (`ThemeName`, its config name and the `T` cycle), executor mode,
-//! read-only, the fleet filter, wave defaults, key overrides and the webhooks (`notify`). `edit` saves the theme and the
+//! read-only, the fleet filter, wave defaults, key overrides, the webhooks (`notify`) and the user plugins (`plugins`). `edit` saves the theme and the
 //! filter (`save_theme`, `save_filter`); `keys` names screens and actions (`KeyOverride`,
 //! `keymap_with`); `paths` finds the XDG config and state dirs.
 use std::path::{Path, PathBuf};
@@ -16,6 +16,7 @@ pub mod edit;
 pub mod keys;
 pub mod notify;
 pub mod paths;
+pub mod plugins;
 pub mod read_only;
 
 pub use keys::KeyOverride;
@@ -167,6 +168,8 @@ pub struct Config {
     pub reference_rpc: std::collections::BTreeMap<String, crate::chain::ReferenceUrl>,
     /// `[notify]`: the webhooks told of rollouts and new critical doctor findings.
     pub notify: notify::NotifyConfig,
+    /// `[[plugins]]`: the team's own commands on keys of the fleet and node screens.
+    pub plugins: Vec<plugins::Plugin>,
 }
 
 /// A config together with where it came from and what was wrong with the file.
@@ -305,5 +308,7 @@ fn line_of(text: &str, offset: usize) -> usize {
         + 1
 }
 
+#[cfg(test)]
+mod plugins_tests;
 #[cfg(test)]
 mod tests;

@@ -7,8 +7,10 @@
 //! another image than the spec's), `warning` (a Warning event or a
 //! node not healthy), `failed` (something failed: phase, plan, a condition, the render, a
 //! stalled chain), `sick` (not healthy by its verdict, `fleet::verdict`), `healthy`, the chain
-//! health of the node's RPC (`stalled`, `lagging`, `catching-up`, `unreachable`, `in-sync`), a leading
-//! `!` negates a term, and
+//! health of the node's RPC (`stalled`, `lagging`, `catching-up`, `unreachable`, `in-sync`),
+//! `re:PATTERN` (a regular expression, any case, over the same fields as free text, each field a
+//! line of its own so `^` and `$` anchor to one: `re:^rpc-\d+$`), a leading `!` negates a term,
+//! and
 //! anything else is a case-insensitive substring of namespace, name, chain, image, phase, mode,
 //! the current task or the last warning reason.
 use std::fmt;
@@ -44,7 +46,48 @@ pub enum Term {
     /// The chain-health verdict of the node's RPC (`stalled`, `lagging`, …).
     Health(crate::chain::State),
     Text(String),
+    /// `re:PATTERN`: the regular expression finds a match in one of the free-text fields.
+    Regex(Pattern),
     Not(Box<Term>),
+}
+
+/// A compiled `re:` pattern, equal to another by its text.
+#[derive(Debug, Clone)]
+pub struct Pattern(regex::Regex);
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
+}
+
+impl Eq for Pattern {}
+
+/// The most a `re:` pattern may compile to (a filter is typed, not a program).
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+fn compile(pattern: &str) -> Result<Pattern, FilterError> {
+    regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .multi_line(true)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map(Pattern)
+        .map_err(|error| {
+            // The syntax error's text draws a caret under the pattern over several lines: its
+            // last line says what is wrong.
+            let text = error.to_string();
+            let why = text
+                .lines()
+                .rev()
+                .map(str::trim)
+                .find(|line| !line.is_empty())
+                .unwrap_or("does not compile");
+            FilterError::Regex {
+                pattern: pattern.to_owned(),
+                why: why.trim_start_matches("error: ").to_owned(),
+            }
+        })
 }
 
 /// A term that does not parse; the message says what would.
@@ -56,6 +99,8 @@ pub enum FilterError {
     Phase(String),
     #[error("{0:?} needs a value, e.g. chain:arctic-1")]
     Empty(String),
+    #[error("bad regex {pattern:?} after re: {why}")]
+    Regex { pattern: String, why: String },
 }
 
 /// A parsed filter; the empty filter matches everything.
@@ -103,6 +148,12 @@ impl fmt::Display for Filter {
 fn parse_term(word: &str) -> Result<Term, FilterError> {
     if let Some(rest) = word.strip_prefix('!').filter(|r| !r.is_empty()) {
         return Ok(Term::Not(Box::new(parse_term(rest)?)));
+    }
+    if let Some(pattern) = word.strip_prefix("re:") {
+        if pattern.is_empty() {
+            return Err(FilterError::Empty(word.to_owned()));
+        }
+        return compile(pattern).map(Term::Regex);
     }
     let lower = word.to_lowercase();
     if let Some((key, value)) = lower.split_once(':') {
@@ -183,6 +234,7 @@ fn term_matches(term: &Term, row: &FleetRow) -> bool {
         Term::Healthy => row.verdict.is_healthy(),
         Term::Health(state) => row.health.is_some_and(|h| h.state == *state),
         Term::Text(needle) => row.text_matches(needle),
+        Term::Regex(pattern) => row.search_matches(&pattern.0),
         Term::Not(inner) => !term_matches(inner, row),
     }
 }

@@ -392,6 +392,11 @@ impl FleetRow {
         self.search.contains(needle)
     }
 
+    /// Whether `pattern` finds a match in the searched fields (one per line).
+    pub fn search_matches(&self, pattern: &regex::Regex) -> bool {
+        pattern.is_match(&self.search)
+    }
+
     /// Judges the verdict again (after the chain health or a seed's probe mark changed).
     pub fn rejudge(&mut self) {
         self.verdict = super::verdict::judge(self);

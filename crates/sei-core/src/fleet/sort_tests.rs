@@ -220,3 +220,34 @@ fn listing_order_is_the_column_order_with_ties_by_namespace_and_name() {
         }
     }
 }
+
+#[test]
+fn re_terms_match_fields_by_regular_expression_any_case() {
+    let fleet = demo();
+    let sort = Sort::default();
+    assert_eq!(names(&fleet, r"re:^rpc-\d$", sort), ["rpc-0", "rpc-1"]);
+    assert_eq!(
+        names(&fleet, "re:^(seed|ARCHIVE)-0$", sort),
+        ["archive-0", "seed-0"]
+    );
+    // `^` and `$` anchor to one field: no name is "rpc" alone.
+    assert!(names(&fleet, "re:^rpc$", sort).is_empty());
+    let all = names(&fleet, "", sort).len();
+    assert_eq!(names(&fleet, r"!re:^rpc-\d$", sort).len(), all - 2);
+    assert_eq!(
+        Filter::parse("re:x").expect("parses"),
+        Filter::parse("re:x").expect("parses"),
+        "equal by the pattern's text"
+    );
+}
+
+#[test]
+fn a_bad_or_empty_regex_is_a_one_line_error() {
+    let Err(error) = Filter::parse("re:(rpc") else {
+        panic!("an unclosed group parses");
+    };
+    let text = error.to_string();
+    assert_eq!(text, "bad regex \"(rpc\" after re: unclosed group");
+    assert_eq!(text.lines().count(), 1);
+    assert_eq!(Filter::parse("re:"), Err(FilterError::Empty("re:".into())));
+}

@@ -195,6 +195,13 @@ pub enum Action {
     Doctor,
     /// The doctor's fix of the selected finding: the action's preview, or the probe.
     Fix,
+    /// Copy the selected thing to the terminal's clipboard (OSC 52): a node's name, a seed's
+    /// peer string, the viewer's line, a finding's fix command.
+    Copy,
+    /// Copy the selected fleet row as text.
+    CopyRow,
+    /// Run user plugin N of the config file's `[[plugins]]` (bound where its scopes say).
+    Plugin(u16),
     /// An operator action the console registers with its own keys and help (`rollout`,
     /// `pause`, …): its name in the config file. The core lists none; the console hands their
     /// bindings in.
@@ -215,7 +222,7 @@ pub struct Binding {
 pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Global, keys: &["q", "ctrl-c"], action: Action::Quit, help: "quit" },
     Binding { context: Context::Global, keys: &["?"], action: Action::ToggleHelp, help: "toggle this help" },
-    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command (tab): ns [NAME|all], ctx, events, journal, rollouts, doctor, q" },
+    Binding { context: Context::Global, keys: &[":"], action: Action::StartCommand, help: "command (tab): ns [NAME|all], ctx, events, journal, rollouts, doctor, dump [FILE], q" },
     Binding { context: Context::Global, keys: &["D"], action: Action::Doctor, help: "fleet doctor: every problem, ranked, with evidence and fix" },
     Binding { context: Context::Global, keys: &["ctrl-z"], action: Action::Suspend, help: "suspend to the shell (fg resumes)" },
     Binding { context: Context::Global, keys: &["T"], action: Action::SwitchTheme, help: "switch theme: dark, light, plain (saved to the config file)" },
@@ -226,7 +233,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Fleet, keys: &["g", "home"], action: Action::Top, help: "first node" },
     Binding { context: Context::Fleet, keys: &["G", "end"], action: Action::Bottom, help: "last node" },
     Binding { context: Context::Fleet, keys: &["enter"], action: Action::Open, help: "open node detail" },
-    Binding { context: Context::Fleet, keys: &["/"], action: Action::StartFilter, help: "filter: text, mode:seed, phase:Failed, chain:ID, drift, running:IMAGE, stale-image" },
+    Binding { context: Context::Fleet, keys: &["/"], action: Action::StartFilter, help: "filter: text, re:REGEX, mode:seed, phase:Failed, chain:ID, drift, running:IMAGE, stale-image" },
     Binding { context: Context::Fleet, keys: &["esc"], action: Action::ClearFilter, help: "clear filter" },
     Binding { context: Context::Fleet, keys: &[">", "s"], action: Action::SortNextColumn, help: "sort by next column" },
     Binding { context: Context::Fleet, keys: &["<"], action: Action::SortPreviousColumn, help: "sort by previous column" },
@@ -238,6 +245,8 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Fleet, keys: &["d"], action: Action::Describe, help: "describe the selected node" },
     Binding { context: Context::Fleet, keys: &["y"], action: Action::Yaml, help: "YAML of the selected node" },
     Binding { context: Context::Fleet, keys: &["l"], action: Action::Logs, help: "container logs of the selected node (seid first)" },
+    Binding { context: Context::Fleet, keys: &["c"], action: Action::Copy, help: "copy the selected node's name to the clipboard (OSC 52)" },
+    Binding { context: Context::Fleet, keys: &["C"], action: Action::CopyRow, help: "copy the selected row, as the table shows it, to the clipboard" },
     Binding { context: Context::Node, keys: &["esc", "backspace"], action: Action::Back, help: "back to fleet" },
     Binding { context: Context::Node, keys: &["tab"], action: Action::NextPane, help: "next pane (scrolls to it)" },
     Binding { context: Context::Node, keys: &["shift-tab"], action: Action::PreviousPane, help: "previous pane (scrolls to it)" },
@@ -252,6 +261,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Node, keys: &["d"], action: Action::Describe, help: "describe this node" },
     Binding { context: Context::Node, keys: &["y"], action: Action::Yaml, help: "YAML of this node" },
     Binding { context: Context::Node, keys: &["l"], action: Action::Logs, help: "container logs of this node (seid first)" },
+    Binding { context: Context::Node, keys: &["c"], action: Action::Copy, help: "copy a seed's peer string (ID@host:port) when shown, else the node's name" },
     Binding { context: Context::Dialog, keys: &["enter", "y"], action: Action::Confirm, help: "next field, preview, confirm (y only where nothing is typed)" },
     Binding { context: Context::Dialog, keys: &["esc"], action: Action::Cancel, help: "cancel before execution; hide progress while it runs" },
     Binding { context: Context::Dialog, keys: &["tab"], action: Action::NextField, help: "next field" },
@@ -272,6 +282,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Viewer, keys: &["n"], action: Action::SearchNext, help: "next match" },
     Binding { context: Context::Viewer, keys: &["N"], action: Action::SearchPrevious, help: "previous match" },
     Binding { context: Context::Viewer, keys: &["a"], action: Action::ToggleDryRuns, help: "journal: show or hide dry runs" },
+    Binding { context: Context::Viewer, keys: &["c"], action: Action::Copy, help: "copy the line at the top of the viewer (/ brings a match there)" },
     Binding { context: Context::Logs, keys: &["esc", "q"], action: Action::Back, help: "close the logs" },
     Binding { context: Context::Logs, keys: &["c"], action: Action::NextContainer, help: "next container: seid, sei-sidecar, kube-rbac-proxy, then the pod's others and init containers" },
     Binding { context: Context::Logs, keys: &["p"], action: Action::PreviousLogs, help: "the previous container's logs (after a restart) / back to the running one" },
@@ -285,6 +296,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Logs, keys: &["/"], action: Action::StartFilter, help: "search (any case)" },
     Binding { context: Context::Logs, keys: &["n"], action: Action::SearchNext, help: "next match" },
     Binding { context: Context::Logs, keys: &["N"], action: Action::SearchPrevious, help: "previous match" },
+    Binding { context: Context::Logs, keys: &["C"], action: Action::Copy, help: "copy the newest line (following) or the top line shown (paused)" },
     Binding { context: Context::Doctor, keys: &["esc", "q"], action: Action::Back, help: "close the doctor" },
     Binding { context: Context::Doctor, keys: &["j", "down"], action: Action::Down, help: "next finding" },
     Binding { context: Context::Doctor, keys: &["k", "up"], action: Action::Up, help: "previous finding" },
@@ -292,6 +304,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Doctor, keys: &["G", "end"], action: Action::Bottom, help: "last finding" },
     Binding { context: Context::Doctor, keys: &["enter"], action: Action::Open, help: "go to the finding's node" },
     Binding { context: Context::Doctor, keys: &["f"], action: Action::Fix, help: "the fix: the rollout preview or the seed probe it names" },
+    Binding { context: Context::Doctor, keys: &["c"], action: Action::Copy, help: "copy the selected finding's fix command to the clipboard" },
     Binding { context: Context::Help, keys: &["esc", "?"], action: Action::ToggleHelp, help: "close help" },
     Binding { context: Context::Help, keys: &["j", "down"], action: Action::Down, help: "scroll help down" },
     Binding { context: Context::Help, keys: &["k", "up"], action: Action::Up, help: "scroll help up" },
@@ -329,6 +342,12 @@ impl Keymap {
         for key in keys {
             self.entries.push((context, *key, action));
         }
+    }
+
+    /// Binds `key` to `action` in `context` besides the table's keys (a user plugin's; the caller
+    /// refuses a key already bound there).
+    pub fn bind(&mut self, context: Context, key: Key, action: Action) {
+        self.entries.push((context, key, action));
     }
 
     /// The action bound to `key` in `context`; the context's own bindings win over global ones.

@@ -6,7 +6,9 @@ use super::update::switch_scope;
 use super::viewer::{Viewer, ViewerKind};
 
 /// The commands, in the order completion offers them.
-pub const COMMANDS: [&str; 7] = ["ns", "ctx", "events", "journal", "rollouts", "doctor", "q"];
+pub const COMMANDS: [&str; 8] = [
+    "ns", "ctx", "events", "journal", "rollouts", "doctor", "dump", "q",
+];
 
 /// At most this many names are listed in a message.
 const LISTED: usize = 12;
@@ -105,6 +107,8 @@ pub fn run(model: &mut Model, text: &str) -> Vec<Cmd> {
             model.viewer = Some(Viewer::new(ViewerKind::Rollouts));
             Vec::new()
         }
+        ["dump"] => super::dump::dump(model, None),
+        ["dump", file] => super::dump::dump(model, Some(file)),
         ["doctor" | "dr"] => {
             super::doctor::open(model);
             Vec::new()

@@ -337,6 +337,12 @@ impl Effects {
                     .flatten();
                 tokio::spawn(probe_seed(prober, lookup, key, target, self.tx.clone()));
             }
+            Cmd::RunPlugin(run) => {
+                tokio::spawn(super::plugins::background(run, self.tx.clone()));
+            }
+            Cmd::Dump { path, what, text } => {
+                tokio::spawn(super::dump::write(path, what, text, self.tx.clone()));
+            }
             Cmd::ReadHealth { keys } => self.read_health(keys),
             Cmd::ReadReference { chain, url } => self.read_reference(chain, url),
             Cmd::Notify(notification) => {

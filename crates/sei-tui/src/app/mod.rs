@@ -26,7 +26,9 @@ pub mod action_update;
 pub mod chain_health;
 pub mod command;
 pub mod console_actions;
+pub mod copy;
 pub mod doctor;
+pub mod dump;
 pub mod effects;
 pub mod errors;
 mod health;
@@ -37,6 +39,7 @@ pub mod model;
 pub mod node_scroll;
 pub mod notify;
 pub mod pacing;
+pub mod plugins;
 pub mod port;
 pub mod probes;
 pub mod rollouts;
@@ -54,11 +57,15 @@ mod chain_health_tests;
 #[cfg(test)]
 mod command_tests;
 #[cfg(test)]
+mod copy_tests;
+#[cfg(test)]
 mod effects_tests;
 #[cfg(test)]
 mod logs_tests;
 #[cfg(test)]
 pub(crate) mod multi_tests;
+#[cfg(test)]
+mod plugins_tests;
 #[cfg(test)]
 mod probes_tests;
 #[cfg(test)]

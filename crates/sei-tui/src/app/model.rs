@@ -181,6 +181,15 @@ pub struct Model {
     pub next_logs_epoch: u64,
     /// `ctrl-z` was pressed: the loop gives the terminal back and stops the process.
     pub suspend: bool,
+    /// Text `c` copied: the loop sends it to the terminal's clipboard (OSC 52) before the next
+    /// frame (`app::copy`).
+    pub clipboard: Option<String>,
+    /// The config file's plugins, as bound (`app::plugins`; `Action::Plugin(i)` is the i-th).
+    pub plugins: Vec<crate::config::plugins::Plugin>,
+    /// A plugin waiting for its y/n (`confirm`), and whether it runs in the background.
+    pub plugin_pending: Option<(super::plugins::PluginRun, bool)>,
+    /// A foreground plugin: the loop gives it the terminal and takes it back when it ends.
+    pub foreground: Option<super::plugins::PluginRun>,
     /// The kubeconfig's contexts, for `:ctx` (completion, refusal of unknown names).
     pub contexts: Vec<String>,
     /// The filter came from `[fleet.filters]` for this context (the header says so).
@@ -236,6 +245,10 @@ impl Model {
             logs: None,
             next_logs_epoch: 0,
             suspend: false,
+            clipboard: None,
+            plugins: Vec::new(),
+            plugin_pending: None,
+            foreground: None,
             contexts: Vec::new(),
             namespaces: None,
             journal: None,
@@ -391,6 +404,7 @@ impl Model {
         self.settings = Settings::from_config(loaded, flags);
         super::chain_health::configure(self);
         self.keymap = super::console_actions::keymap(&loaded.config.keys);
+        super::plugins::configure(self, &loaded.config.plugins);
         let saved = loaded
             .config
             .saved_filters

@@ -191,7 +191,7 @@ pub async fn run(options: RunOptions, connected: Connected) -> Result<(), RunErr
     // The operator's input has a channel of its own: it is read at once, even while other
     // messages wait for the next frame.
     let (input_tx, mut input_rx) = mpsc::channel(INPUT_CAPACITY);
-    let input = tokio::spawn(read_terminal(input_tx));
+    let mut input = tokio::spawn(read_terminal(input_tx.clone()));
     let ticker = tokio::spawn(tick(tx.clone()));
     drop(tx);
     for cmd in model.init() {
@@ -230,8 +230,38 @@ pub async fn run(options: RunOptions, connected: Connected) -> Result<(), RunErr
             model.dirty = false;
             pacer.drawn(Instant::now());
         }
+        if let Some(text) = model.clipboard.take() {
+            // The terminal's one owner writes the copy; a terminal without OSC 52 ignores it.
+            let copy = crossterm::clipboard::CopyToClipboard::to_clipboard_from(text);
+            if let Err(error) = crossterm::execute!(terminal.backend_mut(), copy) {
+                tracing::warn!(%error, "copy to the clipboard");
+            }
+        }
         if model.quit {
             break Ok(());
+        }
+        if let Some(run) = model.foreground.take() {
+            // The plugin reads the keys: the loop's reader stops first and starts again after.
+            input.abort();
+            let _ = (&mut input).await;
+            // Given as after ctrl-z (the main screen, cooked mode) and taken back the same way.
+            ratatui::restore();
+            let outcome = super::plugins::foreground(&run);
+            if let Err(e) = take_back(&mut terminal) {
+                break Err(e);
+            }
+            input = tokio::spawn(read_terminal(input_tx.clone()));
+            let msg = Msg::PluginEnded {
+                name: run.name,
+                log: None,
+                outcome,
+            };
+            for cmd in update(&mut model, msg) {
+                effects.run(cmd);
+            }
+            model.dirty = true;
+            pacer.redraw_now();
+            continue;
         }
         if std::mem::take(&mut model.suspend) {
             if let Err(e) = suspend(&mut terminal) {
@@ -277,6 +307,11 @@ fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), RunError> {
     unsafe {
         libc::raise(libc::SIGTSTP);
     }
+    take_back(terminal)
+}
+
+/// Takes the terminal again after it was given back (`ctrl-z`, a foreground plugin).
+fn take_back(terminal: &mut ratatui::DefaultTerminal) -> Result<(), RunError> {
     // The terminal is taken back by hand: a new ratatui terminal would query the cursor
     // position, and the input task reading events would swallow the answer.
     crossterm::terminal::enable_raw_mode().map_err(RunError::TakeBack)?;

@@ -177,6 +177,19 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             super::doctor::on_read(model, context, *reads);
             Vec::new()
         }
+        Msg::Dumped {
+            path,
+            what,
+            lines,
+            result,
+        } => {
+            super::dump::on_dumped(model, &path, &what, lines, result);
+            Vec::new()
+        }
+        Msg::PluginEnded { name, log, outcome } => {
+            super::plugins::on_ended(model, &name, log.as_deref(), outcome);
+            Vec::new()
+        }
         Msg::Runners { context, runners } => {
             let now = model.now;
             super::runners::on_read(model, &context, *runners, now);
@@ -248,6 +261,9 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         model.dirty = true;
         return on_input_key(model, key);
     }
+    if model.plugin_pending.is_some() {
+        return super::plugins::on_answer(model, key);
+    }
     if model.logs.as_ref().is_some_and(|v| v.typing) && !model.help_open {
         model.dirty = true;
         super::logs::on_search_key(model, key);
@@ -285,6 +301,9 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     match action {
         Action::Quit => request_quit(model, quit_confirmed),
         Action::Suspend => model.suspend = true,
+        Action::Copy => super::copy::copy(model, false),
+        Action::CopyRow => super::copy::copy(model, true),
+        Action::Plugin(index) => return super::plugins::on_key(model, index),
         Action::Describe | Action::Yaml => return open_viewer(model, action),
         Action::Logs => return open_logs(model),
         // Keys of the logs view mean nothing elsewhere.

@@ -11,7 +11,7 @@ use crate::app::console_actions;
 use crate::fleet::symbols::legend;
 use crate::keymap::help_sections;
 
-pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
+pub fn lines(theme: &Theme, plugins: &[(String, String)]) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for section in help_sections(&console_actions::bindings()) {
         lines.push(Line::styled(section.title, theme.title));
@@ -21,6 +21,18 @@ pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
             lines.push(Line::from(vec![
                 Span::styled(format!("  {keys:<16}{gap}"), theme.accent),
                 Span::raw(help),
+            ]));
+        }
+    }
+    if !plugins.is_empty() {
+        lines.push(Line::styled(
+            "Plugins ([[plugins]] of the config file)",
+            theme.title,
+        ));
+        for (key, help) in plugins {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {key:<16}"), theme.accent),
+                Span::raw(help.clone()),
             ]));
         }
     }
@@ -49,10 +61,16 @@ pub fn lines(theme: &Theme) -> Vec<Line<'static>> {
 /// The widest the popup gets: wider reads worse; its lines wrap below that.
 const MOST_WIDTH: u16 = 110;
 
-pub fn render(scroll: u16, theme: &Theme, frame: &mut Frame, area: Rect) {
+pub fn render(
+    scroll: u16,
+    plugins: &[(String, String)],
+    theme: &Theme,
+    frame: &mut Frame,
+    area: Rect,
+) {
     let width = area.width.saturating_sub(4).min(MOST_WIDTH);
     // Wrapped to the popup, continuations under the description column: nothing is cut.
-    let lines = hanging(lines(theme), width.saturating_sub(2));
+    let lines = hanging(lines(theme, plugins), width.saturating_sub(2));
     let height = area
         .height
         .saturating_sub(2)

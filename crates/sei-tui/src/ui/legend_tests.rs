@@ -9,7 +9,7 @@ use crate::fleet::sort::Column;
 
 /// The legend's lines as text.
 fn legend_lines() -> Vec<String> {
-    let lines: Vec<String> = super::help::lines(&Theme::plain())
+    let lines: Vec<String> = super::help::lines(&Theme::plain(), &[])
         .iter()
         .map(|line| line.to_string())
         .collect();
@@ -128,7 +128,7 @@ fn the_help_wraps_instead_of_cutting_at_80_and_200_columns() {
     for (width, height) in [(80, 24), (200, 50)] {
         let help = whole_help(width, height);
         for text in [
-            "filter: text, mode:seed, phase:Failed, chain:ID, drift, running:IMAGE, stale-image",
+            "filter: text, re:REGEX, mode:seed, phase:Failed, chain:ID, drift, running:IMAGE, stale-image",
             "next container: seid, sei-sidecar, kube-rbac-proxy, then the pod's others and init containers",
             "a seed's last outside probe (P): reachable, failed, being probed (not its phase)",
         ] {

@@ -84,7 +84,13 @@ pub fn view(model: &Model, theme: &Theme, frame: &mut Frame) {
     }
     chrome::footer(model, theme, frame, footer);
     if model.help_open {
-        help::render(model.help_scroll, theme, frame, area);
+        help::render(
+            model.help_scroll,
+            &crate::app::plugins::help_lines(model),
+            theme,
+            frame,
+            area,
+        );
     }
     if let Some(flow) = model.action.as_ref().filter(|flow| !flow.hidden) {
         let cluster = flow.context().filter(|_| model.multi_cluster());

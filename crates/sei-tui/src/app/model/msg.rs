@@ -118,6 +118,19 @@ pub enum Msg {
             >,
         >,
     },
+    /// A `:dump` was written to `path` (`what`: the screen; `lines` of text), or why not.
+    Dumped {
+        path: std::path::PathBuf,
+        what: String,
+        lines: usize,
+        result: Result<(), crate::app::dump::DumpError>,
+    },
+    /// A plugin ended with its exit code (`None`: a signal), or could not run (`app::plugins`).
+    PluginEnded {
+        name: String,
+        log: Option<std::path::PathBuf>,
+        outcome: Result<Option<i32>, crate::app::plugins::PluginRunError>,
+    },
     /// A read of who runs `context`'s Active plans ended (`app::runners`).
     Runners {
         context: String,
@@ -250,6 +263,15 @@ pub enum Cmd {
         context: String,
         namespace: Option<String>,
     },
+    /// Write `text` (the screen `what` as plain text) to a new file at `path` (`:dump`);
+    /// answered by `Msg::Dumped`.
+    Dump {
+        path: std::path::PathBuf,
+        what: String,
+        text: String,
+    },
+    /// Run a plugin detached, its output in its log file; answered by `Msg::PluginEnded`.
+    RunPlugin(crate::app::plugins::PluginRun),
     /// Queue a notification for the webhooks of `[notify]` (`app::notify`).
     Notify(Box<crate::ports::notify::Notification>),
     /// Read who runs `context`'s Active plans (`checked`: those known when asked); answered by
