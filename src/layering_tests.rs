@@ -21,6 +21,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("limits", &[]),
     // The one duration grammar of every flag and config value.
     ("duration", &[]),
+    // The line filter of `logs --grep` and the logs view.
+    ("grep", &[]),
     ("api", &[]),
     // Chain health of the nodes' RPC, pure: readings and verdicts.
     ("chain", &["duration"]),
@@ -79,7 +81,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "app",
         &[
-            "actions", "api", "chain", "config", "executor", "fleet", "journal", "keymap",
+            "actions", "api", "chain", "config", "executor", "fleet", "grep", "journal", "keymap",
             "limits", "ops", "planner", "platform", "ports", "tasks",
         ],
     ),
@@ -104,8 +106,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "cli",
         &[
             "actions", "api", "app", "backend", "chain", "config", "duration", "executor", "fleet",
-            "journal", "keymap", "kube", "limits", "ops", "p2p", "planner", "platform", "ports",
-            "render", "rpc", "sidecar", "tasks", "ui", "webhook", "wiring",
+            "grep", "journal", "keymap", "kube", "limits", "ops", "p2p", "planner", "platform",
+            "ports", "render", "rpc", "sidecar", "tasks", "ui", "webhook", "wiring",
         ],
     ),
     ("layering_tests", &[]),

@@ -32,6 +32,7 @@ pub mod errors;
 mod health;
 pub mod jobs;
 pub mod journal_view;
+pub mod log_save;
 pub mod logs;
 pub mod model;
 pub mod node_scroll;

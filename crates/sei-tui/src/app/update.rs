@@ -149,6 +149,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             super::logs::on_ended(model, epoch, error);
             Vec::new()
         }
+        Msg::LogsSaved { count, result } => {
+            super::log_save::on_saved(model, count, result);
+            Vec::new()
+        }
         Msg::SettingSaved { setting, result } => {
             super::settings::on_setting_saved(model, &setting, result);
             Vec::new()
@@ -243,7 +247,12 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         model.dirty = true;
         return on_input_key(model, key);
     }
-    if model.logs.as_ref().is_some_and(|v| v.typing) && !model.help_open {
+    if model
+        .logs
+        .as_ref()
+        .is_some_and(|v| v.typing || v.filter_typing)
+        && !model.help_open
+    {
         model.dirty = true;
         super::logs::on_search_key(model, key);
         return Vec::new();
@@ -284,6 +293,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::Logs => return open_logs(model),
         // Keys of the logs view mean nothing elsewhere.
         Action::NextContainer | Action::PreviousLogs | Action::ToggleWrap => {}
+        Action::ToggleTimestamps | Action::StartLineFilter | Action::SaveLogs => {}
         Action::ScrollLeft | Action::ScrollRight => {}
         Action::SearchNext | Action::SearchPrevious | Action::ToggleDryRuns => {}
         Action::ClearMarks => model.marked.clear(),
