@@ -23,9 +23,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("duration", &[]),
     // The line filter of `logs --grep` and the logs view.
     ("grep", &[]),
+    // The one grammar of the config file's http(s) URLs (reference RPCs, webhooks).
+    ("http_url", &[]),
     ("api", &[]),
     // Chain health of the nodes' RPC, pure: readings and verdicts.
-    ("chain", &["duration"]),
+    ("chain", &["duration", "http_url"]),
     ("ports", &["api", "chain"]),
     ("platform", &["limits"]),
     ("planner", &["api", "platform"]),
@@ -37,7 +39,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("fleet", &["api", "chain", "platform", "render"]),
     ("keymap", &[]),
-    ("config", &["chain", "keymap", "limits"]),
+    ("config", &["chain", "http_url", "keymap", "limits"]),
     (
         "actions",
         &[

@@ -59,16 +59,21 @@ async fn cli(args: &[&str], state: &Path) -> (Option<i32>, String, String) {
     )
 }
 
-/// `get -o json [--filter F]`: each node's chain-health state.
-async fn cli_states(ns: &str, filter: Option<&str>, state: &Path) -> BTreeMap<String, String> {
+/// `get -o json [--filter F]`: each node's JSON item.
+async fn cli_items(ns: &str, filter: Option<&str>, state: &Path) -> Vec<Value> {
     let mut args = vec!["get", "-n", ns, "-o", "json"];
     if let Some(filter) = filter {
         args.extend(["--filter", filter]);
     }
     let (code, out, err) = cli(&args, state).await;
     assert_eq!(code, Some(0), "get {args:?}: {err}");
-    let items: Vec<Value> = serde_json::from_str(&out).expect("get -o json");
-    items
+    serde_json::from_str(&out).expect("get -o json")
+}
+
+/// `get -o json [--filter F]`: each node's chain-health state.
+async fn cli_states(ns: &str, filter: Option<&str>, state: &Path) -> BTreeMap<String, String> {
+    cli_items(ns, filter, state)
+        .await
         .iter()
         .map(|item| {
             let name = item["name"].as_str().unwrap_or_default().to_owned();
@@ -90,6 +95,16 @@ fn console_states(model: &Model) -> BTreeMap<String, String> {
             Some((row.key.name.to_string(), state.as_str()?.to_owned()))
         })
         .collect()
+}
+
+/// The console's row of `name`: its verdict's summary and chain health.
+fn console_row(model: &Model, name: &str) -> Option<String> {
+    model
+        .fleet
+        .iter()
+        .flat_map(|fleet| fleet.rows())
+        .find(|row| &*row.key.name == name)
+        .map(|row| format!("{}; {:?}", row.verdict.summary(), row.health))
 }
 
 /// The names the console's `/` filter keeps.
@@ -184,15 +199,28 @@ async fn compare(ns: &TestNamespace, state: &Path, tui: &mut Console) {
         "warning",
         "!in-sync mode:full",
     ] {
-        let cli: BTreeSet<String> = cli_states(&ns.name, Some(filter), state)
-            .await
-            .into_keys()
+        let items = cli_items(&ns.name, Some(filter), state).await;
+        let cli: BTreeSet<String> = items
+            .iter()
+            .filter_map(|item| item["name"].as_str().map(str::to_owned))
             .collect();
-        assert_eq!(
-            cli,
-            console_filtered(&tui.model, filter),
-            "--filter {filter}"
-        );
+        let console = console_filtered(&tui.model, filter);
+        if cli != console {
+            // Say why each side judged as it did: the verdicts, readings and their ages.
+            let everything = cli_items(&ns.name, None, state).await;
+            let told: Vec<String> = cli
+                .symmetric_difference(&console)
+                .map(|name| {
+                    let item = everything.iter().find(|i| i["name"] == name.as_str());
+                    let cli = item.map(|i| (i["verdict"].clone(), i["chainHealth"].clone()));
+                    format!(
+                        "{name}: command line now {cli:?}; console {:?}",
+                        console_row(&tui.model, name)
+                    )
+                })
+                .collect();
+            panic!("--filter {filter}: command line {cli:?}, console {console:?}\n{told:#?}");
+        }
     }
     // Issue 33: `get --filter stalled` printed `[]` while the console showed ⏸.
     let stalled: Vec<String> = cli_states(&ns.name, Some("stalled"), state)

@@ -12,6 +12,7 @@ pub mod config;
 pub mod duration;
 pub mod fleet;
 pub mod grep;
+pub mod http_url;
 pub mod keymap;
 pub mod limits;
 pub mod planner;

@@ -16,52 +16,16 @@ use serde::Serialize;
 
 use super::health::{ChainTop, LagSource};
 use super::rpc::RpcFailure;
+use crate::http_url::{self, HttpUrlError, Query};
 
 /// A validated `http(s)://HOST[:PORT][/PATH]`, without a trailing slash: `/status` is appended.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
 pub struct ReferenceUrl(String);
 
-/// Why a reference URL was refused: one line for the config problem.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReferenceUrlError {
-    #[error("is not an http:// or https:// URL")]
-    Scheme,
-    #[error("has no host")]
-    NoHost,
-    #[error("has a port that is not a number from 1 to 65535")]
-    Port,
-    #[error("has a query, fragment, user or space (only http(s)://HOST[:PORT][/PATH])")]
-    Extra,
-}
-
 impl ReferenceUrl {
-    pub fn parse(text: &str) -> Result<ReferenceUrl, ReferenceUrlError> {
-        let text = text.trim();
-        let rest = text
-            .strip_prefix("https://")
-            .or_else(|| text.strip_prefix("http://"))
-            .ok_or(ReferenceUrlError::Scheme)?;
-        if rest
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '?' | '#' | '@'))
-        {
-            return Err(ReferenceUrlError::Extra);
-        }
-        let authority = rest.split('/').next().unwrap_or_default();
-        // `[::1]:26657`: the port follows the bracket.
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((host, port)) if !port.contains(']') => (host, Some(port)),
-            _ => (authority, None),
-        };
-        if host.is_empty() || host == "[]" {
-            return Err(ReferenceUrlError::NoHost);
-        }
-        if let Some(port) = port
-            && !port.parse::<u16>().is_ok_and(|p| p > 0)
-        {
-            return Err(ReferenceUrlError::Port);
-        }
+    pub fn parse(text: &str) -> Result<ReferenceUrl, HttpUrlError> {
+        let text = http_url::check(text, Query::Refused)?;
         Ok(ReferenceUrl(text.trim_end_matches('/').to_owned()))
     }
 
@@ -169,15 +133,15 @@ mod tests {
         assert_eq!(path.status_url(), "http://127.0.0.1:26657/rpc/status");
         assert!(ReferenceUrl::parse("http://[::1]:26657").is_ok());
         for (bad, why) in [
-            ("rpc.sei.example", ReferenceUrlError::Scheme),
-            ("ftp://x", ReferenceUrlError::Scheme),
-            ("https://", ReferenceUrlError::NoHost),
-            ("https://:443", ReferenceUrlError::NoHost),
-            ("http://x:0", ReferenceUrlError::Port),
-            ("http://x:http", ReferenceUrlError::Port),
-            ("http://x/status?y=1", ReferenceUrlError::Extra),
-            ("http://user@x", ReferenceUrlError::Extra),
-            ("http://x y", ReferenceUrlError::Extra),
+            ("rpc.sei.example", HttpUrlError::Scheme),
+            ("ftp://x", HttpUrlError::Scheme),
+            ("https://", HttpUrlError::NoHost),
+            ("https://:443", HttpUrlError::NoHost),
+            ("http://x:0", HttpUrlError::Port),
+            ("http://x:http", HttpUrlError::Port),
+            ("http://x/status?y=1", HttpUrlError::Query),
+            ("http://user@x", HttpUrlError::Extra),
+            ("http://x y", HttpUrlError::Extra),
         ] {
             assert_eq!(ReferenceUrl::parse(bad), Err(why), "{bad}");
         }

@@ -11,52 +11,17 @@
 //! ```
 use std::time::Duration;
 
+use crate::http_url::{self, HttpUrlError, Query};
+
 /// A validated `http(s)://HOST[:PORT][/PATH][?QUERY]` (webhook URLs often carry a token in
 /// the path or query); no user part, fragment or whitespace.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(transparent)]
 pub struct WebhookUrl(String);
 
-/// Why a webhook URL was refused: one line for the config problem.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WebhookUrlError {
-    #[error("is not an http:// or https:// URL")]
-    Scheme,
-    #[error("has no host")]
-    NoHost,
-    #[error("has a port that is not a number from 1 to 65535")]
-    Port,
-    #[error("has a user part, fragment or space")]
-    Extra,
-}
-
 impl WebhookUrl {
-    pub fn parse(text: &str) -> Result<WebhookUrl, WebhookUrlError> {
-        let text = text.trim();
-        let rest = text
-            .strip_prefix("https://")
-            .or_else(|| text.strip_prefix("http://"))
-            .ok_or(WebhookUrlError::Scheme)?;
-        if rest
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '#' | '@'))
-        {
-            return Err(WebhookUrlError::Extra);
-        }
-        let authority = rest.split(['/', '?']).next().unwrap_or_default();
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((host, port)) if !port.contains(']') => (host, Some(port)),
-            _ => (authority, None),
-        };
-        if host.is_empty() || host == "[]" {
-            return Err(WebhookUrlError::NoHost);
-        }
-        if let Some(port) = port
-            && !port.parse::<u16>().is_ok_and(|p| p > 0)
-        {
-            return Err(WebhookUrlError::Port);
-        }
-        Ok(WebhookUrl(text.to_owned()))
+    pub fn parse(text: &str) -> Result<WebhookUrl, HttpUrlError> {
+        http_url::check(text, Query::Allowed).map(|text| WebhookUrl(text.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -67,7 +32,7 @@ impl WebhookUrl {
     /// token, which stays out of the terminal and the journal).
     pub fn shown(&self) -> String {
         let (scheme, rest) = self.0.split_once("://").unwrap_or(("http", &self.0));
-        let authority = rest.split(['/', '?']).next().unwrap_or_default();
+        let authority = http_url::authority(rest);
         let more = if rest.len() > authority.len() {
             "/…"
         } else {
@@ -126,16 +91,16 @@ mod tests {
         assert_eq!(bare.to_string(), "http://127.0.0.1:9000");
         assert_eq!(
             WebhookUrl::parse("hooks.example.com"),
-            Err(WebhookUrlError::Scheme)
+            Err(HttpUrlError::Scheme)
         );
-        assert_eq!(WebhookUrl::parse("http:///x"), Err(WebhookUrlError::NoHost));
+        assert_eq!(WebhookUrl::parse("http:///x"), Err(HttpUrlError::NoHost));
         assert_eq!(
             WebhookUrl::parse("http://h:70000/"),
-            Err(WebhookUrlError::Port)
+            Err(HttpUrlError::Port)
         );
         assert_eq!(
             WebhookUrl::parse("http://user@h/"),
-            Err(WebhookUrlError::Extra)
+            Err(HttpUrlError::Extra)
         );
     }
 }

@@ -169,15 +169,8 @@ impl<'o> Tracker<'o> {
     async fn merge(&self, inner: &mut Inner) -> Result<(), RecordError> {
         let name = rec::lease_name(&inner.record.id);
         let stored = self
-            .ops
-            .ports
-            .cluster
-            .get_lease(self.ops.namespace(), &name)
-            .await
-            .map_err(|source| RecordError::Api {
-                name: name.clone(),
-                source,
-            })?
+            .stored(&name)
+            .await?
             .ok_or_else(|| RecordError::Unreadable {
                 name: name.clone(),
                 why: "deleted while the rollout ran".into(),
@@ -204,6 +197,19 @@ impl<'o> Tracker<'o> {
         Ok(())
     }
 
+    /// The record's Lease as the API server holds it now (none: deleted).
+    async fn stored(&self, name: &str) -> Result<Option<Lease>, RecordError> {
+        self.ops
+            .ports
+            .cluster
+            .get_lease(self.ops.namespace(), name)
+            .await
+            .map_err(|source| RecordError::Api {
+                name: name.to_owned(),
+                source,
+            })
+    }
+
     fn take_abort(&self, abort: Option<Request>) {
         if let Some(request) = abort {
             if let Ok(mut slot) = self.abort.lock() {
@@ -217,17 +223,7 @@ impl<'o> Tracker<'o> {
     pub async fn poll(&self) -> Result<(), RecordError> {
         let mut inner = self.inner.lock().await;
         let name = rec::lease_name(&inner.record.id);
-        let stored = self
-            .ops
-            .ports
-            .cluster
-            .get_lease(self.ops.namespace(), &name)
-            .await
-            .map_err(|source| RecordError::Api {
-                name: name.clone(),
-                source,
-            })?;
-        if let Some(stored) = stored
+        if let Some(stored) = self.stored(&name).await?
             && stored.metadata.resource_version != inner.lease.metadata.resource_version
         {
             self.merge(&mut inner).await?;
