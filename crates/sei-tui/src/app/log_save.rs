@@ -62,7 +62,11 @@ pub fn save(model: &mut Model) -> Vec<Cmd> {
 pub fn on_saved(model: &mut Model, count: usize, result: Result<PathBuf, LogSaveError>) {
     model.flash = Some(match result {
         Ok(path) => Flash {
-            text: format!("saved {count} lines to {}", path.display()),
+            text: format!(
+                "saved {count} line{} to {}",
+                if count == 1 { "" } else { "s" },
+                path.display()
+            ),
             error: false,
         },
         Err(error) => Flash {

@@ -79,9 +79,10 @@ pub fn render(view: &LogsView, theme: &Theme, frame: &mut Frame, area: Rect) {
     };
     let matching = match &view.filter {
         Some(filter) => format!(
-            " matching &{} · {} lines read",
+            " matching &{} · {} line{} read",
             filter.pattern(),
-            view.lines.len()
+            view.lines.len(),
+            if view.lines.len() == 1 { "" } else { "s" }
         ),
         None => String::new(),
     };
