@@ -5,8 +5,7 @@ use std::sync::Arc;
 
 use crate::app::action_error::ActionError;
 use crate::app::jobs::default_driver_config;
-use crate::app::port::{ActionCluster, ClusterJob, PortFuture};
-use crate::config::ExecutorMode;
+use crate::app::port::{ActionCluster, ClusterJob, JobOptions, PortFuture};
 use crate::executor::driver::DriverConfig;
 use crate::journal::Journal;
 use crate::kube::client::Connection;
@@ -84,7 +83,7 @@ impl ActionEnv {
         &self,
         client: &kube::Client,
         namespace: &str,
-        executor: ExecutorMode,
+        options: JobOptions,
     ) -> Result<Adapters, ActionError> {
         let log: Box<dyn ActionLog> = match &self.journal {
             Some(journal) => Box::new(journal.clone()),
@@ -95,7 +94,7 @@ impl ActionEnv {
             namespace: namespace.to_owned(),
             operator: self.operator.clone(),
             context: self.context.clone(),
-            executor,
+            executor: options.executor,
             controller_namespace: self.controller_namespace.clone(),
             platform_file: self.platform_file.clone(),
             require_platform: false,
@@ -104,9 +103,9 @@ impl ActionEnv {
             // Refused at the key already (`action_update::start`); the preamble asks again.
             read_only: self.read_only,
             require_journal: self.require_journal,
-            // The console has no override: a node or CRD the port does not understand is
-            // refused with the fix (the command line's --allow-unknown-fields).
-            allow_unknown_fields: false,
+            // Typed in the dialog after a refusal (`app::action_update`), as the command
+            // line's --allow-unknown-fields.
+            allow_unknown_fields: options.allow_unknown_fields,
             log,
             prober: self.prober.clone(),
             node_rpc: self.node_rpc.clone(),
@@ -172,10 +171,10 @@ impl ActionCluster for ClusterActions {
     fn open<'a>(
         &'a self,
         namespace: &'a str,
-        executor: ExecutorMode,
+        options: JobOptions,
     ) -> PortFuture<'a, Result<Box<dyn ClusterJob>, ActionError>> {
         Box::pin(async move {
-            let adapters = self.env.open(&self.client, namespace, executor).await?;
+            let adapters = self.env.open(&self.client, namespace, options).await?;
             Ok(Box::new(Job(adapters)) as Box<dyn ClusterJob>)
         })
     }

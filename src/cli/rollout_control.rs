@@ -16,7 +16,7 @@ use clap::{Args, Subcommand};
 
 use crate::cli::action::{ActionContext, ActionOutput, ContextOptions, Refusal};
 use crate::cli::{CliError, GlobalArgs};
-use crate::ops::rollout_control::node_word;
+use crate::ops::rollout_control::node_words;
 use crate::ops::rollout_record::{Runner, StoredRecord};
 
 /// Rollouts finished longer ago than this are left out of `rollout status` without an ID.
@@ -295,7 +295,7 @@ fn text(stored: &StoredRecord, runner: &str) -> String {
             node.name,
             node.from,
             node.to,
-            node_word(node.state)
+            node_words(node)
         );
     }
     if r.omitted_nodes > 0 {

@@ -242,7 +242,8 @@ async fn compare(ns: &TestNamespace, state: &Path, tui: &mut Console) {
     assert_eq!(console_doctor(&mut tui.model), want);
 }
 
-/// Two `yes > /dev/null`, each bounded by `timeout` and killed when dropped.
+/// Two `yes > /dev/null`, each bounded by `timeout` and stopped when dropped: SIGTERM to
+/// `timeout`, which passes it on to `yes` (a SIGKILL would leave `yes` running on its own).
 struct Busy(Vec<std::process::Child>);
 
 impl Busy {
@@ -264,7 +265,9 @@ impl Busy {
 impl Drop for Busy {
     fn drop(&mut self) {
         for child in &mut self.0 {
-            let _ = child.kill();
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &child.id().to_string()])
+                .status();
             let _ = child.wait();
         }
     }

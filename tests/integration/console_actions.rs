@@ -172,33 +172,8 @@ async fn console_on_a_running_node_reading(
         .expect("create SeiNode");
     init_with_exec(&ns, "full-0", state.path()).await;
 
-    let env = console_env();
-    let transport = transport_from_env(|k| env.get(k).cloned(), None).expect("sidecar env");
     let journal = Journal::at(state.path().join("journal.jsonl"));
-    let mut driver = default_driver_config();
-    driver.max_wait = Duration::from_millis(300);
-    driver.deadline = Duration::from_secs(90);
-    let actions = ActionEnv {
-        server: None,
-        controller_namespace: env
-            .get("SEI_CONSOLE_CONTROLLER_NAMESPACE")
-            .cloned()
-            .expect("controller namespace"),
-        platform_file: None,
-        sidecar: Ok(HttpSidecar::new(transport)),
-        sidecar_vars: Default::default(),
-        operator: "tester (context test)".into(),
-        context: "test".into(),
-        journal: Some(journal.clone()),
-        driver,
-        prober: std::sync::Arc::new(sei_console::p2p::prober::P2pProber::new(
-            sei_console::p2p::tcp::TcpDialer,
-        )),
-        node_rpc,
-        notifier: std::sync::Arc::new(sei_console::ports::notify::NoNotifier),
-        read_only: None,
-        require_journal: false,
-    };
+    let actions = action_env(&journal, node_rpc);
     let scope = Scope::one("test", Some(ns.name.clone()));
     let mut model = Model::new(scope, Timestamp::now(), None);
     model.settings.executor = ExecutorMode::Embedded;
@@ -220,6 +195,40 @@ async fn console_on_a_running_node_reading(
         .until("the node row", |m| m.listing.keys.len() == 1)
         .await;
     (ns, console, journal, state)
+}
+
+/// The console's action environment as the tests run it: the stand-in sidecars of `console_env`,
+/// the embedded executor's short waits, `journal`, the nodes' RPC through `node_rpc`.
+pub(crate) fn action_env(
+    journal: &Journal,
+    node_rpc: std::sync::Arc<dyn sei_console::ports::node_rpc::NodeRpc>,
+) -> ActionEnv {
+    let env = console_env();
+    let transport = transport_from_env(|k| env.get(k).cloned(), None).expect("sidecar env");
+    let mut driver = default_driver_config();
+    driver.max_wait = Duration::from_millis(300);
+    driver.deadline = Duration::from_secs(90);
+    ActionEnv {
+        server: None,
+        controller_namespace: env
+            .get("SEI_CONSOLE_CONTROLLER_NAMESPACE")
+            .cloned()
+            .expect("controller namespace"),
+        platform_file: None,
+        sidecar: Ok(HttpSidecar::new(transport)),
+        sidecar_vars: Default::default(),
+        operator: "tester (context test)".into(),
+        context: "test".into(),
+        journal: Some(journal.clone()),
+        driver,
+        prober: std::sync::Arc::new(sei_console::p2p::prober::P2pProber::new(
+            sei_console::p2p::tcp::TcpDialer,
+        )),
+        node_rpc,
+        notifier: std::sync::Arc::new(sei_console::ports::notify::NoNotifier),
+        read_only: None,
+        require_journal: false,
+    }
 }
 
 #[tokio::test]

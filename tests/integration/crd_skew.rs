@@ -275,6 +275,15 @@ async fn a_crd_the_console_does_not_port_is_shown_and_its_actions_are_refused_be
         "{journal}"
     );
 
+    // The console: the same refusal in its dialog, and the override typed there.
+    crate::crd_skew_console::a_console_pause_goes_on_only_when_the_override_is_typed(
+        client.clone(),
+        NS,
+        "held",
+        state,
+    )
+    .await;
+
     // An older CRD (no spec.externalAddress): the address action is refused, a rollout is not.
     nodes
         .delete("held", &Default::default())

@@ -328,13 +328,7 @@ pub fn summary(stored: &StoredRecord) -> Vec<String> {
             .iter()
             .map(|n| {
                 if with_state {
-                    format!(
-                        "{} ({} -> {}, {})",
-                        n.name,
-                        n.from,
-                        n.to,
-                        node_word(n.state)
-                    )
+                    format!("{} ({} -> {}, {})", n.name, n.from, n.to, node_words(n))
                 } else {
                     format!("{} (still {})", n.name, n.from)
                 }
@@ -357,12 +351,51 @@ pub fn summary(stored: &StoredRecord) -> Vec<String> {
     lines
 }
 
+/// A node of a record in words: its state, and for a node not started whose Active plan (a
+/// live controller's, or an abandoned one) runs to its end first, that plan.
+pub fn node_words(node: &rec::RecordNode) -> String {
+    match (&node.state, &node.plan) {
+        (NodeState::Pending, Some(plan)) => {
+            format!("not started: its Active plan {plan} runs to its end first")
+        }
+        (state, _) => node_word(*state).to_owned(),
+    }
+}
+
 /// A node's state in words.
-pub fn node_word(state: NodeState) -> &'static str {
+fn node_word(state: NodeState) -> &'static str {
     match state {
         NodeState::Pending => "not started",
         NodeState::Rolling => "image pinned, not verified",
         NodeState::Rolled => "verified",
         NodeState::Failed => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(state: NodeState, plan: Option<&str>) -> rec::RecordNode {
+        rec::RecordNode {
+            name: "cb".into(),
+            from: "sei:v1".into(),
+            to: "sei:v2".into(),
+            state,
+            plan: plan.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_node_waiting_for_an_active_plan_names_it_and_the_others_say_their_state() {
+        assert_eq!(
+            node_words(&node(NodeState::Pending, Some("p-1"))),
+            "not started: its Active plan p-1 runs to its end first"
+        );
+        assert_eq!(node_words(&node(NodeState::Pending, None)), "not started");
+        assert_eq!(
+            node_words(&node(NodeState::Rolling, Some("p-2"))),
+            "image pinned, not verified"
+        );
     }
 }

@@ -3,9 +3,10 @@
 //! Esc cancels at every step before execution. Pure: no I/O here.
 use super::console_actions::{self, FormInput};
 use super::errors::FormError;
+use super::port::JobOptions;
 use crate::actions::event::ActionKind;
 use crate::actions::image_ref::ImageRef;
-use crate::config::WaveDefaults;
+use crate::config::{ExecutorMode, WaveDefaults};
 use crate::ops::action::SomeOperation;
 
 /// A validated action, ready for its preview and, once confirmed, for execution: any
@@ -14,6 +15,9 @@ use crate::ops::action::SomeOperation;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActionRequest {
     pub parts: Vec<RequestPart>,
+    /// The operator typed the override after the guard refused (`ops::skew`): the jobs run
+    /// as the command line's `--allow-unknown-fields`, journaled and recorded as such.
+    pub allow_unknown_fields: bool,
 }
 
 /// The action in one cluster and namespace.
@@ -38,6 +42,15 @@ impl ActionRequest {
                 namespace: namespace.into(),
                 operation,
             }],
+            allow_unknown_fields: false,
+        }
+    }
+
+    /// How its jobs run under `executor`.
+    pub fn options(&self, executor: ExecutorMode) -> JobOptions {
+        JobOptions {
+            executor,
+            allow_unknown_fields: self.allow_unknown_fields,
         }
     }
 
@@ -284,6 +297,15 @@ pub enum Stage {
         finished: Option<Finished>,
         scroll_from_end: u16,
     },
+    /// The guard refused: a node or the CRD has fields the port does not know (`ops::skew`);
+    /// nothing was changed. Typing [`OVERRIDE_WORD`] asks for the preview again as the command
+    /// line's `--allow-unknown-fields`.
+    NotUnderstood {
+        request: ActionRequest,
+        message: String,
+        typed: String,
+        error: Option<String>,
+    },
     /// The preview could not be computed; nothing was changed.
     Failed {
         message: String,
@@ -303,6 +325,9 @@ pub struct ActionFlow {
     pub preparing_since: Option<jiff::Timestamp>,
 }
 
+/// What the operator types to act on fields the port does not know.
+pub const OVERRIDE_WORD: &str = "allow-unknown-fields";
+
 /// Progress lines kept per action (the oldest are dropped).
 pub const MAX_PROGRESS_LINES: usize = 500;
 
@@ -317,6 +342,7 @@ impl ActionFlow {
         match &self.stage {
             Stage::Prompt(_) => true,
             Stage::Confirm { preview, .. } => preview.expected_typing().is_some(),
+            Stage::NotUnderstood { .. } => true,
             _ => false,
         }
     }
@@ -329,6 +355,7 @@ impl ActionFlow {
             Stage::Preparing(request)
             | Stage::Preview { request, .. }
             | Stage::Confirm { request, .. }
+            | Stage::NotUnderstood { request, .. }
             | Stage::Running { request, .. } => Some(request.contexts()),
             Stage::Failed { .. } => None,
         }

@@ -35,6 +35,16 @@ pub enum ActionError {
 }
 
 impl ActionError {
+    /// The guard against fields the port does not know refused (`ops::skew`): the one refusal
+    /// the operator may override.
+    pub fn is_not_understood(&self) -> bool {
+        match self {
+            ActionError::Ops(OpsError::NotUnderstood(_)) => true,
+            ActionError::InCluster { error, .. } => error.is_not_understood(),
+            _ => false,
+        }
+    }
+
     /// This error naming its cluster when the request goes to several.
     pub fn in_cluster(self, context: &str, several: bool) -> ActionError {
         if several {

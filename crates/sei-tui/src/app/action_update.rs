@@ -1,7 +1,8 @@
 //! `update` for operator actions: starting one from the fleet or node screen, the dialog keys,
 //! and the effect's answers (preview, progress, result). Pure.
 use super::action::{
-    ActionFlow, ActionPreview, Finished, Form, MAX_PROGRESS_LINES, ProgressLine, Stage, validate,
+    ActionFlow, ActionPreview, Finished, Form, MAX_PROGRESS_LINES, OVERRIDE_WORD, ProgressLine,
+    Stage, validate,
 };
 use super::console_actions::{self, ConsoleAction, FormInput, Targets};
 use super::model::{Cmd, Flash, Model, Screen};
@@ -278,7 +279,7 @@ fn type_text(flow: &mut ActionFlow, key: Key) -> bool {
                 None => return false,
             }
         }
-        Stage::Confirm { typed, error, .. } => {
+        Stage::Confirm { typed, error, .. } | Stage::NotUnderstood { typed, error, .. } => {
             *error = None;
             typed
         }
@@ -347,7 +348,7 @@ fn cancel(model: &mut Model) -> Vec<Cmd> {
         }
         // The end stays for `p` ("show the running or last action"): closing the dialog
         // only hides it, until the next action replaces it.
-        Stage::Running { .. } | Stage::Failed { .. } => {
+        Stage::Running { .. } | Stage::Failed { .. } | Stage::NotUnderstood { .. } => {
             flow.hidden = true;
             Vec::new()
         }
@@ -472,6 +473,39 @@ fn confirm(model: &mut Model) -> Vec<Cmd> {
                 }],
             ),
         },
+        Stage::NotUnderstood {
+            mut request,
+            message,
+            typed,
+            ..
+        } => {
+            if typed.trim() == OVERRIDE_WORD {
+                // The preview again, this time as the override: it says what is overridden,
+                // and the journal and the node's record will say the override was given.
+                request.allow_unknown_fields = true;
+                (
+                    Stage::Preparing(request.clone()),
+                    vec![Cmd::PrepareAction {
+                        id,
+                        request,
+                        executor,
+                    }],
+                )
+            } else {
+                let error = Some(format!(
+                    "type {OVERRIDE_WORD} exactly to go on, or esc: nothing was changed"
+                ));
+                (
+                    Stage::NotUnderstood {
+                        request,
+                        message,
+                        typed,
+                        error,
+                    },
+                    Vec::new(),
+                )
+            }
+        }
         other => (other, Vec::new()),
     };
     if matches!(next, Stage::Preparing(_)) {
@@ -503,6 +537,14 @@ pub fn on_prepared(
             preview,
             scroll: 0,
         },
+        Err(error) if error.is_not_understood() && !request.allow_unknown_fields => {
+            Stage::NotUnderstood {
+                request: request.clone(),
+                message: elide_long_lines(&error.to_string()),
+                typed: String::new(),
+                error: None,
+            }
+        }
         Err(error) => Stage::Failed {
             message: elide_long_lines(&error.to_string()),
         },

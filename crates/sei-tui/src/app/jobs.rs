@@ -86,7 +86,7 @@ pub async fn prepare(
     let mut parts = Vec::new();
     for (cluster, part) in envs.iter().zip(&request.parts) {
         let job = cluster
-            .open(&part.namespace, executor)
+            .open(&part.namespace, request.options(executor))
             .await
             .map_err(|e| e.in_cluster(&part.context, several))?;
         let ops = job.ops();
@@ -335,7 +335,9 @@ async fn execute(
 ) -> Result<RunEnd, ActionError> {
     let mut jobs = Vec::new();
     for (cluster, part) in envs.iter().zip(&request.parts) {
-        let job = cluster.open(&part.namespace, executor).await?;
+        let job = cluster
+            .open(&part.namespace, request.options(executor))
+            .await?;
         if let Some(note) = job.platform_note() {
             report.note(&Note::Platform(note.to_owned()));
         }

@@ -128,8 +128,17 @@ pub trait ActionCluster: Send + Sync {
     fn open<'a>(
         &'a self,
         namespace: &'a str,
-        executor: ExecutorMode,
+        options: JobOptions,
     ) -> PortFuture<'a, Result<Box<dyn ClusterJob>, ActionError>>;
+}
+
+/// How one action job runs: who executes it, and whether the operator overrode the guard
+/// against fields the port does not know (typed in the dialog: the command line's
+/// `--allow-unknown-fields`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobOptions {
+    pub executor: ExecutorMode,
+    pub allow_unknown_fields: bool,
 }
 
 /// The use cases of one action job, over that cluster's adapters.

@@ -8,7 +8,9 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::theme::Theme;
 use super::wrap::hanging;
-use crate::app::action::{ActionFlow, ActionPreview, ActionRequest, Form, LineTone, Stage};
+use crate::app::action::{
+    ActionFlow, ActionPreview, ActionRequest, Form, LineTone, OVERRIDE_WORD, Stage,
+};
 
 /// The body lines and the footer hint of the flow's current stage.
 fn content(
@@ -111,6 +113,34 @@ fn content(
                 Some(_) => "esc close · j/k scroll",
             };
             (lines, hint)
+        }
+        Stage::NotUnderstood {
+            message,
+            typed,
+            error,
+            ..
+        } => {
+            let mut lines = vec![
+                Line::styled(format!("✗ {message}"), theme.bad),
+                Line::raw("Nothing was changed."),
+                Line::raw(""),
+                Line::from(vec![
+                    Span::raw(
+                        "To act anyway (journaled and recorded on the node as an override): type ",
+                    ),
+                    Span::styled(OVERRIDE_WORD, theme.warn),
+                    Span::raw(" and press enter; the preview comes first."),
+                ]),
+                Line::from(vec![
+                    Span::styled("> ", theme.title),
+                    Span::raw(typed.clone()),
+                    Span::styled("█", theme.accent),
+                ]),
+            ];
+            if let Some(error) = error {
+                lines.push(Line::styled(format!("✗ {error}"), theme.bad));
+            }
+            (lines, "enter preview with the override · esc close")
         }
         Stage::Failed { message } => (
             vec![
@@ -236,7 +266,8 @@ fn preview_lines(preview: &ActionPreview, theme: &Theme) -> Vec<Line<'static>> {
             lines.push(Line::styled(format!("  {denied}"), theme.bad));
         }
     }
-    if !preview.executor.is_empty() {
+    // A rollout's head names its executor already (with its waves).
+    if !preview.executor.is_empty() && !preview.head.lines().any(|l| l == preview.executor) {
         lines.push(Line::styled(preview.executor.clone(), theme.dim));
     }
     lines.extend(preview.text.lines().map(|line| {

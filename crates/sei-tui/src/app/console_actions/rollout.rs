@@ -246,5 +246,8 @@ fn across_clusters(form: &Form) -> Result<ActionRequest, FormError> {
             }),
         })
         .collect();
-    Ok(ActionRequest { parts })
+    Ok(ActionRequest {
+        parts,
+        allow_unknown_fields: false,
+    })
 }

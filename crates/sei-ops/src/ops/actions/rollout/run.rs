@@ -309,6 +309,10 @@ async fn roll_one(
                 break Some(plan.id);
             }
             Persisted::Resumed(plan) => {
+                // Not started, and not idle either: the record names the plan it waits for.
+                tracker
+                    .node(name, NodeState::Pending, Some(plan.id.clone()))
+                    .await;
                 report.note(&Note::PlanAlreadyActive {
                     node: name.to_owned(),
                     plan_id: plan.id.clone(),
