@@ -21,6 +21,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("limits", &[]),
     // The one duration grammar of every flag and config value.
     ("duration", &[]),
+    // The line filter of `logs --grep` and the logs view.
+    ("grep", &[]),
     // The one grammar of the config file's http(s) URLs (reference RPCs, webhooks).
     ("http_url", &[]),
     ("api", &[]),
@@ -81,7 +83,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "app",
         &[
-            "actions", "api", "chain", "config", "executor", "fleet", "journal", "keymap",
+            "actions", "api", "chain", "config", "executor", "fleet", "grep", "journal", "keymap",
             "limits", "ops", "planner", "platform", "ports", "tasks",
         ],
     ),
@@ -106,8 +108,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "cli",
         &[
             "actions", "api", "app", "backend", "chain", "config", "duration", "executor", "fleet",
-            "journal", "keymap", "kube", "limits", "ops", "p2p", "planner", "platform", "ports",
-            "render", "rpc", "sidecar", "tasks", "ui", "webhook", "wiring",
+            "grep", "journal", "keymap", "kube", "limits", "ops", "p2p", "planner", "platform",
+            "ports", "render", "rpc", "sidecar", "tasks", "ui", "webhook", "wiring",
         ],
     ),
     ("layering_tests", &[]),

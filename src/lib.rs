@@ -12,7 +12,7 @@ pub mod cli;
 
 pub use sei_adapters::{kube, p2p, rpc, sidecar, webhook, wiring};
 pub use sei_core::{
-    api, chain, config, duration, fleet, keymap, limits, planner, platform, render,
+    api, chain, config, duration, fleet, grep, keymap, limits, planner, platform, render,
 };
 pub use sei_ops::{actions, executor, journal, ops, ports, tasks};
 pub use sei_tui::{app, ui};

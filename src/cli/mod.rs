@@ -24,6 +24,7 @@ mod get_watch;
 pub mod journal;
 pub mod logging;
 pub mod logs;
+mod logs_many;
 mod man;
 pub mod manifest;
 mod names;
@@ -363,7 +364,7 @@ fn named_nodes(command: Option<&Command>) -> Option<Vec<String>> {
         Some(Command::Get(args)) => Some(args.nodes.clone()),
         Some(Command::Rollout(args)) => Some(args.nodes.clone()),
         Some(Command::Describe(args)) => one(&args.node),
-        Some(Command::Logs(args)) => one(&args.node),
+        Some(Command::Logs(args)) => Some(args.node.iter().cloned().collect()),
         Some(Command::Exec(args)) => one(&args.node),
         Some(Command::Address(args)) => one(&args.node),
         Some(Command::Restart(args)) => one(&args.node),

@@ -35,6 +35,7 @@ mod handoff;
 mod image_refs;
 mod kubectl_plugin;
 mod logs_cli;
+mod logs_triage;
 mod logs_tui;
 mod multi_cluster;
 mod multi_cluster_console;

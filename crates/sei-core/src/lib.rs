@@ -11,6 +11,7 @@ pub mod chain;
 pub mod config;
 pub mod duration;
 pub mod fleet;
+pub mod grep;
 pub mod http_url;
 pub mod keymap;
 pub mod limits;

@@ -8,5 +8,5 @@ pub mod ui;
 // No adapter: the clusters are reached through `app::port`, filled by the composition root.
 #[cfg(test)]
 use sei_core::planner;
-use sei_core::{api, chain, config, fleet, keymap, limits, platform};
+use sei_core::{api, chain, config, fleet, grep, keymap, limits, platform};
 use sei_ops::{actions, executor, journal, ops, ports};

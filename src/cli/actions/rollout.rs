@@ -257,7 +257,7 @@ fn parse_hold_after(text: &str) -> Result<HoldAfter, UnknownHold> {
 #[error("{0:?} is not one of full, archive, replayer, validator, seed")]
 pub struct UnknownMode(String);
 
-fn parse_mode(text: &str) -> Result<NodeMode, UnknownMode> {
+pub(crate) fn parse_mode(text: &str) -> Result<NodeMode, UnknownMode> {
     NodeMode::ALL
         .into_iter()
         .find(|mode| mode.as_str() == text)

@@ -26,6 +26,7 @@ fn params(request: &LogRequest) -> LogParams {
         previous: request.previous,
         since_seconds: request.since_seconds,
         tail_lines: request.tail_lines,
+        timestamps: request.timestamps,
         ..LogParams::default()
     }
 }
@@ -78,6 +79,7 @@ mod tests {
             previous: true,
             since_seconds: Some(300),
             tail_lines: Some(10),
+            timestamps: true,
         }
     }
 
@@ -88,6 +90,7 @@ mod tests {
         assert!(params.follow && params.previous);
         assert_eq!(params.since_seconds, Some(300));
         assert_eq!(params.tail_lines, Some(10));
+        assert!(params.timestamps);
     }
 
     #[test]

@@ -187,6 +187,12 @@ pub enum Action {
     Logs,
     NextContainer,
     PreviousLogs,
+    /// The logs view: each line with its time (`kubectl logs --timestamps`), or without.
+    ToggleTimestamps,
+    /// The logs view: type a regex; only the lines matching it are shown (`&`, as in less).
+    StartLineFilter,
+    /// The logs view: write the lines shown to a file under the state dir.
+    SaveLogs,
     ToggleWrap,
     /// Scroll the viewer's unwrapped lines sideways.
     ScrollLeft,
@@ -287,6 +293,7 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Logs, keys: &["c"], action: Action::NextContainer, help: "next container: seid, sei-sidecar, kube-rbac-proxy, then the pod's others and init containers" },
     Binding { context: Context::Logs, keys: &["p"], action: Action::PreviousLogs, help: "the previous container's logs (after a restart) / back to the running one" },
     Binding { context: Context::Logs, keys: &["w"], action: Action::ToggleWrap, help: "wrap long lines" },
+    Binding { context: Context::Logs, keys: &["t"], action: Action::ToggleTimestamps, help: "timestamps on each line (the API server's, as kubectl logs --timestamps) / off" },
     Binding { context: Context::Logs, keys: &["j", "down"], action: Action::Down, help: "scroll down" },
     Binding { context: Context::Logs, keys: &["k", "up"], action: Action::Up, help: "scroll up (stops following)" },
     Binding { context: Context::Logs, keys: &["pgdn", "ctrl-f", "space"], action: Action::PageDown, help: "next page" },
@@ -297,6 +304,8 @@ pub const DEFAULT_BINDINGS: &[Binding] = &[
     Binding { context: Context::Logs, keys: &["n"], action: Action::SearchNext, help: "next match" },
     Binding { context: Context::Logs, keys: &["N"], action: Action::SearchPrevious, help: "previous match" },
     Binding { context: Context::Logs, keys: &["C"], action: Action::Copy, help: "copy the newest line (following) or the top line shown (paused)" },
+    Binding { context: Context::Logs, keys: &["&"], action: Action::StartLineFilter, help: "filter: only the lines matching a regex (any case unless it has a capital; empty: all)" },
+    Binding { context: Context::Logs, keys: &["ctrl-s"], action: Action::SaveLogs, help: "save the lines shown to a file under the state dir (path shown)" },
     Binding { context: Context::Doctor, keys: &["esc", "q"], action: Action::Back, help: "close the doctor" },
     Binding { context: Context::Doctor, keys: &["j", "down"], action: Action::Down, help: "next finding" },
     Binding { context: Context::Doctor, keys: &["k", "up"], action: Action::Up, help: "previous finding" },

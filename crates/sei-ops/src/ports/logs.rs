@@ -14,6 +14,9 @@ pub struct LogRequest {
     pub previous: bool,
     pub since_seconds: Option<i64>,
     pub tail_lines: Option<i64>,
+    /// Each line begins with the time the runtime read it (RFC 3339 with nanoseconds, as
+    /// `kubectl logs --timestamps` prints it).
+    pub timestamps: bool,
 }
 
 /// Why no (more) lines come.

@@ -201,6 +201,9 @@ impl Effects {
                 }));
             }
             Cmd::StopLogs => abort(&mut self.logs_task),
+            Cmd::SaveLogs { file_name, lines } => {
+                tokio::spawn(super::log_save::write(file_name, lines, self.tx.clone()));
+            }
             Cmd::ListNamespaces { context } => {
                 let tx = self.tx.clone();
                 let Some(list) = self.port.list_namespaces(&context) else {

@@ -1,10 +1,16 @@
 //! The logs view (`l`): one container of the node's pod `<node>-0`, streamed by a background
 //! task (`Cmd::StreamLogs`) into a bounded buffer here, following the end while the view is
 //! at the bottom. Pure state and keys; the stream lives in `effects`.
+//!
+//! Triage: `t` asks the stream again with timestamps (`kubectl logs --timestamps`); `&` keeps
+//! only the lines matching a regex (`grep::LineFilter`, as `logs --grep`), beside `/` search;
+//! `ctrl-s` writes the lines shown to a file under the state dir (`log_save`), the path in the
+//! footer.
 use std::collections::VecDeque;
 
 use super::model::{Cmd, Flash, Model};
 use crate::fleet::store::ObjectKey;
+use crate::grep::LineFilter;
 use crate::keymap::{Action, Key, KeyCode};
 use crate::ports::logs::LogRequest;
 
@@ -45,6 +51,16 @@ pub struct LogsView {
     pub status: LogStatus,
     pub search: String,
     pub typing: bool,
+    /// Lines carry the API server's timestamps (`t`).
+    pub timestamps: bool,
+    /// Only the lines matching it are shown (`&`).
+    pub filter: Option<LineFilter>,
+    /// The filter line being typed (`&`), compiled on enter.
+    pub filter_typing: bool,
+    pub filter_text: String,
+    /// Line numbers since the stream opened (`dropped` + index) of the lines the filter keeps,
+    /// oldest first; empty without a filter.
+    pub matching: VecDeque<u64>,
     /// Messages of older streams (another container, a reopened view) are dropped.
     pub epoch: u64,
 }
@@ -69,7 +85,47 @@ impl LogsView {
             self.pod(),
             self.container,
             if self.wrap { " · wrap" } else { "" }
-        )
+        ) + if self.timestamps {
+            " · timestamps"
+        } else {
+            ""
+        }
+    }
+
+    /// The lines the view shows: those the filter keeps, or all.
+    pub fn shown(&self) -> Vec<&String> {
+        match &self.filter {
+            Some(_) => self
+                .matching
+                .iter()
+                .filter_map(|n| usize::try_from(n - self.dropped).ok())
+                .filter_map(|i| self.lines.get(i))
+                .collect(),
+            None => self.lines.iter().collect(),
+        }
+    }
+
+    /// How many lines the view shows.
+    pub fn shown_len(&self) -> usize {
+        match &self.filter {
+            Some(_) => self.matching.len(),
+            None => self.lines.len(),
+        }
+    }
+
+    /// Keeps only the lines `filter` matches (all when `None`), following the end again.
+    fn set_filter(&mut self, filter: Option<LineFilter>) {
+        self.matching = match &filter {
+            Some(filter) => (self.dropped..)
+                .zip(&self.lines)
+                .filter(|(_, line)| filter.keeps(line))
+                .map(|(n, _)| n)
+                .collect(),
+            None => VecDeque::new(),
+        };
+        self.filter = filter;
+        self.scroll = 0;
+        self.at_end = true;
     }
 
     fn request(&self) -> LogRequest {
@@ -82,6 +138,7 @@ impl LogsView {
             previous: self.previous,
             since_seconds: None,
             tail_lines: i64::try_from(LOG_BUFFER_LINES).ok(),
+            timestamps: self.timestamps,
         }
     }
 
@@ -89,11 +146,26 @@ impl LogsView {
     /// same lines in view.
     pub fn push(&mut self, lines: Vec<String>) {
         for line in lines {
+            let number = self.dropped + self.lines.len() as u64;
+            if self.filter.as_ref().is_some_and(|f| f.keeps(&line)) {
+                self.matching.push_back(number);
+            }
             self.lines.push_back(line);
             if self.lines.len() > LOG_BUFFER_LINES {
                 self.lines.pop_front();
+                let gone = self.dropped;
                 self.dropped += 1;
-                self.scroll = self.scroll.saturating_sub(1);
+                // The scroll counts shown lines: it moves only when a shown line went.
+                let shown_gone = match &self.filter {
+                    Some(_) => self.matching.front() == Some(&gone),
+                    None => true,
+                };
+                if shown_gone {
+                    if self.filter.is_some() {
+                        self.matching.pop_front();
+                    }
+                    self.scroll = self.scroll.saturating_sub(1);
+                }
             }
         }
     }
@@ -125,6 +197,7 @@ fn restart(model: &mut Model) -> Vec<Cmd> {
     };
     view.epoch = epoch;
     view.lines.clear();
+    view.matching.clear();
     view.dropped = 0;
     view.scroll = 0;
     view.at_end = true;
@@ -150,6 +223,11 @@ pub fn open(model: &mut Model, node: ObjectKey) -> Vec<Cmd> {
         status: LogStatus::Opening,
         search: String::new(),
         typing: false,
+        timestamps: false,
+        filter: None,
+        filter_typing: false,
+        filter_text: String::new(),
+        matching: VecDeque::new(),
         epoch: 0,
     });
     restart(model)
@@ -188,7 +266,7 @@ fn page(model: &Model) -> usize {
 pub fn on_action(model: &mut Model, action: Action) -> Option<Vec<Cmd>> {
     let page = page(model);
     let view = model.logs.as_mut()?;
-    let last = view.lines.len().saturating_sub(page);
+    let last = view.shown_len().saturating_sub(page);
     // Scrolling starts from where the followed end showed it.
     let top = if view.at_end { last } else { view.scroll };
     let scroll_to = |view: &mut LogsView, line: usize| {
@@ -226,6 +304,19 @@ pub fn on_action(model: &mut Model, action: Action) -> Option<Vec<Cmd>> {
             view.previous = !view.previous;
             return Some(restart(model));
         }
+        Action::ToggleTimestamps => {
+            view.timestamps = !view.timestamps;
+            return Some(restart(model));
+        }
+        Action::StartLineFilter => {
+            view.filter_typing = true;
+            view.filter_text = view
+                .filter
+                .as_ref()
+                .map(|f| f.pattern().to_owned())
+                .unwrap_or_default();
+        }
+        Action::SaveLogs => return Some(super::log_save::save(model)),
         _ => return None,
     }
     Some(Vec::new())
@@ -237,7 +328,7 @@ fn jump(model: &mut Model, forward: bool, skip: usize) {
     let Some(view) = model.logs.as_mut() else {
         return;
     };
-    let count = view.lines.len();
+    let count = view.shown_len();
     let last = count.saturating_sub(page);
     let top = if view.at_end { last } else { view.scroll };
     let from = if forward {
@@ -246,8 +337,8 @@ fn jump(model: &mut Model, forward: bool, skip: usize) {
         (top + count).saturating_sub(skip)
     };
     let search = view.search.clone();
-    let lines = view.lines.make_contiguous();
-    match super::viewer::find(lines, &search, from % count.max(1), forward) {
+    let found = super::viewer::find(&view.shown(), &search, from % count.max(1), forward);
+    match found {
         Some(line) => {
             view.scroll = line.min(last);
             // A match stays in view while more lines arrive.
@@ -264,11 +355,15 @@ fn jump(model: &mut Model, forward: bool, skip: usize) {
     }
 }
 
-/// A key while the search line is typed: enter jumps to the first match, esc drops it.
+/// A key while the search (or filter) line is typed: enter jumps to the first match (applies
+/// the filter), esc drops it.
 pub fn on_search_key(model: &mut Model, key: Key) {
     let Some(view) = model.logs.as_mut() else {
         return;
     };
+    if view.filter_typing {
+        return on_filter_key(model, key);
+    }
     match key.code {
         KeyCode::Enter => {
             view.typing = false;
@@ -282,6 +377,40 @@ pub fn on_search_key(model: &mut Model, key: Key) {
             view.search.pop();
         }
         KeyCode::Char(c) if !key.ctrl => view.search.push(c),
+        _ => {}
+    }
+}
+
+/// A key while the filter line is typed: enter keeps the matching lines (an empty line shows
+/// all again), esc leaves the filter as it was; a pattern that does not compile is one line in
+/// the footer and changes nothing.
+fn on_filter_key(model: &mut Model, key: Key) {
+    let Some(view) = model.logs.as_mut() else {
+        return;
+    };
+    match key.code {
+        KeyCode::Enter => {
+            let text = view.filter_text.trim().to_owned();
+            let filter = match (!text.is_empty()).then(|| LineFilter::new(&text)) {
+                None => None,
+                Some(Ok(filter)) => Some(filter),
+                Some(Err(error)) => {
+                    model.flash = Some(Flash {
+                        text: error.to_string(),
+                        error: true,
+                    });
+                    return;
+                }
+            };
+            view.filter_typing = false;
+            view.set_filter(filter);
+            model.flash = None;
+        }
+        KeyCode::Esc => view.filter_typing = false,
+        KeyCode::Backspace => {
+            view.filter_text.pop();
+        }
+        KeyCode::Char(c) if !key.ctrl => view.filter_text.push(c),
         _ => {}
     }
 }

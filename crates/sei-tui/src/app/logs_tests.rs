@@ -186,3 +186,118 @@ fn a_refused_stream_is_one_line_and_the_view_stays_open() {
     assert_eq!(view.status, LogStatus::Following);
     assert_eq!(view.lines.len(), 2);
 }
+
+#[test]
+fn t_asks_the_stream_again_with_timestamps_and_back_without() {
+    let mut model = demo_model();
+    let (first, request) = stream(&press(&mut model, "l")).expect("a stream");
+    assert!(!request.timestamps);
+    lines(&mut model, first, 0, 3);
+    let (second, request) = stream(&press(&mut model, "t")).expect("asked again");
+    assert!(second > first && request.timestamps && request.follow);
+    let view = model.logs.as_ref().expect("open");
+    assert!(
+        view.lines.is_empty() && view.timestamps,
+        "the buffer starts afresh"
+    );
+    assert!(view.title().ends_with(" · timestamps"), "{}", view.title());
+    // The old stream's lines are dropped; the container and previous keep the timestamps.
+    lines(&mut model, first, 0, 3);
+    assert!(model.logs.as_ref().expect("open").lines.is_empty());
+    let (_, request) = stream(&press(&mut model, "c")).expect("next container");
+    assert!(request.timestamps);
+    let (_, request) = stream(&press(&mut model, "t")).expect("off");
+    assert!(!request.timestamps);
+}
+
+#[test]
+fn ampersand_keeps_only_the_matching_lines_and_the_bound_holds_with_a_filter() {
+    let mut model = demo_model();
+    let (epoch, _) = stream(&press(&mut model, "l")).expect("a stream");
+    lines(&mut model, epoch, 0, 30);
+    press(&mut model, "&line 1\\d*$");
+    key(&mut model, KeyCode::Enter);
+    let view = model.logs.as_ref().expect("open");
+    let shown: Vec<&str> = view.shown().into_iter().map(String::as_str).collect();
+    let expected: Vec<String> = [1]
+        .into_iter()
+        .chain(10..20)
+        .map(|i| format!("line {i}"))
+        .collect();
+    assert_eq!(shown, expected);
+    assert_eq!(
+        view.filter.as_ref().map(|f| f.pattern()),
+        Some("line 1\\d*$")
+    );
+    // New lines are filtered as they come.
+    lines(&mut model, epoch, 100, 20);
+    assert_eq!(model.logs.as_ref().expect("open").shown_len(), 11 + 20);
+    // The bound drops the oldest lines and their matches with them.
+    lines(&mut model, epoch, 1_000, LOG_BUFFER_LINES);
+    let view = model.logs.as_ref().expect("open");
+    assert_eq!(view.lines.len(), LOG_BUFFER_LINES);
+    let shown = view.shown();
+    assert_eq!(shown.len(), 1_000, "line 1000 to line 1999");
+    assert_eq!(shown.first().map(|l| l.as_str()), Some("line 1000"));
+    assert_eq!(shown.last().map(|l| l.as_str()), Some("line 1999"));
+    // Search moves within the filtered lines.
+    press(&mut model, "/line 1500");
+    key(&mut model, KeyCode::Enter);
+    let view = model.logs.as_ref().expect("open");
+    assert_eq!(view.shown()[view.scroll], "line 1500");
+    // A pattern that does not compile is one line and leaves the filter as it was.
+    press(&mut model, "&(");
+    key(&mut model, KeyCode::Enter);
+    let flash = model.flash.clone().expect("refused");
+    assert!(
+        flash.error && flash.text.starts_with("bad filter \"line 1\\\\d*$(\""),
+        "{flash:?}"
+    );
+    key(&mut model, KeyCode::Esc);
+    let view = model.logs.as_ref().expect("open");
+    assert_eq!(
+        view.filter.as_ref().map(|f| f.pattern()),
+        Some("line 1\\d*$")
+    );
+    // An empty filter shows every line again.
+    press(&mut model, "&");
+    for _ in 0..20 {
+        key(&mut model, KeyCode::Backspace);
+    }
+    key(&mut model, KeyCode::Enter);
+    let view = model.logs.as_ref().expect("open");
+    assert!(view.filter.is_none() && view.shown_len() == LOG_BUFFER_LINES);
+}
+
+#[test]
+fn ctrl_s_asks_to_save_the_lines_shown_under_a_name_of_the_pod_and_time() {
+    let mut model = demo_model();
+    let (epoch, _) = stream(&press(&mut model, "l")).expect("a stream");
+    let none = update(&mut model, Msg::Key(crate::keymap::Key::ctrl('s')));
+    assert!(none.is_empty(), "nothing shown, nothing written: {none:?}");
+    assert!(model.flash.as_ref().is_some_and(|f| f.error));
+    lines(&mut model, epoch, 0, 12);
+    press(&mut model, "&line 1");
+    key(&mut model, KeyCode::Enter);
+    let cmds = update(&mut model, Msg::Key(crate::keymap::Key::ctrl('s')));
+    let view = model.logs.as_ref().expect("open");
+    let stamp = model.now.strftime("%Y%m%dT%H%M%SZ").to_string();
+    let expected = format!("sei_{}_seid_{stamp}.log", view.pod());
+    match cmds.as_slice() {
+        [Cmd::SaveLogs { file_name, lines }] => {
+            assert_eq!(file_name, &expected);
+            assert_eq!(lines, &["line 1", "line 10", "line 11"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let path = std::path::PathBuf::from("/state/sei-console/logs").join(&expected);
+    update(
+        &mut model,
+        Msg::LogsSaved {
+            count: 3,
+            result: Ok(path.clone()),
+        },
+    );
+    let flash = model.flash.clone().expect("said");
+    assert_eq!(flash.text, format!("saved 3 lines to {}", path.display()));
+}

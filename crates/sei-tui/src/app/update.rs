@@ -8,7 +8,7 @@ use super::viewer::{Viewer, ViewerKind};
 use crate::fleet::filter::Filter;
 use crate::fleet::sort::Column;
 use crate::fleet::watches::WatchKind;
-use crate::keymap::{Action, Context, Key, KeyCode};
+use crate::keymap::{Action, Context, Key};
 
 /// Applies one message; returns the effects it asks for.
 pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
@@ -150,6 +150,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Cmd> {
             super::logs::on_ended(model, epoch, error);
             Vec::new()
         }
+        Msg::LogsSaved { count, result } => {
+            super::log_save::on_saved(model, count, result);
+            Vec::new()
+        }
         Msg::SettingSaved { setting, result } => {
             super::settings::on_setting_saved(model, &setting, result);
             Vec::new()
@@ -259,12 +263,17 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
     }
     if model.input.is_some() {
         model.dirty = true;
-        return on_input_key(model, key);
+        return super::input_line::on_key(model, key);
     }
     if model.plugin_pending.is_some() {
         return super::plugins::on_answer(model, key);
     }
-    if model.logs.as_ref().is_some_and(|v| v.typing) && !model.help_open {
+    if model
+        .logs
+        .as_ref()
+        .is_some_and(|v| v.typing || v.filter_typing)
+        && !model.help_open
+    {
         model.dirty = true;
         super::logs::on_search_key(model, key);
         return Vec::new();
@@ -308,6 +317,7 @@ fn on_key(model: &mut Model, key: Key) -> Vec<Cmd> {
         Action::Logs => return open_logs(model),
         // Keys of the logs view mean nothing elsewhere.
         Action::NextContainer | Action::PreviousLogs | Action::ToggleWrap => {}
+        Action::ToggleTimestamps | Action::StartLineFilter | Action::SaveLogs => {}
         Action::ScrollLeft | Action::ScrollRight => {}
         Action::SearchNext | Action::SearchPrevious | Action::ToggleDryRuns => {}
         Action::ClearMarks => model.marked.clear(),
@@ -493,91 +503,6 @@ pub(super) fn open_node(model: &mut Model, key: crate::fleet::store::ObjectKey) 
     model.node_layout.take();
     model.invalidate_views();
     vec![start_detail(model, key)]
-}
-
-fn on_input_key(model: &mut Model, key: Key) -> Vec<Cmd> {
-    let Some(input) = model.input.as_mut() else {
-        return Vec::new();
-    };
-    match (key.code, key.ctrl) {
-        (KeyCode::Char('c'), true) => {
-            let confirmed = std::mem::take(&mut model.quit_armed);
-            request_quit(model, confirmed);
-        }
-        (KeyCode::Esc, _) => {
-            if input.kind == InputKind::Filter {
-                model.filter = input.previous_filter.clone();
-            }
-            model.input = None;
-            model.flash = None;
-        }
-        (KeyCode::Enter, _) => {
-            let Some(input) = model.input.take() else {
-                return Vec::new();
-            };
-            return match input.kind {
-                InputKind::Filter => {
-                    apply_filter_text(model, &input.text, true);
-                    let applied = model.filter.text.clone();
-                    if applied != input.previous_filter.text {
-                        super::settings::save_filter(model)
-                    } else {
-                        Vec::new()
-                    }
-                }
-                InputKind::Command => super::command::run(model, &input.text),
-            };
-        }
-        (KeyCode::Backspace, _) => {
-            input.text.pop();
-            if input.kind == InputKind::Filter {
-                let text = input.text.clone();
-                apply_filter_text(model, &text, false);
-            }
-        }
-        (KeyCode::Char('u'), true) => {
-            input.text.clear();
-            if input.kind == InputKind::Filter {
-                apply_filter_text(model, "", false);
-            }
-        }
-        (KeyCode::Tab, _) if input.kind == InputKind::Command => {
-            let text = input.text.clone();
-            let completed = super::command::complete(model, &text);
-            if let Some(input) = model.input.as_mut() {
-                input.text = completed;
-            }
-        }
-        (KeyCode::Char(c), false) => {
-            input.text.push(c);
-            if input.kind == InputKind::Filter {
-                let text = input.text.clone();
-                apply_filter_text(model, &text, false);
-            }
-        }
-        _ => {}
-    }
-    Vec::new()
-}
-
-/// Filters as the user types; a term that does not parse (yet) keeps the last good filter and
-/// says why, without interrupting typing.
-fn apply_filter_text(model: &mut Model, text: &str, final_enter: bool) {
-    match Filter::parse(text) {
-        Ok(filter) => {
-            model.filter = filter;
-            model.flash = None;
-        }
-        Err(err) => {
-            model.flash = Some(Flash {
-                text: format!("filter: {err}"),
-                error: true,
-            });
-            if final_enter {
-                model.filter = Filter::default();
-            }
-        }
-    }
 }
 
 /// Drops everything watched and restarts the watches in the new scope.

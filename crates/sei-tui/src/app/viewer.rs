@@ -224,7 +224,7 @@ fn event_lines(model: &Model) -> Vec<String> {
 }
 
 /// The first line at or after `from` (or before it, backwards) holding `needle`, any case.
-pub fn find(lines: &[String], needle: &str, from: usize, forward: bool) -> Option<usize> {
+pub fn find<S: AsRef<str>>(lines: &[S], needle: &str, from: usize, forward: bool) -> Option<usize> {
     let needle = needle.to_lowercase();
     if needle.is_empty() || lines.is_empty() {
         return None;
@@ -238,7 +238,7 @@ pub fn find(lines: &[String], needle: &str, from: usize, forward: bool) -> Optio
                 (from + n - step % n) % n
             }
         })
-        .find(|i| lines[*i].to_lowercase().contains(&needle))
+        .find(|i| lines[*i].as_ref().to_lowercase().contains(&needle))
 }
 
 /// Lines the viewer shows at least: the frame less a header of up to three lines (it wraps on

@@ -397,19 +397,25 @@ pub fn banner(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
 
 pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
     let search = match &model.logs {
-        Some(logs) => Some(logs.search.clone()).filter(|_| logs.typing),
+        Some(logs) if logs.filter_typing => Some(("filter &", logs.filter_text.clone())),
+        Some(logs) => Some(("search /", logs.search.clone())).filter(|_| logs.typing),
         None => model
             .viewer
             .as_ref()
             .filter(|v| v.typing)
-            .map(|v| v.search.clone()),
+            .map(|v| ("search /", v.search.clone())),
     };
-    let line = if let Some(search) = search {
-        Line::from(vec![
-            Span::styled("search /", theme.title),
+    let line = if let Some((prompt, search)) = search {
+        let mut spans = vec![
+            Span::styled(prompt, theme.title),
             Span::raw(search),
             Span::styled("█", theme.accent),
-        ])
+        ];
+        // A filter that does not compile says why beside the line still being typed.
+        if let Some(flash) = model.flash.as_ref().filter(|f| f.error) {
+            spans.push(Span::styled(format!("  {}", flash.text), theme.bad));
+        }
+        Line::from(spans)
     } else if let Some(input) = &model.input {
         let prompt = match input.kind {
             InputKind::Filter => "/",
@@ -449,7 +455,7 @@ pub fn footer(model: &Model, theme: &Theme, frame: &mut Frame, area: Rect) {
         let hints = match (&model.viewer, &model.screen) {
             _ if model.doctor.open => super::doctor::HINTS,
             _ if model.logs.is_some() => {
-                "c container  p previous  / search  n/N  w wrap  j/k g/G scroll  esc close"
+                "& filter  / search  n/N  t timestamps  ctrl-s save  c container  p previous  w wrap  j/k g/G scroll  esc close"
             }
             (Some(_), _) => "/ search  n/N  w wrap  h/l sideways  j/k g/G scroll  esc close",
             (None, Screen::Fleet) => {
@@ -489,7 +495,10 @@ fn flash_lines(text: &str, width: u16) -> Vec<Line<'static>> {
 /// Rows the footer takes at `width`: one, or as many as the message being shown wraps to.
 pub fn footer_height(model: &Model, width: u16) -> u16 {
     let typing = model.input.is_some()
-        || model.logs.as_ref().is_some_and(|l| l.typing)
+        || model
+            .logs
+            .as_ref()
+            .is_some_and(|l| l.typing || l.filter_typing)
         || model.viewer.as_ref().is_some_and(|v| v.typing);
     match &model.flash {
         Some(flash) if !typing => u16::try_from(flash_lines(&flash.text, width).len())

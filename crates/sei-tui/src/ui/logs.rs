@@ -1,5 +1,6 @@
 //! The logs view (`l`) in place of the screen's body: the stream's state in the title, a
-//! refusal as one line, search matches highlighted, long lines cut or wrapped (`w`).
+//! refusal as one line, search matches highlighted, long lines cut or wrapped (`w`); with a
+//! filter (`&`) only its lines, the bottom rule saying how many of the kept lines match.
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -23,13 +24,14 @@ pub fn render(view: &LogsView, theme: &Theme, frame: &mut Frame, area: Rect) {
     };
     let error_rows = error.as_ref().map_or(0, |e| rows(e, width).min(4));
     let budget = usize::from(area.height.saturating_sub(2)).saturating_sub(error_rows);
-    let count = view.lines.len();
+    let lines = view.shown();
+    let count = lines.len();
     // Following: the newest lines that fill the body; else from the scroll on.
     let (first, end) = if view.at_end {
         let mut used = 0;
         let mut first = count;
-        while first > 0 && used + rows_of(&view.lines[first - 1]) <= budget {
-            used += rows_of(&view.lines[first - 1]);
+        while first > 0 && used + rows_of(lines[first - 1]) <= budget {
+            used += rows_of(lines[first - 1]);
             first -= 1;
         }
         (first, count)
@@ -37,17 +39,16 @@ pub fn render(view: &LogsView, theme: &Theme, frame: &mut Frame, area: Rect) {
         let first = view.scroll.min(count);
         let mut used = 0;
         let mut end = first;
-        while end < count && used + rows_of(&view.lines[end]) <= budget {
-            used += rows_of(&view.lines[end]);
+        while end < count && used + rows_of(lines[end]) <= budget {
+            used += rows_of(lines[end]);
             end += 1;
         }
         (first, end)
     };
     let needle = view.search.to_lowercase();
-    let mut shown: Vec<Line> = view
-        .lines
-        .range(first..end)
-        .map(|line| {
+    let mut shown: Vec<Line> = lines[first..end]
+        .iter()
+        .map(|&line| {
             if !needle.is_empty() && line.to_lowercase().contains(&needle) {
                 Line::styled(line.clone(), theme.accent)
             } else {
@@ -55,7 +56,12 @@ pub fn render(view: &LogsView, theme: &Theme, frame: &mut Frame, area: Rect) {
             }
         })
         .collect();
-    if count == 0 {
+    if count == 0 && view.filter.is_some() && !view.lines.is_empty() {
+        shown.push(Line::styled(
+            "no line kept matches the filter (& then enter on an empty line shows all)",
+            theme.dim,
+        ));
+    } else if count == 0 {
         let empty = match view.status {
             LogStatus::Opening => Some("… opening the log"),
             LogStatus::Following => Some("no lines yet; new ones appear as they are written"),
@@ -71,7 +77,19 @@ pub fn render(view: &LogsView, theme: &Theme, frame: &mut Frame, area: Rect) {
     } else {
         String::new()
     };
-    let position = format!("{dropped} {}–{end} of {count} ", (first + 1).min(count));
+    let matching = match &view.filter {
+        Some(filter) => format!(
+            " matching &{} · {} line{} read",
+            filter.pattern(),
+            view.lines.len(),
+            if view.lines.len() == 1 { "" } else { "s" }
+        ),
+        None => String::new(),
+    };
+    let position = format!(
+        "{dropped} {}–{end} of {count}{matching} ",
+        (first + 1).min(count)
+    );
     let block = Block::new()
         .borders(Borders::TOP | Borders::BOTTOM)
         .title(Span::styled(format!(" {} ", view.title()), theme.title))

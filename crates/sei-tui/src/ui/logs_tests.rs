@@ -79,3 +79,53 @@ fn logs_refused_in_one_line_at_80x24_and_200x50() {
         render(&mut model, 200, 50, &Theme::dark())
     );
 }
+
+#[test]
+fn logs_filtered_at_80x24_and_200x50() {
+    let (mut model, _) = with_log(60);
+    render(&mut model, 80, 24, &Theme::dark());
+    press(&mut model, "&ERR|height=120000[1-3]");
+    insta::assert_snapshot!(
+        "logs_filter_typed_80x24",
+        render(&mut model, 80, 24, &Theme::dark())
+    );
+    key(&mut model, KeyCode::Enter);
+    insta::assert_snapshot!(
+        "logs_filtered_80x24",
+        render(&mut model, 80, 24, &Theme::dark())
+    );
+    insta::assert_snapshot!(
+        "logs_filtered_200x50",
+        render(&mut model, 200, 50, &Theme::dark())
+    );
+}
+
+#[test]
+fn logs_with_timestamps_at_80x24_and_200x50() {
+    let (mut model, epoch) = with_log(3);
+    press(&mut model, "t");
+    // The stream asked again: the API server puts its time before each line.
+    let lines = (0..3)
+        .map(|i| {
+            format!(
+                "2026-03-01T12:00:0{i}.123456789Z I[2026-03-01|12:00:0{i}] committed height={}",
+                1_200_000 + i
+            )
+        })
+        .collect();
+    update(
+        &mut model,
+        Msg::LogLines {
+            epoch: epoch + 1,
+            lines,
+        },
+    );
+    insta::assert_snapshot!(
+        "logs_timestamps_80x24",
+        render(&mut model, 80, 24, &Theme::dark())
+    );
+    insta::assert_snapshot!(
+        "logs_timestamps_200x50",
+        render(&mut model, 200, 50, &Theme::dark())
+    );
+}

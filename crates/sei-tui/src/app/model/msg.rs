@@ -87,6 +87,11 @@ pub enum Msg {
         epoch: u64,
         error: Option<String>,
     },
+    /// `count` lines of the logs view were written to a file (or could not be).
+    LogsSaved {
+        count: usize,
+        result: Result<std::path::PathBuf, crate::app::log_save::LogSaveError>,
+    },
     /// A setting was written to the config file (or could not be).
     SettingSaved {
         setting: SavedSetting,
@@ -230,6 +235,12 @@ pub enum Cmd {
         request: crate::ports::logs::LogRequest,
     },
     StopLogs,
+    /// Write the logs view's lines to `file_name` under the state dir (`ctrl-s`); answered by
+    /// `Msg::LogsSaved`.
+    SaveLogs {
+        file_name: String,
+        lines: Vec<String>,
+    },
     /// List the namespaces of `context` (for `:ns`).
     ListNamespaces {
         context: String,
