@@ -406,7 +406,7 @@ fn marked_rows_and_read_only_header() {
 fn help_lists_the_action_keys_and_scrolls() {
     let mut model = demo_model();
     press(&mut model, "?");
-    press(&mut model, &"j".repeat(35));
+    press(&mut model, &"j".repeat(37));
     let screen = render(&mut model, 100, 30, &Theme::plain());
     assert!(screen.contains("Action dialogs"), "{screen}");
     insta::assert_snapshot!(screen);
