@@ -387,4 +387,4 @@ pub fn validate(kind: ActionKind, form: &Form) -> Result<ActionRequest, FormErro
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

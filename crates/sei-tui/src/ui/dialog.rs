@@ -321,9 +321,19 @@ fn status_line(flow: &ActionFlow, now: jiff::Timestamp, theme: &Theme) -> Option
             format!("▶ running… {}", since_start(*started, now)),
             theme.accent,
         ),
-        Some(end) if end.ok => Line::styled(format!("✓ {}", end.message), theme.good),
-        Some(end) => Line::styled(format!("✗ {}", end.message), theme.bad),
+        // One line, its parts joined as the command line's end joins them.
+        Some(end) if end.ok => Line::styled(format!("✓ {}", one_line(&end.message)), theme.good),
+        Some(end) => Line::styled(format!("✗ {}", one_line(&end.message)), theme.bad),
     })
+}
+
+/// `text` on one line: its lines joined with "; " (a status line has no line breaks).
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Draws the dialog; `cluster` (several clusters watched) is named in its title, so the

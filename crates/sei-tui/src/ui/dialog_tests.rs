@@ -466,3 +466,25 @@ fn health_gate_lines_while_a_wave_is_gated() {
     );
     insta::assert_snapshot!(format!("{narrow}--- 200x50 ---\n{wide}"));
 }
+
+/// An end of several lines (an abort's "changed: … / not changed: …") reads as one line with
+/// its parts apart, as the command line prints it.
+#[test]
+fn an_end_of_several_lines_keeps_its_parts_apart() {
+    let (mut model, id) = crate::app::action::tests::running_rollout();
+    update(
+        &mut model,
+        Msg::ActionFinished {
+            id,
+            finished: Finished {
+                ok: true,
+                message: "rollout R is aborted\nchanged: a\nnot changed: b".into(),
+            },
+        },
+    );
+    let screen = render(&mut model, 120, 30, &Theme::plain());
+    assert!(
+        screen.contains("rollout R is aborted; changed: a; not changed: b"),
+        "{screen}"
+    );
+}

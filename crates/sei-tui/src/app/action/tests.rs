@@ -403,7 +403,7 @@ fn the_seed_form_moves_field_by_field_and_names_the_bad_one() {
 }
 
 /// A rollout prepared, previewed and confirmed: running, its dialog open. Returns its id.
-fn running_rollout() -> (Model, u64) {
+pub(crate) fn running_rollout() -> (Model, u64) {
     let (mut model, _) = rollout_preparing();
     let id = flow_id(&model);
     update(
