@@ -72,7 +72,7 @@ args = ["{fg}", "$NODE"]
 
 [[plugins]]
 name = "sh"
-key = "X"
+key = "O"
 command = "{script} {sh} \"$NODE\" \"$1\""
 args = ["first; not run"]
 shell = true
@@ -119,7 +119,7 @@ background = true
     terminal.wait_for_text("plug-0", RUN);
 
     // A shell plugin: the shell expands $NODE from its environment; its args are $1….
-    terminal.type_text("X");
+    terminal.type_text("O");
     assert_eq!(written(&out("sh.txt"), RUN), ["plug-0", "first; not run"]);
 
     terminal.type_text("q");
