@@ -29,8 +29,18 @@ fn names() -> Vec<String> {
 /// `sei-console ARGS -o json` from a second process (no executor flags: these commands follow
 /// no plan).
 async fn control(args: &[&str], state: &Path) -> (bool, Vec<Value>, String) {
+    control_with(args, state, &[]).await
+}
+
+/// [`control`] with `extra` added to the environment.
+pub(crate) async fn control_with(
+    args: &[&str],
+    state: &Path,
+    extra: &[(&str, String)],
+) -> (bool, Vec<Value>, String) {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
         .envs(console_env())
+        .envs(extra.iter().map(|(k, v)| (*k, v.as_str())))
         .env("XDG_STATE_HOME", state)
         .env("XDG_CONFIG_HOME", state)
         .args(args)
@@ -66,7 +76,7 @@ fn result_of(lines: &[Value]) -> &Value {
         .unwrap_or_else(|| panic!("no result: {lines:?}"))
 }
 
-fn node_state<'a>(rollout: &'a Value, node: &str) -> &'a str {
+pub(crate) fn node_state<'a>(rollout: &'a Value, node: &str) -> &'a str {
     rollout["nodes"]
         .as_array()
         .and_then(|n| n.iter().find(|n| n["name"] == node))
@@ -75,7 +85,11 @@ fn node_state<'a>(rollout: &'a Value, node: &str) -> &'a str {
 }
 
 /// Polls `rollout status` until `ready` holds for the one rollout (at most 60 s).
-async fn await_status(ns: &TestNamespace, state: &Path, ready: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn await_status(
+    ns: &TestNamespace,
+    state: &Path,
+    ready: impl Fn(&Value) -> bool,
+) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let rollouts = status(ns, state).await;
@@ -90,7 +104,7 @@ async fn await_status(ns: &TestNamespace, state: &Path, ready: impl Fn(&Value) -
     }
 }
 
-async fn spec_image(ns: &TestNamespace, node: &str) -> (String, String) {
+pub(crate) async fn spec_image(ns: &TestNamespace, node: &str) -> (String, String) {
     let node = ns.seinodes().get(node).await.expect("get SeiNode");
     let text = |v: &Value| v.as_str().unwrap_or("").to_owned();
     (
@@ -99,7 +113,7 @@ async fn spec_image(ns: &TestNamespace, node: &str) -> (String, String) {
     )
 }
 
-async fn resource_version(ns: &TestNamespace, node: &str) -> String {
+pub(crate) async fn resource_version(ns: &TestNamespace, node: &str) -> String {
     let node = ns.seinodes().get(node).await.expect("get SeiNode");
     node.metadata.resource_version.unwrap_or_default()
 }

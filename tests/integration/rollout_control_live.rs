@@ -6,19 +6,18 @@
 //! (upstream never cancels one), cd is never touched, the record says aborted. Then `rollout
 //! undo` puts ca, cb and cc back through plans the controller runs, leaving cd alone.
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use crate::common::console::{
-    console_env, console_with, running_full_nodes_with_standins, sidecar_home, spawn_console,
+    console_with, running_full_nodes_with_standins, sidecar_home, spawn_console,
 };
 use crate::common::controller::{
     CONTROLLER_SUBMITTER, ControllerStandin, controller_standin_bin, ledger, new_submissions,
 };
 use crate::common::{TestNamespace, platform_config_path};
+use crate::rollout_control::{
+    await_status, control_with, node_state, resource_version, spec_image,
+};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
@@ -35,73 +34,6 @@ fn live_env() -> Vec<(&'static str, String)> {
         ),
         ("SEI_CONSOLE_SIDECAR_REMOTE_USER", "console".to_owned()),
     ]
-}
-
-/// `sei-console ARGS -o json` from a second process: ok, the JSON lines, stderr.
-async fn control(args: &[&str], state: &Path) -> (bool, Vec<Value>, String) {
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_sei-console"))
-        .envs(console_env())
-        .envs(live_env())
-        .env("XDG_STATE_HOME", state)
-        .env("XDG_CONFIG_HOME", state)
-        .args(args)
-        .args(["-o", "json"])
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await
-        .expect("run sei-console");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
-
-/// The one rollout `rollout status` lists once `ready` holds for it (at most 90 s).
-async fn await_status(ns: &str, state: &Path, ready: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        let (ok, lines, stderr) = control(&["rollout", "status", "-n", ns], state).await;
-        assert!(ok, "{stderr}");
-        let rollouts = lines
-            .iter()
-            .find_map(|l| l["rollouts"].as_array().cloned())
-            .unwrap_or_default();
-        if let Some(r) = rollouts.first().filter(|r| ready(r)) {
-            return r.clone();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "status never got there: {rollouts:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
-}
-
-fn node_state<'a>(rollout: &'a Value, node: &str) -> &'a str {
-    rollout["nodes"]
-        .as_array()
-        .and_then(|n| n.iter().find(|n| n["name"] == node))
-        .and_then(|n| n["state"].as_str())
-        .unwrap_or("")
-}
-
-async fn images(ns: &TestNamespace, node: &str) -> (String, String) {
-    let node = ns.seinodes().get(node).await.expect("get SeiNode");
-    let text = |v: &Value| v.as_str().unwrap_or("").to_owned();
-    (
-        text(&node.data["spec"]["image"]),
-        text(&node.data["status"]["currentImage"]),
-    )
-}
-
-async fn resource_version(ns: &TestNamespace, node: &str) -> String {
-    let node = ns.seinodes().get(node).await.expect("get SeiNode");
-    node.metadata.resource_version.unwrap_or_default()
 }
 
 /// Waits until no node has an Active plan for three reads in a row, a second apart (at most
@@ -151,18 +83,19 @@ async fn abort_and_undo_with_a_live_controller_stop_after_the_wave_and_put_the_n
     args.extend(["--executor", "auto", "--yes"]);
     let runner = spawn_console(&args, state.path(), &live_env());
 
-    let rollout = await_status(&ns.name, state.path(), |r| node_state(r, "cb") == "rolling").await;
+    let rollout = await_status(&ns, state.path(), |r| node_state(r, "cb") == "rolling").await;
     let id = rollout["id"].as_str().expect("id").to_owned();
     assert_eq!(node_state(&rollout, "ca"), "rolled", "{rollout}");
     assert_eq!(node_state(&rollout, "cd"), "pending", "{rollout}");
     let cd_before = resource_version(&ns, "cd").await;
-    let (ok, lines, stderr) = control(
+    let (ok, lines, stderr) = control_with(
         &["rollout", "abort", &id, "-n", &ns.name, "--wait", "3"],
         state.path(),
+        &live_env(),
     )
     .await;
     assert!(!ok, "cb's plan is Active: {lines:?} {stderr}");
-    await_status(&ns.name, state.path(), |r| r["abort"].is_object()).await;
+    await_status(&ns, state.path(), |r| r["abort"].is_object()).await;
     std::fs::remove_file(&held).expect("release");
 
     let end = runner.finish(Duration::from_secs(120)).await;
@@ -182,13 +115,13 @@ async fn abort_and_undo_with_a_live_controller_stop_after_the_wave_and_put_the_n
     );
     for node in ["ca", "cb", "cc"] {
         assert_eq!(
-            images(&ns, node).await,
+            spec_image(&ns, node).await,
             (NEW.to_owned(), NEW.to_owned()),
             "{node}"
         );
     }
     assert_eq!(resource_version(&ns, "cd").await, cd_before, "cd untouched");
-    let record = await_status(&ns.name, state.path(), |r| r["state"] != "running").await;
+    let record = await_status(&ns, state.path(), |r| r["state"] != "running").await;
     assert_eq!(record["state"], "aborted", "{record}");
 
     // Undo: the nodes the rollout changed go back through plans the controller runs.
@@ -201,7 +134,7 @@ async fn abort_and_undo_with_a_live_controller_stop_after_the_wave_and_put_the_n
     assert!(undone.ok, "{undone:?}\ncontroller:\n{controller_log}");
     for node in ["ca", "cb", "cc"] {
         assert_eq!(
-            images(&ns, node).await,
+            spec_image(&ns, node).await,
             (OLD.to_owned(), OLD.to_owned()),
             "{node} back"
         );
