@@ -52,6 +52,7 @@ mod preview_runs;
 mod preview_statefulset;
 mod pty_console;
 mod pty_copy;
+mod pty_logs;
 mod pty_plugins;
 mod real_seictl;
 mod registry_digest;

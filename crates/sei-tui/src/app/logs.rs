@@ -410,6 +410,8 @@ fn on_filter_key(model: &mut Model, key: Key) {
         KeyCode::Backspace => {
             view.filter_text.pop();
         }
+        // ctrl-u clears the line, as in every other line the console reads.
+        KeyCode::Char('u') if key.ctrl => view.filter_text.clear(),
         KeyCode::Char(c) if !key.ctrl => view.filter_text.push(c),
         _ => {}
     }

@@ -7,7 +7,7 @@ use super::update::update;
 use crate::fleet::FleetDelta;
 use crate::fleet::sample;
 use crate::fleet::store::Delta;
-use crate::keymap::KeyCode;
+use crate::keymap::{Key, KeyCode};
 use crate::ports::logs::LogRequest;
 
 fn stream(cmds: &[Cmd]) -> Option<(u64, LogRequest)> {
@@ -300,4 +300,19 @@ fn ctrl_s_asks_to_save_the_lines_shown_under_a_name_of_the_pod_and_time() {
     );
     let flash = model.flash.clone().expect("said");
     assert_eq!(flash.text, format!("saved 3 lines to {}", path.display()));
+}
+
+#[test]
+fn ctrl_u_clears_the_filter_line_that_opens_with_the_last_pattern() {
+    let mut model = demo_model();
+    let (epoch, _) = stream(&press(&mut model, "l")).expect("a stream");
+    lines(&mut model, epoch, 0, 3);
+    press(&mut model, "&line 1");
+    key(&mut model, KeyCode::Enter);
+    press(&mut model, "&");
+    update(&mut model, Msg::Key(Key::ctrl('u')));
+    press(&mut model, "line 2");
+    key(&mut model, KeyCode::Enter);
+    let view = model.logs.as_ref().expect("open");
+    assert_eq!(view.filter.as_ref().map(|f| f.pattern()), Some("line 2"));
 }
