@@ -9,47 +9,23 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 use sei_console::app::action::Stage;
-use sei_console::app::jobs::default_driver_config;
 use sei_console::app::model::{Model, Scope};
-use sei_console::backend::{ActionEnv, KubeBackend};
+use sei_console::backend::KubeBackend;
 use sei_console::config::ExecutorMode;
 use sei_console::journal::Journal;
 use sei_console::keymap::{Key, KeyCode};
 use sei_console::kube::client::Connection;
-use sei_console::sidecar::http::{HttpSidecar, transport_from_env};
 use tokio::sync::mpsc;
 
 use crate::common::TestNamespace;
-use crate::common::console::{console_env, running_full_nodes_with_standins, spawn_console};
-use crate::console_actions::Console;
+use crate::common::console::{running_full_nodes_with_standins, spawn_console};
+use crate::console_actions::{Console, action_env};
 
 const OLD: &str = "ghcr.io/sei-protocol/sei:v6.3.0";
 const NEW: &str = "ghcr.io/sei-protocol/sei:v6.4.0";
 
 fn console_on(ns: &TestNamespace, journal: &Journal) -> Console {
-    let env = console_env();
-    let transport = transport_from_env(|k| env.get(k).cloned(), None).expect("sidecar env");
-    let actions = ActionEnv {
-        server: None,
-        controller_namespace: env
-            .get("SEI_CONSOLE_CONTROLLER_NAMESPACE")
-            .cloned()
-            .expect("controller namespace"),
-        platform_file: None,
-        sidecar: Ok(HttpSidecar::new(transport)),
-        sidecar_vars: Default::default(),
-        operator: "oncall (context test)".into(),
-        context: "test".into(),
-        journal: Some(journal.clone()),
-        driver: default_driver_config(),
-        prober: std::sync::Arc::new(sei_console::p2p::prober::P2pProber::new(
-            sei_console::p2p::tcp::TcpDialer,
-        )),
-        node_rpc: sei_console::rpc::node_rpc_for(None),
-        notifier: std::sync::Arc::new(sei_console::ports::notify::NoNotifier),
-        read_only: None,
-        require_journal: false,
-    };
+    let actions = action_env(journal, sei_console::rpc::node_rpc_for(None));
     let mut model = Model::new(
         Scope::one("test", Some(ns.name.clone())),
         Timestamp::now(),
